@@ -1,0 +1,1 @@
+"""The Amazon States Language: parse, validate and evaluate definitions. Pure: no I/O, no clock."""

@@ -1,0 +1,205 @@
+"""The parsed form of a state machine definition: immutable records the engine interprets.
+
+The parser (`emulator.asl.parser`) builds these once per definition; executing a state parses
+nothing. Field names are the snake_case of the ASL keys. Compiled expressions (paths, payload
+templates, intrinsic functions, Choice rules) are objects with an `evaluate`/`matches` method and
+are pure functions of (value, scope).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Union
+
+JSON = Any  # a decoded JSON value: dict, list, str, int, float, bool or None
+
+JSONPATH = "JSONPath"
+JSONATA = "JSONata"
+
+
+class Scope(Protocol):
+    """What an expression may read besides its input: the Context Object and variables."""
+
+    @property
+    def context_object(self) -> dict[str, JSON]:
+        """The Context Object, read by `$$` paths."""
+        ...
+
+    def variable(self, name: str) -> JSON:
+        """The value of workflow variable `name`; raises KeyError when it is not defined."""
+        ...
+
+
+class Expression(Protocol):
+    """A compiled path, payload template, intrinsic call or JSONata expression."""
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        """Evaluate against the effective input; raises `StatesError` on failure."""
+        ...
+
+
+class ResultPath(Protocol):
+    """A compiled ResultPath: where a state's result goes in its input."""
+
+    def apply(self, state_input: JSON, result: JSON) -> JSON:
+        """Return a new value: `state_input` with `result` placed at the path (input is not mutated)."""
+        ...
+
+
+class ChoiceCondition(Protocol):
+    """A compiled Choice rule condition (data test, And/Or/Not, or a JSONata Condition)."""
+
+    def matches(self, value: JSON, scope: Scope) -> bool:
+        """True when the rule holds for the Choice state's effective input; raises `StatesError`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Retrier:
+    error_equals: tuple[str, ...]
+    interval_seconds: float = 1.0
+    max_attempts: int = 3
+    backoff_rate: float = 2.0
+    max_delay_seconds: float | None = None
+    jitter_strategy: str = "NONE"  # NONE | FULL
+    comment: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Catcher:
+    error_equals: tuple[str, ...]
+    next: str
+    result_path: ResultPath | None  # None: ResultPath null (output is the state input)
+    assign: Expression | None = None
+    output: Expression | None = None  # JSONata
+    comment: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceBranch:
+    condition: ChoiceCondition
+    next: str
+    assign: Expression | None = None
+    output: Expression | None = None  # JSONata
+    comment: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaseState:
+    """Fields every state type may carry. `input_path`/`output_path` None means JSON null in the
+    definition (the effective value is `{}`); an absent field is compiled as the path `$`."""
+
+    name: str
+    type: str
+    query_language: str = JSONPATH
+    comment: str | None = None
+    next: str | None = None
+    end: bool = False
+    input_path: Expression | None = None
+    output_path: Expression | None = None
+    assign: Expression | None = None
+    output: Expression | None = None  # JSONata `Output`
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassState(BaseState):
+    parameters: Expression | None = None
+    result: JSON = None
+    has_result: bool = False
+    result_path: ResultPath | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskState(BaseState):
+    resource: str
+    parameters: Expression | None = None  # JSONPath `Parameters` / JSONata `Arguments`
+    result_selector: Expression | None = None
+    result_path: ResultPath | None = None
+    retry: tuple[Retrier, ...] = ()
+    catch: tuple[Catcher, ...] = ()
+    timeout_seconds: int | None = None
+    timeout_seconds_path: Expression | None = None
+    heartbeat_seconds: int | None = None
+    heartbeat_seconds_path: Expression | None = None
+    credentials: Expression | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChoiceState(BaseState):
+    choices: tuple[ChoiceBranch, ...] = ()
+    default: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WaitState(BaseState):
+    seconds: int | None = None
+    seconds_path: Expression | None = None
+    timestamp: str | None = None
+    timestamp_path: Expression | None = None
+    seconds_expression: Expression | None = None  # JSONata `Seconds: "{% ... %}"`
+    timestamp_expression: Expression | None = None  # JSONata `Timestamp: "{% ... %}"`
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SucceedState(BaseState):
+    pass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FailState(BaseState):
+    error: str | None = None
+    cause: str | None = None
+    error_path: Expression | None = None
+    cause_path: Expression | None = None
+    error_expression: Expression | None = None  # JSONata `Error: "{% ... %}"`
+    cause_expression: Expression | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParallelState(BaseState):
+    branches: tuple[StateMachine, ...] = ()
+    parameters: Expression | None = None
+    result_selector: Expression | None = None
+    result_path: ResultPath | None = None
+    retry: tuple[Retrier, ...] = ()
+    catch: tuple[Catcher, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MapState(BaseState):
+    item_processor: StateMachine
+    processor_mode: str = "INLINE"  # INLINE | DISTRIBUTED
+    execution_type: str | None = None  # STANDARD | EXPRESS (distributed only)
+    items_path: Expression | None = None
+    items: Expression | None = None  # JSONata `Items`
+    item_selector: Expression | None = None  # ItemSelector, or the older Parameters
+    item_reader: Mapping[str, JSON] | None = None
+    item_batcher: Mapping[str, JSON] | None = None
+    result_writer: Mapping[str, JSON] | None = None
+    max_concurrency: int = 0
+    max_concurrency_path: Expression | None = None
+    tolerated_failure_percentage: float | None = None
+    tolerated_failure_percentage_path: Expression | None = None
+    tolerated_failure_count: int | None = None
+    tolerated_failure_count_path: Expression | None = None
+    label: str | None = None
+    result_selector: Expression | None = None
+    result_path: ResultPath | None = None
+    retry: tuple[Retrier, ...] = ()
+    catch: tuple[Catcher, ...] = ()
+
+
+State = Union[PassState, TaskState, ChoiceState, WaitState, SucceedState, FailState, ParallelState, MapState]
+
+
+@dataclass(frozen=True, slots=True)
+class StateMachine:
+    """A whole definition, or one Parallel branch / Map item processor."""
+
+    start_at: str
+    states: Mapping[str, State]
+    query_language: str = JSONPATH
+    timeout_seconds: int | None = None
+    comment: str | None = None
+    version: str | None = None
+    raw: Mapping[str, JSON] = field(default_factory=dict, compare=False, repr=False)

@@ -1,0 +1,151 @@
+"""API errors, named after botocore's error shapes; the wire layer turns each into `{"__type", "message"}`."""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    """An error answered to the client with HTTP `status` and `__type` = `code` (the class name by default)."""
+
+    status = 400
+    code: str = ""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" not in cls.__dict__:
+            cls.code = cls.__name__
+
+
+class ValidationException(ApiError):
+    pass
+
+
+class SerializationException(ApiError):
+    pass
+
+
+class UnknownOperationException(ApiError):
+    pass
+
+
+class MissingRequiredParameter(ApiError):
+    pass
+
+
+class InvalidArn(ApiError):
+    pass
+
+
+class InvalidName(ApiError):
+    pass
+
+
+class InvalidDefinition(ApiError):
+    pass
+
+
+class InvalidExecutionInput(ApiError):
+    pass
+
+
+class InvalidOutput(ApiError):
+    pass
+
+
+class InvalidToken(ApiError):
+    pass
+
+
+class InvalidLoggingConfiguration(ApiError):
+    pass
+
+
+class InvalidTracingConfiguration(ApiError):
+    pass
+
+
+class InvalidEncryptionConfiguration(ApiError):
+    pass
+
+
+class StateMachineAlreadyExists(ApiError):
+    pass
+
+
+class StateMachineDoesNotExist(ApiError):
+    pass
+
+
+class StateMachineDeleting(ApiError):
+    pass
+
+
+class StateMachineLimitExceeded(ApiError):
+    pass
+
+
+class StateMachineTypeNotSupported(ApiError):
+    pass
+
+
+class ExecutionAlreadyExists(ApiError):
+    pass
+
+
+class ExecutionDoesNotExist(ApiError):
+    pass
+
+
+class ExecutionLimitExceeded(ApiError):
+    pass
+
+
+class ExecutionNotRedrivable(ApiError):
+    pass
+
+
+class ActivityDoesNotExist(ApiError):
+    pass
+
+
+class ActivityAlreadyExists(ApiError):
+    pass
+
+
+class ActivityLimitExceeded(ApiError):
+    pass
+
+
+class ActivityWorkerLimitExceeded(ApiError):
+    pass
+
+
+class TaskDoesNotExist(ApiError):
+    pass
+
+
+class TaskTimedOut(ApiError):
+    pass
+
+
+class ResourceNotFound(ApiError):
+    pass
+
+
+class TooManyTags(ApiError):
+    pass
+
+
+class ConflictException(ApiError):
+    pass
+
+
+class ServiceQuotaExceededException(ApiError):
+    pass
+
+
+class InternalFailure(ApiError):
+    status = 500
