@@ -1,0 +1,145 @@
+"""The single source of time for the whole emulator.
+
+Modes:
+- ``auto``: time follows the wall clock while something runs; when nothing can run, the engine
+  jumps the clock to the next timer it may skip (see `Engine` for the rules).
+- ``manual``: time stands still until `advance` or `set` moves it.
+- ``real``: wall time, with Wait-like delays scaled by ``scale`` (AWS Step Functions Local's
+  ``WAIT_TIME_SCALE``: 0.5 makes a 10 s wait take 5 s of wall time; virtual time then runs
+  ``1/scale`` times faster than the wall clock, so timestamps still show the full 10 s).
+
+Timestamps have millisecond precision, as AWS's do.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from typing import Protocol
+
+MODES = ("auto", "manual", "real")
+
+
+class TimeListener(Protocol):
+    """What the clock tells when time is moved by hand (the engine fires due timers)."""
+
+    def run_until_idle(self, timeout: float | None = None) -> bool: ...
+
+    def wake(self) -> None: ...
+
+
+def truncate_to_millis(moment: datetime) -> datetime:
+    return moment.replace(microsecond=moment.microsecond - moment.microsecond % 1000)
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an ISO-8601 time such as ``2024-01-01T00:00:00Z``; naive times are taken as UTC."""
+    moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def format_time(moment: datetime) -> str:
+    """``2024-01-01T00:00:00.000Z``: the form AWS uses in the Context Object and in our clock API."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+class Clock:
+    """Virtual time: an anchor (virtual instant, wall monotonic instant) plus the mode's rate."""
+
+    def __init__(self, mode: str = "auto", start: datetime | None = None, scale: float = 1.0) -> None:
+        if mode not in MODES:
+            raise ValueError(f"clock mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if scale < 0:
+            raise ValueError(f"wait time scale must not be negative, not {scale}")
+        self._lock = threading.RLock()
+        self._mode = mode
+        self._scale = scale
+        self._anchor_virtual = truncate_to_millis(start or datetime.now(timezone.utc))
+        self._anchor_wall = time.monotonic()
+        self._listener: TimeListener | None = None
+
+    # -- reading -----------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"clock mode must be one of {', '.join(MODES)}, not {mode!r}")
+        with self._lock:
+            self._reanchor(self.now())
+            self._mode = mode
+        self._notify()
+
+    @property
+    def scale(self) -> float:
+        return self._scale
+
+    def now(self) -> datetime:
+        with self._lock:
+            if self._mode == "manual":
+                return self._anchor_virtual
+            elapsed = time.monotonic() - self._anchor_wall
+            if self._mode == "real" and self._scale != 1.0 and self._scale > 0:
+                elapsed /= self._scale
+            return truncate_to_millis(self._anchor_virtual + timedelta(seconds=elapsed))
+
+    def wall_seconds_until(self, moment: datetime) -> float | None:
+        """Wall-clock seconds until virtual time reaches `moment` by itself (None in manual mode)."""
+        if self._mode == "manual":
+            return None
+        seconds = max(0.0, (moment - self.now()).total_seconds())
+        if self._mode == "real" and self._scale > 0:
+            seconds *= self._scale
+        return seconds
+
+    # -- moving --------------------------------------------------------------------------------
+    def attach(self, listener: TimeListener) -> None:
+        """Bind the engine that owns the timers: moving time by hand lets it fire what fell due."""
+        self._listener = listener
+
+    def jump_to(self, moment: datetime) -> None:
+        """Move time forward to `moment` (used by the engine in auto mode); never backwards."""
+        with self._lock:
+            if moment > self.now():
+                self._reanchor(moment)
+
+    def advance(self, seconds: float | timedelta) -> datetime:
+        """Move time forward, fire every timer due by then and run what they woke until it blocks."""
+        delta = seconds if isinstance(seconds, timedelta) else timedelta(seconds=seconds)
+        if delta < timedelta(0):
+            raise ValueError("the clock cannot be moved backwards")
+        with self._lock:
+            target = self.now() + delta
+            self._reanchor(target)
+        self._notify()
+        return target
+
+    def set(self, moment: datetime) -> datetime:
+        """Move time forward to `moment` (refused when it lies in the past), as `advance` does."""
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        with self._lock:
+            moment = truncate_to_millis(moment.astimezone(timezone.utc))
+            if moment < self.now():
+                raise ValueError(f"the clock cannot be set backwards (now {format_time(self.now())})")
+            self._reanchor(moment)
+        self._notify()
+        return moment
+
+    def run_until_idle(self, timeout: float | None = None) -> bool:
+        """Block until every execution that can run has run and is blocked or finished."""
+        return self._listener.run_until_idle(timeout) if self._listener else True
+
+    def _reanchor(self, moment: datetime) -> None:
+        self._anchor_virtual = truncate_to_millis(moment)
+        self._anchor_wall = time.monotonic()
+
+    def _notify(self) -> None:
+        if self._listener:
+            self._listener.wake()
+            self._listener.run_until_idle()

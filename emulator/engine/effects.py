@@ -1,0 +1,78 @@
+"""What the interpreter asks of the scheduler. The interpreter yields one of these whenever it must
+wait for something outside itself; the scheduler resumes it with the answer (or throws a
+`StatesError` into it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Generator, Sequence
+
+from emulator.resources.base import TaskRequest
+
+Interpreter = Generator["Effect", Any, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """Resume at virtual time `until` (Wait states, retry intervals). Resumes with None."""
+
+    until: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Invoke:
+    """Run a task resource on a worker thread. Resumes with its JSON result; throws its StatesError,
+    or States.Timeout when `timeout_seconds` of clock time pass first."""
+
+    request: TaskRequest
+    timeout_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitToken:
+    """Wait for SendTaskSuccess/SendTaskFailure on `token`. Resumes with the output JSON value;
+    throws the failure, States.Timeout at `timeout_seconds` or States.HeartbeatTimeout when no
+    heartbeat arrives within `heartbeat_seconds`. A deadline only an outside party can meet."""
+
+    token: str
+    timeout_seconds: float | None = None
+    heartbeat_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleActivity:
+    """Queue an activity task for GetActivityTask. Resumes with the worker name once a worker
+    takes it; the timeouts count from now and carry on into the following `AwaitToken`."""
+
+    activity_arn: str
+    token: str
+    input: str
+    timeout_seconds: float | None = None
+    heartbeat_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fork:
+    """Run child interpreters (Parallel branches, Map iterations); resume with their results in
+    order. The first child failure aborts the others and is thrown into the parent.
+    `interleave`: children take turns state by state (as Parallel branches appear in AWS's
+    histories) rather than each running until it blocks (as Map iterations appear)."""
+
+    children: Sequence[Callable[[], Interpreter]]
+    max_concurrency: int = 0
+    interleave: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Reschedule:
+    """Let sibling children run before continuing (see `Fork.interleave`). Resumes with None."""
+
+
+class Aborted(BaseException):
+    """Thrown into a Parallel branch or Map iteration that a sibling's failure cancels: the states
+    it is in record AWS's `...StateAborted` / `MapIterationAborted` events on the way out. (A
+    stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
+
+
+Effect = Sleep | Invoke | AwaitToken | ScheduleActivity | Fork | Reschedule

@@ -1,0 +1,110 @@
+"""Where an interpreter is: the execution it belongs to (`Run`) and its own branch (`Frame`).
+
+`Run.emit` appends AWS history events. Each event's ``previousEventId`` is the last event of the
+same branch, so events of Parallel branches and Map iterations link back through their own
+branch, as in AWS's histories. A `Frame` is also the `Scope` expressions read: the Context
+Object (built only when a `$$` path asks for it) and workflow variables.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import datetime
+from typing import Any, Callable
+
+from emulator.clock import format_time
+from emulator.engine.execution import Execution
+
+JSON = Any
+
+
+def to_json_text(value: JSON) -> str:
+    """JSON text as AWS writes payloads: compact, non-ASCII kept."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class Run:
+    """One execution's shared interpreter state."""
+
+    __slots__ = ("execution", "now", "random", "execution_context", "state_machine_context", "restart_point")
+
+    def __init__(self, execution: Execution, now: Callable[[], datetime], rng: random.Random | None = None) -> None:
+        self.execution = execution
+        self.now = now
+        self.random = rng or random.Random(execution.arn)  # JitterStrategy FULL: reproducible per execution
+        self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
+        self.execution_context = {
+            "Id": execution.arn,
+            "Input": json.loads(execution.input),
+            "Name": execution.name,
+            "RoleArn": execution.role_arn,
+            "StartTime": format_time(execution.start_date),
+            "RedriveCount": execution.redrive_count,
+        }
+        self.state_machine_context = {"Id": execution.state_machine_arn, "Name": execution.state_machine_name}
+
+    def emit(self, frame: Frame | None, event_type: str, details_key: str | None = None, details: dict | None = None) -> int:
+        history = self.execution.history
+        event_id = len(history) + 1
+        event: dict[str, Any] = {
+            "timestamp": self.now(),
+            "type": event_type,
+            "id": event_id,
+            "previousEventId": frame.prev_event_id if frame else max(0, event_id - 1),
+        }
+        if details_key:
+            event[details_key] = details if details is not None else {}
+        history.append(event)
+        if frame is not None:
+            frame.prev_event_id = event_id
+        return event_id
+
+
+class Frame:
+    """One line of control: the top level of an execution, a Parallel branch or a Map iteration."""
+
+    __slots__ = (
+        "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count",
+        "map_item", "task_token", "nested", "interleave",
+    )
+
+    def __init__(self, run: Run, prev_event_id: int, *, nested: bool = False, interleave: bool = False,
+                 map_item: tuple[int, JSON] | None = None) -> None:
+        self.run = run
+        self.prev_event_id = prev_event_id
+        self.state_name = ""
+        self.entered_time: datetime | None = None
+        self.entered_event_id = 0
+        self.retry_count = 0
+        self.map_item = map_item
+        self.task_token: str | None = None
+        self.nested = nested  # inside a Parallel branch or a Map iteration
+        self.interleave = interleave  # take turns with sibling branches, state by state
+
+    def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
+        return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item)
+
+    def emit(self, event_type: str, details_key: str | None = None, details: dict | None = None) -> int:
+        return self.run.emit(self, event_type, details_key, details)
+
+    # -- Scope ---------------------------------------------------------------------------------
+    @property
+    def context_object(self) -> dict[str, JSON]:
+        context: dict[str, JSON] = {
+            "Execution": self.run.execution_context,
+            "State": {
+                "EnteredTime": format_time(self.entered_time) if self.entered_time else None,
+                "Name": self.state_name,
+                "RetryCount": self.retry_count,
+            },
+            "StateMachine": self.run.state_machine_context,
+        }
+        if self.task_token is not None:
+            context["Task"] = {"Token": self.task_token}
+        if self.map_item is not None:
+            context["Map"] = {"Item": {"Index": self.map_item[0], "Value": self.map_item[1]}}
+        return context
+
+    def variable(self, name: str) -> JSON:
+        raise KeyError(name)

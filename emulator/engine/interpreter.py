@@ -1,0 +1,512 @@
+"""The interpreter: runs a parsed state machine as a generator of effects.
+
+Data in, events out: it reads a `StateMachine` and an input, appends AWS history events through
+its `Frame`, and yields an effect (`Sleep`, `Invoke`, `AwaitToken`, `ScheduleActivity`, `Fork`,
+`Reschedule`) whenever it must wait for the world. It never sleeps, never reads the wall clock and
+never touches a thread; the scheduler owns all of that.
+
+Event sequences follow AWS's recorded histories: a retried state stays entered (no exit event
+between attempts; Parallel and Map emit `...StateStarted` per attempt and `...StateFailed` once,
+when the error leaves the state); a caught error exits the state; an uncaught one leaves it
+without an exit event; `States.Runtime` is never retried nor caught.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from typing import Any, Callable
+
+from emulator.asl import errors as names
+from emulator.asl.errors import StatesError
+from emulator.asl.model import (
+    JSON,
+    BaseState,
+    Catcher,
+    ChoiceState,
+    FailState,
+    MapState,
+    ParallelState,
+    PassState,
+    Retrier,
+    StateMachine,
+    SucceedState,
+    TaskState,
+    WaitState,
+)
+from emulator.engine.effects import Aborted, AwaitToken, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
+from emulator.engine.frame import Frame, Run, to_json_text
+from emulator.resources.base import WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
+
+PAYLOAD_LIMIT_BYTES = 256 * 1024
+MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
+RUNTIME_PREFIX = "An error occurred while executing the state"
+
+
+class BranchFailure(StatesError):
+    """The failure of a Parallel branch or Map iteration, as seen by its state: it emits
+    `ParallelStateFailed`/`MapStateFailed` once the error leaves the state."""
+
+
+def run_execution(run: Run) -> Interpreter:
+    """The whole execution: its definition from its input; returns the output."""
+    frame = Frame(run, prev_event_id=run.execution.history[-1]["id"] if run.execution.history else 0)
+    return (yield from run_machine(run.execution.machine, run.execution_context["Input"], frame))
+
+
+def run_machine(machine: StateMachine, value: JSON, frame: Frame) -> Interpreter:
+    """Run states from StartAt until one ends the machine; returns its output."""
+    name: str | None = machine.start_at
+    while name is not None:
+        if not frame.nested:
+            frame.run.restart_point = (name, value)
+        value, name = yield from run_state(machine.states[name], value, frame)
+    return value
+
+
+def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
+    """Enter a state, run it with its Retry and Catch, exit it. Returns (output, next state name)."""
+    frame.state_name = state.name
+    frame.entered_time = frame.run.now()
+    frame.retry_count = 0
+    frame.task_token = None
+    frame.entered_event_id = frame.emit(
+        ENTERED[state.type], "stateEnteredEventDetails",
+        {"name": state.name, "input": to_json_text(state_input), "inputDetails": {"truncated": False}},
+    )
+    if frame.interleave:
+        yield Reschedule()
+    retry: tuple[Retrier, ...] = getattr(state, "retry", ())
+    catch: tuple[Catcher, ...] = getattr(state, "catch", ())
+    attempts = [0] * len(retry)
+    while True:
+        try:
+            simple = SIMPLE_HANDLERS.get(state.type)
+            if simple is not None:
+                output, next_name = simple(state, state_input, frame)
+            else:
+                output, next_name = yield from GENERATOR_HANDLERS[state.type](state, state_input, frame)
+        except StatesError as raised:
+            error = with_runtime_prefix(raised, frame)
+            if error.error != names.RUNTIME:
+                index = _matching(retry, error.error)
+                if index is not None and attempts[index] < retry[index].max_attempts:
+                    delay = _retry_delay(retry[index], attempts[index], frame.run)
+                    attempts[index] += 1
+                    frame.retry_count += 1
+                    if delay > 0:
+                        yield Sleep(frame.run.now() + timedelta(seconds=delay))
+                    continue
+            if isinstance(raised, BranchFailure):
+                frame.emit(f"{state.type}StateFailed")
+            catcher = catch[_matching(catch, error.error)] if error.error != names.RUNTIME and _matching(catch, error.error) is not None else None
+            if catcher is None:
+                if frame.nested and isinstance(state, TaskState):
+                    frame.emit("TaskStateAborted")  # as AWS records a Task failing inside a branch
+                raise error from None
+            error_output: dict[str, JSON] = {"Error": error.error}
+            if error.cause is not None:
+                error_output["Cause"] = error.cause
+            try:
+                output = catcher.result_path.apply(state_input, error_output) if catcher.result_path else state_input
+            except StatesError as path_error:
+                raise with_runtime_prefix(path_error, frame) from None
+            _exit(state, output, frame)
+            return output, catcher.next
+        except Aborted:
+            if state.type in ABORTABLE:
+                frame.emit(f"{state.type}StateAborted")
+            raise
+        if state.type not in ("Fail",):
+            _exit(state, output, frame)
+        return output, next_name
+
+
+def _exit(state: BaseState, output: JSON, frame: Frame) -> None:
+    frame.emit(EXITED[state.type], "stateExitedEventDetails",
+               {"name": state.name, "output": to_json_text(output), "outputDetails": {"truncated": False}})
+
+
+def with_runtime_prefix(error: StatesError, frame: Frame) -> StatesError:
+    """States.Runtime causes name the failing state and its entered event, as AWS's do."""
+    if error.error == names.RUNTIME and not (error.cause or "").startswith(RUNTIME_PREFIX):
+        return StatesError(names.RUNTIME, f"{RUNTIME_PREFIX} '{frame.state_name}' (entered at the event id "
+                                          f"#{frame.entered_event_id}). {error.cause or ''}".rstrip())
+    return error
+
+
+def _matching(rules: tuple[Retrier, ...] | tuple[Catcher, ...], error: str) -> int | None:
+    for index, rule in enumerate(rules):
+        for name in rule.error_equals:
+            if name == error:
+                return index
+            if error in names.NOT_CAUGHT_BY_WILDCARDS:
+                continue
+            if name == names.ALL or (name == names.TASK_FAILED and error != names.TIMEOUT):
+                return index
+    return None
+
+
+def _retry_delay(retrier: Retrier, attempt: int, run: Run) -> float:
+    delay = retrier.interval_seconds * retrier.backoff_rate**attempt
+    if retrier.max_delay_seconds is not None:
+        delay = min(delay, retrier.max_delay_seconds)
+    if retrier.jitter_strategy == "FULL":
+        delay = run.random.uniform(0, delay)
+    return delay
+
+
+# -- input and output processing -------------------------------------------------------------------
+
+def _evaluate_path(path: Any, value: JSON, frame: Frame) -> JSON:
+    """InputPath / OutputPath / ItemsPath: None (JSON null in the definition) gives {}."""
+    if path is None:
+        return {}
+    try:
+        return path.evaluate(value, frame)
+    except LookupError as missing:  # PathNotFound and friends
+        raise StatesError(names.RUNTIME, _invalid_path_message(path, missing)) from None
+
+
+def _invalid_path_message(path: Any, missing: Exception) -> str:
+    reason = getattr(missing, "reason", None) or str(missing)
+    return f"Invalid path '{getattr(path, 'text', path)}' : {reason}"
+
+
+def _input(state: BaseState, raw: JSON, frame: Frame) -> JSON:
+    return _evaluate_path(state.input_path, raw, frame)
+
+
+def _output(state: BaseState, value: JSON, frame: Frame) -> JSON:
+    return _evaluate_path(state.output_path, value, frame)
+
+
+def _result_path(state: Any, raw: JSON, result: JSON) -> JSON:
+    if state.result_path is None:
+        return raw
+    return state.result_path.apply(raw, result)
+
+
+def _select(state: Any, result: JSON, frame: Frame) -> JSON:
+    return state.result_selector.evaluate(result, frame) if state.result_selector is not None else result
+
+
+# -- simple states ---------------------------------------------------------------------------------
+
+def run_pass(state: PassState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
+    value = _input(state, raw, frame)
+    if state.has_result:
+        result = state.result
+    elif state.parameters is not None:
+        result = state.parameters.evaluate(value, frame)
+    else:
+        result = value
+    return _output(state, _result_path(state, raw, result), frame), state.next
+
+
+def run_choice(state: ChoiceState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
+    value = _input(state, raw, frame)
+    for branch in state.choices:
+        if branch.condition.matches(value, frame):
+            return _output(state, value, frame), branch.next
+    if state.default is not None:
+        return _output(state, value, frame), state.default
+    raise StatesError(names.NO_CHOICE_MATCHED, "No Matches!")
+
+
+def run_succeed(state: SucceedState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
+    return _output(state, _input(state, raw, frame), frame), None
+
+
+def run_fail(state: FailState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
+    error = state.error
+    cause = state.cause
+    if state.error_path is not None:
+        error = _string_from(state.error_path, raw, frame)
+    if state.cause_path is not None:
+        cause = _string_from(state.cause_path, raw, frame)
+    raise StatesError(error or "", cause)
+
+
+def _string_from(path: Any, raw: JSON, frame: Frame) -> str:
+    value = _evaluate_path(path, raw, frame)
+    return value if isinstance(value, str) else to_json_text(value)
+
+
+# -- waiting ---------------------------------------------------------------------------------------
+
+def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
+    value = _input(state, raw, frame)
+    now = frame.run.now()
+    if state.seconds is not None:
+        due = now + timedelta(seconds=state.seconds)
+    elif state.seconds_path is not None:
+        due = now + timedelta(seconds=_seconds_from_path(state.seconds_path, value, frame))
+    else:
+        if state.timestamp is not None:
+            due = parse_timestamp(state.timestamp)
+        else:
+            due = _timestamp_from_path(state.timestamp_path, value, frame)
+        if due is not None and (due - now).total_seconds() > MAX_WAIT_SECONDS:
+            raise StatesError(names.RUNTIME, "Wait state delay is too long.")
+    if due > now:
+        yield Sleep(due)
+    return _output(state, value, frame), state.next
+
+
+def _seconds_from_path(path: Any, value: JSON, frame: Frame) -> int:
+    seconds = _evaluate_path(path, value, frame)
+    text = getattr(path, "text", path)
+    if isinstance(seconds, bool) or not isinstance(seconds, int):
+        if isinstance(seconds, float) and seconds.is_integer():
+            seconds = int(seconds)
+        else:
+            raise StatesError(names.RUNTIME, f"The SecondsPath parameter cannot be parsed as a long value: "
+                                             f"{text} == {to_json_text(seconds)}")
+    if seconds < 0:
+        raise StatesError(names.RUNTIME, f"The SecondsPath parameter references a negative value: {text} == {seconds}")
+    if seconds > MAX_WAIT_SECONDS:
+        raise StatesError(names.RUNTIME, "Wait state delay is too long.")
+    return seconds
+
+
+def _timestamp_from_path(path: Any, value: JSON, frame: Frame) -> datetime:
+    stamp = _evaluate_path(path, value, frame)
+    parsed = parse_timestamp(stamp) if isinstance(stamp, str) else None
+    if parsed is None:
+        shown = stamp if isinstance(stamp, str) else to_json_text(stamp)
+        raise StatesError(names.RUNTIME, "The TimestampPath parameter does not reference a valid ISO-8601 extended "
+                                         f"offset date-time format string: {getattr(path, 'text', path)} == {shown}")
+    return parsed
+
+
+@lru_cache(maxsize=4096)
+def parse_timestamp(text: str) -> datetime | None:
+    """An RFC 3339 date-time with an offset (``Z`` or ``+hh:mm``), as AWS requires; None otherwise."""
+    if len(text) < 20 or text[10] not in "Tt":
+        return None
+    if not (text.endswith(("Z", "z")) or (len(text) > 6 and text[-6] in "+-" and text[-3] == ":")):
+        return None
+    try:
+        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1] in "Zz" else text)
+    except ValueError:
+        return None
+    return moment.astimezone(timezone.utc) if moment.tzinfo else None
+
+
+# -- tasks -----------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=4096)
+def _resource(arn: str) -> ResourceArn:
+    return parse_resource(arn)
+
+
+def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
+    value = _input(state, raw, frame)
+    resource = _resource(state.resource)
+    run = frame.run
+    needs_token = resource.kind == "activity" or resource.pattern == WAIT_FOR_TASK_TOKEN
+    if needs_token:
+        frame.task_token = new_task_token()
+    payload = state.parameters.evaluate(value, frame) if state.parameters is not None else value
+    timeout = _task_seconds(state.timeout_seconds, state.timeout_seconds_path, value, frame, "TimeoutSecondsPath")
+    heartbeat = _task_seconds(state.heartbeat_seconds, state.heartbeat_seconds_path, value, frame, "HeartbeatSecondsPath")
+    request = TaskRequest(
+        resource=resource, payload=payload, execution_arn=run.execution.arn,
+        state_machine_name=run.execution.state_machine_name, state_name=state.name,
+        account=run.execution.account, region=resource.region or run.execution.region,
+        attempt=frame.retry_count, task_token=frame.task_token, timeout_seconds=timeout, now=run.now(),
+        test_case=run.execution.test_case,
+    )
+    if resource.kind == "activity":
+        result = yield from _run_activity(resource, payload, frame, timeout, heartbeat)
+    elif resource.kind == "lambda":
+        result = yield from _run_lambda_function(resource, request, frame, timeout)
+    else:
+        result = yield from _run_integration(resource, request, frame, timeout, heartbeat)
+    _check_size(result, resource)
+    output = _result_path(state, raw, _select(state, result, frame))
+    return _output(state, output, frame), state.next
+
+
+def new_task_token() -> str:
+    return uuid.uuid4().hex + uuid.uuid4().hex
+
+
+def _task_seconds(fixed: int | None, path: Any, value: JSON, frame: Frame, field: str) -> float | None:
+    if fixed is not None:
+        return fixed
+    if path is None:
+        return None
+    seconds = _evaluate_path(path, value, frame)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+        raise StatesError(names.RUNTIME, f"The {field} parameter does not reference a positive integer: "
+                                         f"{getattr(path, 'text', path)} == {to_json_text(seconds)}")
+    return seconds
+
+
+def _check_size(result: JSON, resource: ResourceArn) -> None:
+    text = to_json_text(result)
+    if len(text) > PAYLOAD_LIMIT_BYTES and len(text.encode()) > PAYLOAD_LIMIT_BYTES:
+        raise StatesError(names.DATA_LIMIT_EXCEEDED, f"The state/task '{resource.resource_type or resource.arn}' "
+                                                     "returned a result with a size exceeding the maximum number "
+                                                     "of bytes service limit.")
+
+
+def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None) -> Interpreter:
+    details: dict[str, Any] = {"resource": resource.arn, "input": to_json_text(request.payload),
+                               "inputDetails": {"truncated": False}}
+    if timeout is not None:
+        details["timeoutInSeconds"] = int(timeout)
+    frame.emit("LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", details)
+    frame.emit("LambdaFunctionStarted")
+    try:
+        result = yield Invoke(request, timeout)
+    except StatesError as error:
+        kind = "LambdaFunctionTimedOut" if error.error == names.TIMEOUT else "LambdaFunctionFailed"
+        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", _error_details(error))
+        raise
+    frame.emit("LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails",
+               {"output": to_json_text(result), "outputDetails": {"truncated": False}})
+    return result
+
+
+def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
+                     heartbeat: float | None) -> Interpreter:
+    ids = {"resourceType": resource.resource_type, "resource": resource.resource}
+    scheduled: dict[str, Any] = {**ids, "region": request.region, "parameters": to_json_text(request.payload)}
+    if timeout is not None:
+        scheduled["timeoutInSeconds"] = int(timeout)
+    if heartbeat is not None:
+        scheduled["heartbeatInSeconds"] = int(heartbeat)
+    frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
+    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
+    try:
+        result = yield Invoke(request, timeout)
+        if resource.pattern == WAIT_FOR_TASK_TOKEN:
+            frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
+                       {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
+            result = yield AwaitToken(request.task_token or "", timeout, heartbeat)
+    except StatesError as error:
+        kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"
+        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **_error_details(error)})
+        raise
+    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
+               {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
+    return result
+
+
+def _run_activity(resource: ResourceArn, payload: JSON, frame: Frame, timeout: float | None,
+                  heartbeat: float | None) -> Interpreter:
+    text = to_json_text(payload)
+    details: dict[str, Any] = {"resource": resource.arn, "input": text, "inputDetails": {"truncated": False}}
+    if timeout is not None:
+        details["timeoutInSeconds"] = int(timeout)
+    if heartbeat is not None:
+        details["heartbeatInSeconds"] = int(heartbeat)
+    frame.emit("ActivityScheduled", "activityScheduledEventDetails", details)
+    token = frame.task_token or ""
+    try:
+        worker = yield ScheduleActivity(resource.arn, token, text, timeout, heartbeat)
+        started: dict[str, Any] = {"workerName": worker} if worker else {}
+        frame.emit("ActivityStarted", "activityStartedEventDetails", started)
+        result = yield AwaitToken(token, timeout, heartbeat)
+    except StatesError as error:
+        if error.error == names.RUNTIME:
+            raise
+        kind = "ActivityTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "ActivityFailed"
+        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", _error_details(error))
+        raise
+    frame.emit("ActivitySucceeded", "activitySucceededEventDetails",
+               {"output": to_json_text(result), "outputDetails": {"truncated": False}})
+    return result
+
+
+def _error_details(error: StatesError) -> dict[str, str]:
+    details = {"error": error.error}
+    if error.cause is not None:
+        details["cause"] = error.cause
+    return details
+
+
+# -- Parallel and Map --------------------------------------------------------------------------------
+
+def run_parallel(state: ParallelState, raw: JSON, frame: Frame) -> Interpreter:
+    value = _input(state, raw, frame)
+    if state.parameters is not None:
+        value = state.parameters.evaluate(value, frame)
+    frame.emit("ParallelStateStarted")
+    branches = [_branch_runner(branch, value, frame) for branch in state.branches]
+    try:
+        results = yield Fork(branches, interleave=True)
+    except StatesError as error:
+        raise BranchFailure(error.error, error.cause) from None
+    output = _result_path(state, raw, _select(state, results, frame))
+    return _output(state, output, frame), state.next
+
+
+def _branch_runner(branch: StateMachine, value: JSON, frame: Frame) -> Callable[[], Interpreter]:
+    return lambda: run_machine(branch, value, frame.child(interleave=True))
+
+
+def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
+    value = _input(state, raw, frame)
+    items = _evaluate_path(state.items_path, value, frame) if state.items_path is not None else value
+    if not isinstance(items, list):
+        raise StatesError(names.RUNTIME, f"Item path {getattr(state.items_path, 'text', '$')} evaluated to "
+                                         f"{to_json_text(items)}, but must be a JSON array.")
+    max_concurrency = state.max_concurrency
+    if state.max_concurrency_path is not None:
+        max_concurrency = _max_concurrency_from_path(state, value, frame)
+    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
+    iterations = [_iteration_runner(state, value, index, item, frame) for index, item in enumerate(items)]
+    try:
+        results = yield Fork(iterations, max_concurrency=max_concurrency)
+    except StatesError as error:
+        raise BranchFailure(error.error, error.cause) from None
+    frame.emit("MapStateSucceeded")
+    output = _result_path(state, raw, _select(state, results, frame))
+    return _output(state, output, frame), state.next
+
+
+def _max_concurrency_from_path(state: MapState, value: JSON, frame: Frame) -> int:
+    number = _evaluate_path(state.max_concurrency_path, value, frame)
+    if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+        shown = number if isinstance(number, str) else to_json_text(number)
+        raise StatesError(names.RUNTIME, f'The MaxConcurrencyPath field refers to value "{shown}" which is not a '
+                                         f"valid integer: {getattr(state.max_concurrency_path, 'text', '')}")
+    return number
+
+
+def _iteration_runner(state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> Callable[[], Interpreter]:
+    def iteration() -> Interpreter:
+        child = frame.child(map_item=(index, item))
+        child.state_name, child.entered_time = frame.state_name, frame.entered_time
+        ids = {"name": state.name, "index": index}
+        child.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
+        try:
+            item_input = state.item_selector.evaluate(value, child) if state.item_selector is not None else item
+            child.map_item = None
+            output = yield from run_machine(state.item_processor, item_input, child)
+        except StatesError:
+            child.emit("MapIterationFailed", "mapIterationFailedEventDetails", ids)
+            raise
+        except Aborted:
+            child.emit("MapIterationAborted", "mapIterationAbortedEventDetails", ids)
+            raise
+        child.emit("MapIterationSucceeded", "mapIterationSucceededEventDetails", ids)
+        return output
+
+    return iteration
+
+
+SIMPLE_HANDLERS: dict[str, Callable[[Any, JSON, Frame], tuple[JSON, str | None]]] = {
+    "Pass": run_pass, "Choice": run_choice, "Succeed": run_succeed, "Fail": run_fail,
+}
+GENERATOR_HANDLERS: dict[str, Callable[[Any, JSON, Frame], Interpreter]] = {
+    "Wait": run_wait, "Task": run_task, "Parallel": run_parallel, "Map": run_map,
+}
+ENTERED = {kind: f"{kind}StateEntered" for kind in (*SIMPLE_HANDLERS, *GENERATOR_HANDLERS)}
+EXITED = {kind: f"{kind}StateExited" for kind in (*SIMPLE_HANDLERS, *GENERATOR_HANDLERS)}
+ABORTABLE = frozenset({"Task", "Wait", "Parallel", "Map"})

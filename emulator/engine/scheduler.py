@@ -1,0 +1,682 @@
+"""The scheduler: runs every interpreter on one engine thread, owns every timer, and routes effects.
+
+Threads: the engine thread alone steps interpreters and fires timers; task resources run on a
+worker pool (a slow or hanging callable blocks nobody); API threads talk to the engine through a
+command queue and a few lock-guarded tables (task tokens, activity queues).
+
+Time (see `emulator.clock`): timers sit in a heap ordered by (due, sequence), so timers due at the
+same instant fire in the order they were set. In ``auto`` mode, when nothing is runnable and no
+task resource is running, the engine jumps the clock to the next timer if that timer is one
+nobody outside could beat: a Wait, a retry interval, or an execution timeout of an execution that
+waits for nobody outside. A callback, activity or heartbeat deadline is only jumped to with
+``skip_external_deadlines``; otherwise it arrives in wall time or when the clock is advanced.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import random
+import threading
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+from emulator.asl import errors as names
+from emulator.asl.errors import StatesError
+from emulator.clock import Clock
+from emulator.engine.effects import Aborted, AwaitToken, Effect, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
+from emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
+from emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
+from emulator.engine.frame import Frame, Run, to_json_text
+from emulator.engine.interpreter import run_execution, run_machine
+from emulator.resources.base import TaskResources
+
+log = logging.getLogger(__name__)
+
+STEPS_BEFORE_YIELD = 5000  # a fiber that never blocks still lets commands and timers through
+
+
+@dataclass(eq=False)
+class Timer:
+    due: datetime
+    fire: Callable[[], None]
+    skippable: bool  # may auto mode jump to it?
+    execution_arn: str | None = None  # an execution timeout: not skippable while that execution waits outside
+    cancelled: bool = False
+
+
+@dataclass(eq=False)
+class Join:
+    """A Fork in progress: the parent fiber waits for its children."""
+
+    parent: Fiber
+    factories: list[Callable[[], Interpreter]]
+    max_concurrency: int
+    interleave: bool
+    results: list[Any]
+    running: dict[Fiber, int] = field(default_factory=dict)
+    next_index: int = 0
+    remaining: int = 0
+    failed: bool = False
+
+
+@dataclass(eq=False)
+class Fiber:
+    """One running interpreter: an execution's top level, a Parallel branch or a Map iteration."""
+
+    gen: Interpreter
+    run: Run
+    join: Join | None = None  # the Fork this fiber is a child of
+    waiting: Any = None  # what it is blocked on: Timer, _Call, _TokenWait, _ActivityTask, Join
+    done: bool = False
+
+
+@dataclass(eq=False)
+class _Call:
+    fiber: Fiber
+    timer: Timer | None = None
+    settled: bool = False
+
+
+@dataclass(eq=False)
+class _TokenWait:
+    token: str
+    run: Run
+    fiber: Fiber | None = None  # None until the interpreter awaits the token
+    early: tuple[Any, StatesError | None] | None = None  # an answer that came before the await
+    timeout: Timer | None = None
+    heartbeat: Timer | None = None
+    heartbeat_seconds: float | None = None
+    timed_out: bool = False
+
+
+@dataclass(eq=False)
+class ActivityTask:
+    """A task waiting in an activity's queue for GetActivityTask."""
+
+    activity_arn: str
+    token: str
+    input: str
+    fiber: Fiber
+    taken: bool = False
+    expired: bool = False
+
+
+class Engine:
+    """Runs executions. Thread-safe entry points for the control plane; everything else is internal."""
+
+    def __init__(self, clock: Clock, resources: TaskResources | None = None, *, seed: int = 0,
+                 skip_external_deadlines: bool = False, max_workers: int = 32) -> None:
+        self.clock = clock
+        self.resources = resources or TaskResources()
+        self.skip_external_deadlines = skip_external_deadlines
+        self.activity_exists: Callable[[str], bool] = lambda arn: True
+        self.on_finished: list[Callable[[Execution], None]] = []
+        self._seed = seed
+        self._cv = threading.Condition()
+        self._commands: list[Callable[[], None]] = []
+        self._ready: deque[tuple[Fiber, Any, BaseException | None]] = deque()
+        self._timers: list[tuple[datetime, int, Timer]] = []
+        self._sequence = itertools.count()
+        self._in_flight = 0
+        self._busy = False
+        self._closed = False
+        self._roots: dict[str, Fiber] = {}  # execution ARN -> top-level fiber
+        self._runs: dict[str, Run] = {}  # execution ARN -> its run, kept after failure for redrive
+        self._execution_timers: dict[str, Timer] = {}
+        self._external_waits: dict[str, int] = {}  # execution ARN -> pending callback/activity waits
+        self._tokens: dict[str, _TokenWait] = {}
+        self._activities: dict[str, deque[ActivityTask]] = {}
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="sfn-task")
+        clock.attach(self)
+        self._thread = threading.Thread(target=self._loop, name="sfn-engine", daemon=True)
+        self._thread.start()
+
+    # == entry points (any thread) ==================================================================
+    def start(self, execution: Execution) -> None:
+        """Begin running `execution` (status RUNNING, start_date set by the caller)."""
+        self._post(lambda: self._start(execution))
+
+    def stop(self, execution: Execution, error: str | None = None, cause: str | None = None) -> None:
+        """Abort a running execution (ExecutionAborted); returns once it is stopped."""
+        self._call(lambda: self._abort(execution, error, cause))
+
+    def redrive(self, execution: Execution) -> None:
+        """Run a failed, timed-out or aborted execution again from the state where it stopped."""
+        self._call(lambda: self._redrive(execution))
+
+    def wait(self, execution: Execution, timeout: float | None = None) -> bool:
+        """Block until `execution` finishes; False on timeout."""
+        return execution.finished.wait(timeout)
+
+    def send_task_success(self, token: str, output: Any) -> None:
+        self._answer(token, output, None)
+
+    def send_task_failure(self, token: str, error: str | None, cause: str | None) -> None:
+        self._answer(token, None, StatesError(error or "", cause))
+
+    def send_task_heartbeat(self, token: str) -> None:
+        with self._cv:
+            wait = self._token_wait(token)
+            self._commands.append(lambda: self._heartbeat(wait))
+            self._cv.notify_all()
+
+    def poll_activity(self, activity_arn: str, worker_name: str | None, timeout_seconds: float) -> ActivityTask | None:
+        """Take the oldest task queued for the activity, waiting up to `timeout_seconds` of wall time."""
+        with self._cv:
+            deadline = None
+            while True:
+                queue = self._activities.get(activity_arn)
+                while queue:
+                    task = queue.popleft()
+                    if not task.expired:
+                        task.taken = True
+                        self._commands.append(lambda task=task: self._activity_taken(task, worker_name))
+                        self._cv.notify_all()
+                        return task
+                if self._closed:
+                    return None
+                now = time.monotonic()  # wall time: a long poll is a network wait, not workflow time
+                deadline = deadline if deadline is not None else now + timeout_seconds
+                if now >= deadline:
+                    return None
+                self._cv.wait(deadline - now)
+
+    def forget_activity(self, activity_arn: str) -> None:
+        """Drop the queue of a deleted activity (tasks already scheduled stay until they time out)."""
+        with self._cv:
+            self._activities.pop(activity_arn, None)
+
+    def run_until_idle(self, timeout: float | None = None) -> bool:
+        """Block until nothing can run: every execution is finished or waits for time or the world."""
+        with self._cv:
+            self._cv.notify_all()
+            return self._cv.wait_for(self._is_idle, timeout)
+
+    def wake(self) -> None:
+        with self._cv:
+            self._busy = True  # not idle until the loop has looked at the new time
+            self._cv.notify_all()
+
+    def close(self) -> None:
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+        self._thread.join(timeout=5)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # == the engine thread =========================================================================
+    def _post(self, command: Callable[[], None]) -> None:
+        with self._cv:
+            self._commands.append(command)
+            self._busy = True
+            self._cv.notify_all()
+
+    def _call(self, command: Callable[[], None]) -> None:
+        """Run `command` on the engine thread and wait for it (re-raising what it raised)."""
+        if threading.current_thread() is self._thread:
+            command()
+            return
+        done = threading.Event()
+        failure: list[BaseException] = []
+
+        def wrapped() -> None:
+            try:
+                command()
+            except BaseException as exc:  # handed back to the caller's thread
+                failure.append(exc)
+            finally:
+                done.set()
+
+        self._post(wrapped)
+        done.wait()
+        if failure:
+            raise failure[0]
+
+    def _is_idle(self) -> bool:
+        return not self._busy and not self._commands and self._in_flight == 0
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while not self._commands and not self._ready and not self._timer_due():
+                    if self._closed:
+                        return
+                    due = self._next_due()
+                    if due is not None and self._may_jump():
+                        self.clock.jump_to(due)
+                        continue
+                    self._busy = False
+                    self._cv.notify_all()
+                    self._cv.wait(self.clock.wall_seconds_until(due) if due is not None else None)
+                self._busy = True
+                commands, self._commands = self._commands, []
+            for command in commands:
+                try:
+                    command()
+                except Exception:  # a failed command must not stop the engine
+                    log.exception("engine command failed")
+            self._fire_due_timers()
+            self._run_ready()
+
+    def _run_ready(self) -> None:
+        steps = 0
+        while self._ready and steps < STEPS_BEFORE_YIELD:
+            fiber, value, error = self._ready.popleft()
+            if not fiber.done:
+                self._step(fiber, value, error)
+            steps += 1
+
+    def _step(self, fiber: Fiber, value: Any, error: BaseException | None) -> None:
+        fiber.waiting = None
+        try:
+            effect = fiber.gen.throw(error) if error is not None else fiber.gen.send(value)
+        except StopIteration as stop:
+            self._finished(fiber, stop.value, None)
+        except StatesError as failure:
+            self._finished(fiber, None, failure)
+        except Exception as exc:  # an emulator bug: fail this execution only, and say so
+            log.exception("interpreter error in %s", fiber.run.execution.arn)
+            self._finished(fiber, None, StatesError(names.RUNTIME, f"sfn-emulator internal error: {type(exc).__name__}: {exc}"))
+        else:
+            self._dispatch(fiber, effect)
+
+    def _resume(self, fiber: Fiber, value: Any = None, error: BaseException | None = None) -> None:
+        self._ready.append((fiber, value, error))
+
+    # -- effects -------------------------------------------------------------------------------------
+    def _dispatch(self, fiber: Fiber, effect: Effect) -> None:
+        if isinstance(effect, Reschedule):
+            self._resume(fiber)
+        elif isinstance(effect, Sleep):
+            if effect.until <= self.clock.now():
+                self._resume(fiber)
+            else:
+                fiber.waiting = self._set_timer(effect.until, lambda: self._resume(fiber), skippable=True)
+        elif isinstance(effect, Invoke):
+            self._invoke(fiber, effect)
+        elif isinstance(effect, AwaitToken):
+            self._await_token(fiber, effect)
+        elif isinstance(effect, ScheduleActivity):
+            self._schedule_activity(fiber, effect)
+        elif isinstance(effect, Fork):
+            self._fork(fiber, effect)
+        else:
+            self._resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator internal error: unknown effect {effect!r}"))
+
+    def _invoke(self, fiber: Fiber, effect: Invoke) -> None:
+        request = effect.request
+        if request.task_token:
+            self._register_token(request.task_token, fiber.run)
+        try:
+            resource = self.resources.find(request)
+        except StatesError as error:
+            self._resume(fiber, error=error)
+            return
+        call = _Call(fiber)
+        fiber.waiting = call
+        self._in_flight += 1
+        if effect.timeout_seconds:
+            call.timer = self._set_timer(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
+                                         lambda: self._settle(call, None, StatesError(names.TIMEOUT)), skippable=False)
+
+        def work() -> None:
+            try:
+                result, error = resource.invoke(request), None
+            except StatesError as failure:
+                result, error = None, failure
+            except Exception as exc:  # a resource's own bug fails the task, not the engine
+                log.exception("task resource failed for %s", request.resource.arn)
+                result, error = None, StatesError(names.TASK_FAILED, f"{type(exc).__name__}: {exc}")
+            self._post(lambda: self._settle(call, result, error))
+
+        self._pool.submit(work)
+
+    def _settle(self, call: _Call, result: Any, error: StatesError | None) -> None:
+        if call.settled:
+            return
+        call.settled = True
+        self._in_flight -= 1
+        if call.timer:
+            call.timer.cancelled = True
+        if not call.fiber.done:
+            self._resume(call.fiber, result, error)
+
+    def _register_token(self, token: str, run: Run) -> _TokenWait:
+        with self._cv:
+            wait = self._tokens.get(token)
+            if wait is None:
+                wait = self._tokens[token] = _TokenWait(token, run)
+            return wait
+
+    def _await_token(self, fiber: Fiber, effect: AwaitToken) -> None:
+        wait = self._register_token(effect.token, fiber.run)
+        wait.fiber = fiber
+        fiber.waiting = wait
+        if wait.early is not None:
+            result, error = wait.early
+            self._close_token(wait)
+            self._resume(fiber, result, error)
+            return
+        self._external_waits[fiber.run.execution.arn] = self._external_waits.get(fiber.run.execution.arn, 0) + 1
+        now = self.clock.now()
+        if effect.timeout_seconds and wait.timeout is None:
+            wait.timeout = self._set_timer(now + timedelta(seconds=effect.timeout_seconds),
+                                           lambda: self._token_expired(wait, names.TIMEOUT), skippable=False)
+        if effect.heartbeat_seconds:
+            wait.heartbeat_seconds = effect.heartbeat_seconds
+            if wait.heartbeat is None:
+                self._heartbeat(wait)
+
+    def _heartbeat(self, wait: _TokenWait) -> None:
+        if wait.heartbeat_seconds is None or wait.timed_out:
+            return
+        if wait.heartbeat:
+            wait.heartbeat.cancelled = True
+        wait.heartbeat = self._set_timer(self.clock.now() + timedelta(seconds=wait.heartbeat_seconds),
+                                         lambda: self._token_expired(wait, names.HEARTBEAT_TIMEOUT), skippable=False)
+
+    def _token_expired(self, wait: _TokenWait, error: str) -> None:
+        if wait.timed_out:
+            return
+        wait.timed_out = True
+        fiber = wait.fiber
+        self._close_token(wait, keep_as_timed_out=True)
+        if fiber is not None and not fiber.done:
+            self._resume(fiber, error=StatesError(error))
+
+    def _close_token(self, wait: _TokenWait, *, keep_as_timed_out: bool = False) -> None:
+        for timer in (wait.timeout, wait.heartbeat):
+            if timer:
+                timer.cancelled = True
+        if wait.fiber is not None and wait.early is None:
+            arn = wait.run.execution.arn
+            self._external_waits[arn] = max(0, self._external_waits.get(arn, 0) - 1)
+        if not keep_as_timed_out:
+            with self._cv:
+                self._tokens.pop(wait.token, None)
+
+    def _token_wait(self, token: str) -> _TokenWait:
+        """Find the wait behind a token sent by a client (caller holds the lock)."""
+        if not token or len(token) > 2048:
+            raise InvalidTaskToken(f"Invalid Token: '{token}'")
+        wait = self._tokens.get(token)
+        if wait is None:
+            if len(token) != 64 or any(ch not in "0123456789abcdef" for ch in token):
+                raise InvalidTaskToken(f"Invalid Token: '{token}'")
+            raise TaskNotFound("Task Token does not exist")
+        if wait.timed_out:
+            raise TaskTimedOutError("Task Timed Out")
+        return wait
+
+    def _answer(self, token: str, output: Any, error: StatesError | None) -> None:
+        with self._cv:
+            wait = self._token_wait(token)
+            self._commands.append(lambda: self._deliver(wait, output, error))
+            self._busy = True
+            self._cv.notify_all()
+
+    def _deliver(self, wait: _TokenWait, output: Any, error: StatesError | None) -> None:
+        if wait.timed_out:
+            return
+        fiber = wait.fiber
+        if fiber is None or fiber.waiting is not wait:
+            wait.early = (output, error)  # answered while the integration call is still running
+            return
+        self._close_token(wait)
+        self._resume(fiber, output, error)
+
+    def _schedule_activity(self, fiber: Fiber, effect: ScheduleActivity) -> None:
+        if not self.activity_exists(effect.activity_arn):
+            self._resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))
+            return
+        task = ActivityTask(effect.activity_arn, effect.token, effect.input, fiber)
+        fiber.waiting = task
+        wait = self._register_token(effect.token, fiber.run)
+        if effect.timeout_seconds:
+            wait.timeout = self._set_timer(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
+                                           lambda: self._activity_expired(task, wait), skippable=False)
+        self._external_waits[fiber.run.execution.arn] = self._external_waits.get(fiber.run.execution.arn, 0) + 1
+        with self._cv:
+            self._activities.setdefault(effect.activity_arn, deque()).append(task)
+            self._cv.notify_all()
+
+    def _activity_taken(self, task: ActivityTask, worker_name: str | None) -> None:
+        arn = task.fiber.run.execution.arn
+        self._external_waits[arn] = max(0, self._external_waits.get(arn, 0) - 1)
+        if not task.fiber.done and task.fiber.waiting is task:
+            self._resume(task.fiber, worker_name)
+
+    def _activity_expired(self, task: ActivityTask, wait: _TokenWait) -> None:
+        if task.taken:
+            self._token_expired(wait, names.TIMEOUT)
+            return
+        task.expired = True
+        wait.timed_out = True
+        arn = task.fiber.run.execution.arn
+        self._external_waits[arn] = max(0, self._external_waits.get(arn, 0) - 1)
+        if not task.fiber.done:
+            self._resume(task.fiber, error=StatesError(names.TIMEOUT))
+
+    def _fork(self, fiber: Fiber, effect: Fork) -> None:
+        join = Join(fiber, list(effect.children), effect.max_concurrency, effect.interleave,
+                    results=[None] * len(effect.children), remaining=len(effect.children))
+        fiber.waiting = join
+        if not join.factories:
+            self._resume(fiber, [])
+            return
+        limit = join.max_concurrency or len(join.factories)
+        while join.next_index < min(limit, len(join.factories)):
+            self._start_child(join)
+
+    def _start_child(self, join: Join) -> None:
+        index = join.next_index
+        join.next_index += 1
+        parent = join.parent
+        child = Fiber(join.factories[index](), parent.run, join=join)
+        join.running[child] = index
+        self._resume(child)
+
+    def _finished(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
+        fiber.done = True
+        join = fiber.join
+        if join is None:
+            if error is None:
+                self._succeed_execution(fiber.run, result)
+            else:
+                self._fail_execution(fiber.run, error)
+            return
+        index = join.running.pop(fiber, None)
+        if join.failed or index is None:
+            return
+        if error is not None:
+            join.failed = True
+            for sibling in list(join.running):
+                self._cancel(sibling, aborting=True)
+            join.running.clear()
+            self._resume(join.parent, error=error)
+            return
+        join.results[index] = result
+        join.remaining -= 1
+        if join.next_index < len(join.factories):
+            self._start_child(join)
+        elif join.remaining == 0:
+            self._resume(join.parent, join.results)
+
+    def _cancel(self, fiber: Fiber, *, aborting: bool) -> None:
+        """Stop a fiber and everything below it; `aborting` emits AWS's ...Aborted events on the way."""
+        if fiber.done:
+            return
+        fiber.done = True
+        waiting = fiber.waiting
+        if isinstance(waiting, Join):
+            waiting.failed = True
+            for child in list(waiting.running):
+                self._cancel(child, aborting=aborting)
+            waiting.running.clear()
+        elif isinstance(waiting, Timer):
+            waiting.cancelled = True
+        elif isinstance(waiting, _Call):
+            self._settle(waiting, None, None)
+        elif isinstance(waiting, _TokenWait):
+            self._close_token(waiting)
+        elif isinstance(waiting, ActivityTask):
+            waiting.expired = True
+            wait = self._tokens.get(waiting.token)
+            if wait:
+                self._close_token(wait)
+        try:
+            if aborting:
+                fiber.gen.throw(Aborted())
+        except (Aborted, StopIteration, StatesError):
+            pass
+        except Exception:  # aborting must finish whatever the generator does
+            log.exception("error while aborting %s", fiber.run.execution.arn)
+        fiber.gen.close()
+
+    # -- executions --------------------------------------------------------------------------------
+    def _start(self, execution: Execution) -> None:
+        run = self._new_run(execution)
+        details: dict[str, Any] = {"input": execution.input, "inputDetails": {"truncated": False},
+                                   "roleArn": execution.role_arn}
+        if execution.state_machine_alias_arn:
+            details["stateMachineAliasArn"] = execution.state_machine_alias_arn
+        if execution.state_machine_version_arn:
+            details["stateMachineVersionArn"] = execution.state_machine_version_arn
+        run.emit(None, "ExecutionStarted", "executionStartedEventDetails", details)
+        self._launch(run, run_execution(run))
+
+    def _new_run(self, execution: Execution) -> Run:
+        return Run(execution, self.clock.now, random.Random(f"{self._seed}:{execution.arn}:{execution.redrive_count}"))
+
+    def _launch(self, run: Run, gen: Interpreter) -> None:
+        execution = run.execution
+        fiber = Fiber(gen, run)
+        self._roots[execution.arn] = fiber
+        self._runs[execution.arn] = run
+        timeout = execution.machine.timeout_seconds
+        if timeout:
+            due = execution.start_date + timedelta(seconds=timeout)
+            timer = self._set_timer(due, lambda: self._time_out(run), skippable=True)
+            timer.execution_arn = execution.arn
+            self._execution_timers[execution.arn] = timer
+        self._resume(fiber)
+
+    def _succeed_execution(self, run: Run, output: Any) -> None:
+        text = to_json_text(output)
+        run.emit(None, "ExecutionSucceeded", "executionSucceededEventDetails",
+                 {"output": text, "outputDetails": {"truncated": False}})
+        self._close_execution(run.execution, SUCCEEDED, output=text)
+
+    def _fail_execution(self, run: Run, error: StatesError) -> None:
+        details = {"error": error.error}
+        if error.cause is not None:
+            details["cause"] = error.cause
+        run.emit(None, "ExecutionFailed", "executionFailedEventDetails", details)
+        self._close_execution(run.execution, FAILED, error=error.error, cause=error.cause)
+
+    def _time_out(self, run: Run) -> None:
+        execution = run.execution
+        if execution.status != RUNNING:
+            return
+        self._cancel(self._roots[execution.arn], aborting=False)
+        run.emit(None, "ExecutionTimedOut", "executionTimedOutEventDetails", {})
+        self._close_execution(execution, TIMED_OUT)
+
+    def _abort(self, execution: Execution, error: str | None, cause: str | None) -> None:
+        if execution.status != RUNNING:
+            return
+        root = self._roots.get(execution.arn)
+        if root is not None:
+            self._cancel(root, aborting=False)
+        details = {key: value for key, value in (("error", error), ("cause", cause)) if value is not None}
+        self._runs[execution.arn].emit(None, "ExecutionAborted", "executionAbortedEventDetails", details)
+        self._close_execution(execution, ABORTED, error=error, cause=cause)
+
+    def _redrive(self, execution: Execution) -> None:
+        previous = self._runs.get(execution.arn)
+        point = previous.restart_point if previous else None
+        if point is None:
+            raise ValueError("the execution has no state to redrive from")
+        execution.redrive_count += 1
+        execution.redrive_date = self.clock.now()
+        execution.status, execution.stop_date = RUNNING, None
+        execution.output = execution.error = execution.cause = None
+        execution.finished.clear()
+        run = self._new_run(execution)
+        run.emit(None, "ExecutionRedriven", "executionRedrivenEventDetails", {"redriveCount": execution.redrive_count})
+        state_name, state_input = point
+        frame = Frame(run, run.execution.history[-1]["id"])
+        machine = execution.machine
+        restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
+        self._launch(run, run_machine(restart, state_input, frame))
+
+    def _close_execution(self, execution: Execution, status: str, *, output: str | None = None,
+                         error: str | None = None, cause: str | None = None) -> None:
+        execution.status = status
+        execution.output, execution.error, execution.cause = output, error, cause
+        execution.stop_date = self.clock.now()
+        self._roots.pop(execution.arn, None)
+        self._external_waits.pop(execution.arn, None)
+        timer = self._execution_timers.pop(execution.arn, None)
+        if timer:
+            timer.cancelled = True
+        if status == SUCCEEDED:
+            self._runs.pop(execution.arn, None)
+        execution.finished.set()
+        for listener in self.on_finished:
+            try:
+                listener(execution)
+            except Exception:  # a listener's bug must not stop the engine
+                log.exception("on_finished listener failed")
+
+    # -- timers ------------------------------------------------------------------------------------
+    def _set_timer(self, due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
+        timer = Timer(due, fire, skippable)
+        heapq.heappush(self._timers, (due, next(self._sequence), timer))
+        return timer
+
+    def _next_timer(self) -> Timer | None:
+        while self._timers and self._timers[0][2].cancelled:
+            heapq.heappop(self._timers)
+        return self._timers[0][2] if self._timers else None
+
+    def _next_due(self) -> datetime | None:
+        timer = self._next_timer()
+        return timer.due if timer else None
+
+    def _timer_due(self) -> bool:
+        timer = self._next_timer()
+        return timer is not None and timer.due <= self.clock.now()
+
+    def _may_jump(self) -> bool:
+        mode = self.clock.mode
+        if not (mode == "auto" or (mode == "real" and self.clock.scale == 0)) or self._in_flight:
+            return False
+        timer = self._next_timer()
+        if timer is None:
+            return False
+        if self.skip_external_deadlines:
+            return True
+        if not timer.skippable:
+            return False
+        execution_arn = getattr(timer, "execution_arn", None)
+        return not (execution_arn and self._external_waits.get(execution_arn))
+
+    def _fire_due_timers(self) -> None:
+        now = self.clock.now()
+        while True:
+            timer = self._next_timer()
+            if timer is None or timer.due > now:
+                return
+            heapq.heappop(self._timers)
+            try:
+                timer.fire()
+            except Exception:  # one timer's failure must not stop the others
+                log.exception("timer failed")
+

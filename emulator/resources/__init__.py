@@ -1,0 +1,1 @@
+"""Task resources: what a Task state runs (Python callables, mocks, callbacks, integrations)."""

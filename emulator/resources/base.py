@@ -1,0 +1,135 @@
+"""The task-resource interface: what a Task state asks for, and the chain that answers it.
+
+A resource is any object with ``matches(request)`` and ``invoke(request)``. ``invoke`` runs on a
+worker thread (it may block or be slow), returns the task's JSON result, and raises
+`StatesError` for a task failure. Callback (``.waitForTaskToken``) and activity waits are the
+engine's business, not a resource's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, Sequence
+
+from emulator.asl.errors import StatesError
+
+REQUEST_RESPONSE = "REQUEST_RESPONSE"
+SYNC = "SYNC"
+SYNC2 = "SYNC2"
+WAIT_FOR_TASK_TOKEN = "WAIT_FOR_TASK_TOKEN"
+
+_LAMBDA_FUNCTION = re.compile(
+    r"^arn:(?P<partition>[\w-]+):lambda:(?P<region>[\w-]+):(?P<account>\d{12}):function:(?P<name>[^:]+)(?::(?P<qualifier>[^:]+))?$"
+)
+_SERVICE_INTEGRATION = re.compile(r"^arn:(?P<partition>[\w-]+):states:(?P<region>[\w-]*):(?P<account>\d*):(?P<rest>.+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceArn:
+    """A Task `Resource`, parsed once: which kind of resource, which service and action, which pattern."""
+
+    arn: str
+    kind: str  # "lambda" (a function ARN), "activity", "integration" (arn:aws:states:::service:action), "unknown"
+    service: str = ""  # integrations: "lambda", "sqs", "states", "aws-sdk:s3", ...
+    action: str = ""  # integrations: "invoke", "sendMessage", "startExecution", ...
+    pattern: str = REQUEST_RESPONSE
+    region: str = ""
+    account: str = ""
+    name: str = ""  # function or activity name
+
+    @property
+    def resource_type(self) -> str:
+        """`resourceType` in Task* history events: the service name (`lambda`, `aws-sdk:s3`)."""
+        return self.service
+
+    @property
+    def resource(self) -> str:
+        """`resource` in Task* history events: the action with its pattern suffix."""
+        suffix = {SYNC: ".sync", SYNC2: ".sync:2", WAIT_FOR_TASK_TOKEN: ".waitForTaskToken"}.get(self.pattern, "")
+        return self.action + suffix
+
+
+def parse_resource(arn: str) -> ResourceArn:
+    """Classify a Task `Resource` the way Step Functions does."""
+    match = _LAMBDA_FUNCTION.match(arn)
+    if match:
+        return ResourceArn(arn, "lambda", service="lambda", region=match["region"], account=match["account"],
+                           name=match["name"] if not match["qualifier"] else f"{match['name']}:{match['qualifier']}")
+    match = _SERVICE_INTEGRATION.match(arn)
+    if match:
+        rest = match["rest"]
+        if rest.startswith("activity:"):
+            return ResourceArn(arn, "activity", region=match["region"], account=match["account"],
+                               name=rest.removeprefix("activity:"))
+        pattern = REQUEST_RESPONSE
+        for suffix, name in ((".sync:2", SYNC2), (".sync", SYNC), (".waitForTaskToken", WAIT_FOR_TASK_TOKEN)):
+            if rest.endswith(suffix):
+                rest, pattern = rest[: -len(suffix)], name
+                break
+        service, _, action = rest.rpartition(":")
+        return ResourceArn(arn, "integration", service=service, action=action, pattern=pattern,
+                           region=match["region"], account=match["account"])
+    return ResourceArn(arn, "unknown")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRequest:
+    """Everything a resource may need to answer one Task attempt."""
+
+    resource: ResourceArn
+    payload: Any  # the effective parameters (JSON value)
+    execution_arn: str
+    state_machine_name: str
+    state_name: str
+    account: str
+    region: str
+    attempt: int = 0  # 0 for the first try, then 1, 2, ... per retry
+    task_token: str | None = None
+    timeout_seconds: float | None = None
+    now: datetime | None = None
+    test_case: str | None = None  # the mock test case this execution runs under
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class TaskResource(Protocol):
+    def matches(self, request: TaskRequest) -> bool: ...
+
+    def invoke(self, request: TaskRequest) -> Any: ...
+
+
+@dataclass
+class TaskResources:
+    """The ordered chain of resources; the first that matches a request answers it."""
+
+    chain: Sequence[TaskResource] = ()
+
+    def find(self, request: TaskRequest) -> TaskResource:
+        for resource in self.chain:
+            if resource.matches(request):
+                return resource
+        raise self.unmapped(request)
+
+    @staticmethod
+    def unmapped(request: TaskRequest) -> StatesError:
+        """The error for a resource nothing can run: says which ARN, and how to map it."""
+        arn = request.resource.arn
+        if request.resource.kind == "lambda" or request.resource.service == "lambda":
+            return StatesError(
+                "Lambda.ResourceNotFoundException",
+                f"Function not found: {_function_of(request) or arn}. sfn-emulator has no Python callable for it: "
+                "map the function name or ARN with `sfn-emulator serve --functions FILE` or register one in Python.",
+            )
+        return StatesError(
+            "States.Runtime",
+            f"sfn-emulator cannot run the resource '{arn}': no mock test case, registered callable or "
+            "built-in integration serves it.",
+        )
+
+
+def _function_of(request: TaskRequest) -> str:
+    if request.resource.kind == "lambda":
+        return request.resource.arn
+    payload = request.payload if isinstance(request.payload, dict) else {}
+    return str(payload.get("FunctionName", ""))
