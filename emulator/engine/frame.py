@@ -27,13 +27,15 @@ def to_json_text(value: JSON) -> str:
 class Run:
     """One execution's shared interpreter state."""
 
-    __slots__ = ("execution", "now", "random", "execution_context", "state_machine_context", "restart_point")
+    __slots__ = ("execution", "now", "random", "execution_context", "state_machine_context", "restart_point",
+                 "resources")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], rng: random.Random | None = None) -> None:
         self.execution = execution
         self.now = now
         self.random = rng or random.Random(execution.arn)  # JitterStrategy FULL: reproducible per execution
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
+        self.resources: Any = None  # a TaskResources chain of this run's own (TestState mocks), else the engine's
         self.execution_context = {
             "Id": execution.arn,
             "Input": json.loads(execution.input),
@@ -66,7 +68,7 @@ class Frame:
 
     __slots__ = (
         "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count",
-        "map_item", "task_token", "nested", "interleave",
+        "map_item", "task_token", "nested", "interleave", "inspection",
     )
 
     def __init__(self, run: Run, prev_event_id: int, *, nested: bool = False, interleave: bool = False,
@@ -81,6 +83,11 @@ class Frame:
         self.task_token: str | None = None
         self.nested = nested  # inside a Parallel branch or a Map iteration
         self.interleave = interleave  # take turns with sibling branches, state by state
+        self.inspection: dict[str, str] | None = None  # TestState: each data-flow step, as JSON text
+
+    def inspect(self, step: str, value: JSON) -> None:
+        if self.inspection is not None:
+            self.inspection[step] = to_json_text(value)
 
     def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
         return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item)

@@ -78,15 +78,10 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     if frame.interleave:
         yield Reschedule()
     retry: tuple[Retrier, ...] = getattr(state, "retry", ())
-    catch: tuple[Catcher, ...] = getattr(state, "catch", ())
     attempts = [0] * len(retry)
     while True:
         try:
-            simple = SIMPLE_HANDLERS.get(state.type)
-            if simple is not None:
-                output, next_name = simple(state, state_input, frame)
-            else:
-                output, next_name = yield from GENERATOR_HANDLERS[state.type](state, state_input, frame)
+            output, next_name = yield from run_attempt(state, state_input, frame)
         except StatesError as raised:
             error = with_runtime_prefix(raised, frame)
             if error.error != names.RUNTIME:
@@ -100,16 +95,13 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
                     continue
             if isinstance(raised, BranchFailure):
                 frame.emit(f"{state.type}StateFailed")
-            catcher = catch[_matching(catch, error.error)] if error.error != names.RUNTIME and _matching(catch, error.error) is not None else None
+            catcher = matching_catcher(state, error)
             if catcher is None:
                 if frame.nested and isinstance(state, TaskState):
                     frame.emit("TaskStateAborted")  # as AWS records a Task failing inside a branch
                 raise error from None
-            error_output: dict[str, JSON] = {"Error": error.error}
-            if error.cause is not None:
-                error_output["Cause"] = error.cause
             try:
-                output = catcher.result_path.apply(state_input, error_output) if catcher.result_path else state_input
+                output = catch_output(catcher, state_input, error)
             except StatesError as path_error:
                 raise with_runtime_prefix(path_error, frame) from None
             _exit(state, output, frame)
@@ -118,9 +110,40 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
             if state.type in ABORTABLE:
                 frame.emit(f"{state.type}StateAborted")
             raise
-        if state.type not in ("Fail",):
-            _exit(state, output, frame)
+        _exit(state, output, frame)  # (a Fail state never gets here: it raises)
         return output, next_name
+
+
+def run_attempt(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
+    """One attempt at a state's work, without Retry or Catch. Returns (output, next state name)."""
+    simple = SIMPLE_HANDLERS.get(state.type)
+    if simple is not None:
+        return simple(state, state_input, frame)
+    return (yield from GENERATOR_HANDLERS[state.type](state, state_input, frame))
+
+
+def catch_output(catcher: Catcher, state_input: JSON, error: StatesError) -> JSON:
+    return catcher.result_path.apply(state_input, error_output(error)) if catcher.result_path else state_input
+
+
+def error_output(error: StatesError) -> dict[str, JSON]:
+    """What a Catcher passes on: {"Error", "Cause"} (Cause only when there is one)."""
+    output: dict[str, JSON] = {"Error": error.error}
+    if error.cause is not None:
+        output["Cause"] = error.cause
+    return output
+
+
+def matching_retrier(state: BaseState, error: StatesError) -> Retrier | None:
+    retry: tuple[Retrier, ...] = getattr(state, "retry", ())
+    index = _matching(retry, error.error) if error.error != names.RUNTIME else None
+    return retry[index] if index is not None else None
+
+
+def matching_catcher(state: BaseState, error: StatesError) -> Catcher | None:
+    catch: tuple[Catcher, ...] = getattr(state, "catch", ())
+    index = _matching(catch, error.error) if error.error != names.RUNTIME else None
+    return catch[index] if index is not None else None
 
 
 def _exit(state: BaseState, output: JSON, frame: Frame) -> None:
@@ -175,34 +198,43 @@ def _invalid_path_message(path: Any, missing: Exception) -> str:
 
 
 def _input(state: BaseState, raw: JSON, frame: Frame) -> JSON:
-    return _evaluate_path(state.input_path, raw, frame)
+    value = _evaluate_path(state.input_path, raw, frame)
+    frame.inspect("afterInputPath", value)
+    return value
 
 
 def _output(state: BaseState, value: JSON, frame: Frame) -> JSON:
     return _evaluate_path(state.output_path, value, frame)
 
 
-def _result_path(state: Any, raw: JSON, result: JSON) -> JSON:
-    if state.result_path is None:
-        return raw
-    return state.result_path.apply(raw, result)
+def _parameters(state: Any, value: JSON, frame: Frame) -> JSON:
+    if state.parameters is not None:
+        value = state.parameters.evaluate(value, frame)
+        frame.inspect("afterParameters", value)
+    return value
+
+
+def _result_path(state: Any, raw: JSON, result: JSON, frame: Frame) -> JSON:
+    output = raw if state.result_path is None else state.result_path.apply(raw, result)
+    frame.inspect("afterResultPath", output)
+    return output
 
 
 def _select(state: Any, result: JSON, frame: Frame) -> JSON:
-    return state.result_selector.evaluate(result, frame) if state.result_selector is not None else result
+    frame.inspect("result", result)
+    if state.result_selector is None:
+        return result
+    selected = state.result_selector.evaluate(result, frame)
+    frame.inspect("afterResultSelector", selected)
+    return selected
 
 
 # -- simple states ---------------------------------------------------------------------------------
 
 def run_pass(state: PassState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
     value = _input(state, raw, frame)
-    if state.has_result:
-        result = state.result
-    elif state.parameters is not None:
-        result = state.parameters.evaluate(value, frame)
-    else:
-        result = value
-    return _output(state, _result_path(state, raw, result), frame), state.next
+    result = state.result if state.has_result else _parameters(state, value, frame)
+    return _output(state, _result_path(state, raw, result, frame), frame), state.next
 
 
 def run_choice(state: ChoiceState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
@@ -309,7 +341,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     needs_token = resource.kind == "activity" or resource.pattern == WAIT_FOR_TASK_TOKEN
     if needs_token:
         frame.task_token = new_task_token()
-    payload = state.parameters.evaluate(value, frame) if state.parameters is not None else value
+    payload = _parameters(state, value, frame)
     timeout = _task_seconds(state.timeout_seconds, state.timeout_seconds_path, value, frame, "TimeoutSecondsPath")
     heartbeat = _task_seconds(state.heartbeat_seconds, state.heartbeat_seconds_path, value, frame, "HeartbeatSecondsPath")
     request = TaskRequest(
@@ -326,7 +358,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     else:
         result = yield from _run_integration(resource, request, frame, timeout, heartbeat)
     _check_size(result, resource)
-    output = _result_path(state, raw, _select(state, result, frame))
+    output = _result_path(state, raw, _select(state, result, frame), frame)
     return _output(state, output, frame), state.next
 
 
@@ -433,16 +465,14 @@ def _error_details(error: StatesError) -> dict[str, str]:
 # -- Parallel and Map --------------------------------------------------------------------------------
 
 def run_parallel(state: ParallelState, raw: JSON, frame: Frame) -> Interpreter:
-    value = _input(state, raw, frame)
-    if state.parameters is not None:
-        value = state.parameters.evaluate(value, frame)
+    value = _parameters(state, _input(state, raw, frame), frame)
     frame.emit("ParallelStateStarted")
     branches = [_branch_runner(branch, value, frame) for branch in state.branches]
     try:
         results = yield Fork(branches, interleave=True)
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
-    output = _result_path(state, raw, _select(state, results, frame))
+    output = _result_path(state, raw, _select(state, results, frame), frame)
     return _output(state, output, frame), state.next
 
 
@@ -466,7 +496,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
     frame.emit("MapStateSucceeded")
-    output = _result_path(state, raw, _select(state, results, frame))
+    output = _result_path(state, raw, _select(state, results, frame), frame)
     return _output(state, output, frame), state.next
 
 

@@ -72,6 +72,7 @@ class Fiber:
     gen: Interpreter
     run: Run
     join: Join | None = None  # the Fork this fiber is a child of
+    on_done: Callable[[Any, StatesError | None], None] | None = None  # instead of closing an execution
     waiting: Any = None  # what it is blocked on: Timer, _Call, _TokenWait, _ActivityTask, Join
     done: bool = False
 
@@ -149,6 +150,20 @@ class Engine:
     def redrive(self, execution: Execution) -> None:
         """Run a failed, timed-out or aborted execution again from the state where it stopped."""
         self._call(lambda: self._redrive(execution))
+
+    def run_detached(self, run: Run, gen: Interpreter, timeout: float | None = None) -> tuple[Any, StatesError | None]:
+        """Run one interpreter outside any execution's lifecycle (TestState) and return its outcome."""
+        done = threading.Event()
+        outcome: list[tuple[Any, StatesError | None]] = []
+
+        def finish(result: Any, error: StatesError | None) -> None:
+            outcome.append((result, error))
+            done.set()
+
+        self._post(lambda: self._resume(Fiber(gen, run, on_done=finish)))
+        if not done.wait(timeout):
+            raise TimeoutError("the state did not finish in time")
+        return outcome[0]
 
     def wait(self, execution: Execution, timeout: float | None = None) -> bool:
         """Block until `execution` finishes; False on timeout."""
@@ -314,7 +329,7 @@ class Engine:
         if request.task_token:
             self._register_token(request.task_token, fiber.run)
         try:
-            resource = self.resources.find(request)
+            resource = (fiber.run.resources or self.resources).find(request)
         except StatesError as error:
             self._resume(fiber, error=error)
             return
@@ -485,6 +500,9 @@ class Engine:
     def _finished(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
         fiber.done = True
         join = fiber.join
+        if fiber.on_done is not None:
+            fiber.on_done(result, error)
+            return
         if join is None:
             if error is None:
                 self._succeed_execution(fiber.run, result)
