@@ -1,0 +1,150 @@
+"""Payload templates of the JSONPath query language: Parameters, ItemSelector, ResultSelector, ...
+
+`compile_template` turns a template into a tree of small evaluator nodes once; every key ending
+in `.$` becomes a path or an intrinsic call, and every part without one is folded into a single
+constant that evaluations share (JSON values are treated as immutable).
+
+As AWS does:
+- a `.$` value that is neither a path (`$...`, `$$...`, `$var...`) nor a valid intrinsic call is
+  rejected with the definition: "The value for the field 'x.$' must be a valid JSONPath or a
+  valid intrinsic function call" (raised here as `TemplateError`);
+- a path that selects nothing fails the state with States.Runtime: "The JSONPath '$.x' specified
+  for the field 'x.$' could not be found in the input '<the input as compact JSON>'" (the engine
+  prefixes "An error occurred while executing the state ...", as for every States.Runtime cause).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Protocol, Union
+
+from emulator.asl.errors import RUNTIME, StatesError
+from emulator.asl.intrinsics import Intrinsic, compile_intrinsic
+from emulator.asl.model import JSON, Scope
+from emulator.asl.paths import JsonPath, PathNotFound, compile_path
+
+__all__ = ["Template", "TemplateError", "compile_template"]
+
+DYNAMIC_SUFFIX = ".$"
+
+Location = tuple[Union[str, int], ...]
+
+
+class TemplateError(ValueError):
+    """A `.$` field whose value is neither a path nor a valid intrinsic call.
+
+    `key` is the offending field name (with its `.$`) and `location` the keys and indexes from the
+    template's own field (e.g. "Parameters") down to the object that holds it."""
+
+    def __init__(self, key: str, location: Location, detail: str | None = None) -> None:
+        self.key = key
+        self.location = location
+        self.detail = detail
+        self.message = f"The value for the field '{key}' must be a valid JSONPath or a valid intrinsic function call"
+        super().__init__(self.message)
+
+    @property
+    def pointer(self) -> str:
+        """The location as a JSON-pointer-like text, e.g. "/Parameters/nested"."""
+        return "".join(f"/{part}" for part in self.location)
+
+
+def compile_template(template: JSON, *, field: str = "Parameters") -> Template:
+    """Compile a payload template; `field` names it in `TemplateError.location`."""
+    return Template(_compile(template, (field,)))
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A compiled payload template."""
+
+    root: _Node
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        """The payload for the effective input `value`; raises `StatesError` when a path misses."""
+        return self.root.evaluate(value, scope)
+
+
+class _Node(Protocol):
+    def evaluate(self, value: JSON, scope: Scope) -> JSON: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Constant:
+    value: JSON
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class _Object:
+    fields: tuple[tuple[str, _Node], ...]
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        return {key: node.evaluate(value, scope) for key, node in self.fields}
+
+
+@dataclass(frozen=True, slots=True)
+class _Array:
+    items: tuple[_Node, ...]
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        return [node.evaluate(value, scope) for node in self.items]
+
+
+@dataclass(frozen=True, slots=True)
+class _PathField:
+    key: str  # the field as written, with its `.$`
+    text: str
+    path: JsonPath
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        try:
+            return self.path.evaluate(value, scope)
+        except PathNotFound:
+            raise StatesError(
+                RUNTIME,
+                f"The JSONPath '{self.text}' specified for the field '{self.key}' could not be found "
+                f"in the input '{json.dumps(value, separators=(',', ':'), ensure_ascii=False)}'",
+            ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _IntrinsicField:
+    intrinsic: Intrinsic
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        return self.intrinsic.evaluate(value, scope)
+
+
+def _compile(template: JSON, location: Location) -> _Node:
+    if isinstance(template, dict):
+        fields = tuple(
+            (key[: -len(DYNAMIC_SUFFIX)], _compile_dynamic(key, item, location))
+            if key.endswith(DYNAMIC_SUFFIX)
+            else (key, _compile(item, (*location, key)))
+            for key, item in template.items()
+        )
+        if all(isinstance(node, _Constant) for _, node in fields):
+            return _Constant(template)
+        return _Object(fields)
+    if isinstance(template, list):
+        items = tuple(_compile(item, (*location, index)) for index, item in enumerate(template))
+        if all(isinstance(node, _Constant) for node in items):
+            return _Constant(template)
+        return _Array(items)
+    return _Constant(template)
+
+
+def _compile_dynamic(key: str, text: JSON, location: Location) -> _Node:
+    if not isinstance(text, str):
+        raise TemplateError(key, location, "the value is not a string")
+    try:
+        if text.startswith("$"):
+            return _PathField(key, text, compile_path(text))
+        return _IntrinsicField(compile_intrinsic(text))
+    except ValueError as error:  # IntrinsicSyntaxError, or the paths module's syntax error
+        raise TemplateError(key, location, str(error)) from error
+
