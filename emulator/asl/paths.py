@@ -1,0 +1,429 @@
+"""JSONPath as Step Functions evaluates it, and ResultPath.
+
+AWS evaluates paths with Jayway JsonPath (Java). We follow its semantics:
+
+- A *definite* path (only `.name`, `['name']` and `[index]` steps, plus Jayway's `['a','b']`
+  leaf that merges several properties into one object) returns the single value it selects, or
+  raises `PathNotFound` with Jayway's explanation ("No results for path: $['a']",
+  "Missing property in path $['a']", ...).
+- An *indefinite* path (wildcard, filter, slice, union, `..`) returns the list of everything it
+  selects, possibly empty. Its definite prefix is still checked as Jayway does: a missing property
+  before the first indefinite step is an error, not an empty list.
+
+Definite paths (nearly all paths in real definitions) are compiled to a tuple of keys and indexes
+and read with a plain loop; the rest of an indefinite path is handed to jsonpath-ng (its `ext`
+parser, for filters with `&&`/`||`), grafted onto that same prefix.
+
+A path reads the state's value (`$...`), the Context Object (`$$...`) or a workflow variable
+(`$name...`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Union
+
+from jsonpath_ng import JSONPath as JsonPathQuery
+from jsonpath_ng import Child, Descendants, Fields, Index, Root
+from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
+from jsonpath_ng.ext import parse as parse_query
+
+from emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
+from emulator.asl.model import JSON, Scope
+
+__all__ = [
+    "InvalidPath",
+    "JsonPath",
+    "JsonResultPath",
+    "PathNotFound",
+    "compile_path",
+    "compile_reference_path",
+    "compile_result_path",
+]
+
+# One step of a definite path: a property name, an array index, or (only as the last step)
+# several property names whose values Jayway merges into one object.
+Step = Union[str, int, tuple[str, ...]]
+
+VALUE = "value"
+CONTEXT = "context"
+VARIABLE = "variable"
+
+_VARIABLE_ROOT = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_INDEX = re.compile(r"\s*(-?\d+)\s*\]")
+
+
+class InvalidPath(ValueError):
+    """A path that does not compile; the message names the path and the problem."""
+
+    def __init__(self, text: str, problem: str) -> None:
+        super().__init__(f"Invalid path '{text}': {problem}")
+        self.path = text
+        self.problem = problem
+
+
+class PathNotFound(LookupError):
+    """A path selected nothing in the value it was applied to.
+
+    `path` is the path's text and `reason` (also `str()`) Jayway's explanation, e.g.
+    "No results for path: $['x']". AWS reports an InputPath/OutputPath failure as
+    "Invalid path '<path>' : <reason>" after the interpreter's "An error occurred while
+    executing the state ..." prefix.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+
+
+class JsonPath:
+    """A compiled path: `evaluate(value, scope)` reads what it selects."""
+
+    __slots__ = ("text", "root", "variable_name", "steps", "query")
+
+    def __init__(
+        self,
+        text: str,
+        root: str,
+        variable_name: str | None,
+        steps: tuple[Step, ...],
+        query: JsonPathQuery | None,
+    ) -> None:
+        self.text = text
+        self.root = root  # VALUE, CONTEXT or VARIABLE
+        self.variable_name = variable_name
+        self.steps = steps  # the definite path, or the definite prefix of an indefinite one
+        self.query = query  # jsonpath-ng query for the whole path when it is indefinite
+
+    @property
+    def is_definite(self) -> bool:
+        """True when the path selects at most one value (and so returns it, not a list)."""
+        return self.query is None
+
+    @property
+    def is_reference_path(self) -> bool:
+        """True for the ASL spec's Reference Paths: only `.name`, `['name']` and `[index]` steps."""
+        return self.query is None and not any(isinstance(step, tuple) for step in self.steps)
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        root = self._root_value(value, scope)
+        if self.query is None:
+            return self._read(root)
+        if not _check_prefix(root, self.steps, self.text, ends_path=False):
+            return []
+        return [match.value for match in self.query.find(root)]
+
+    def _root_value(self, value: JSON, scope: Scope) -> JSON:
+        if self.root == VALUE:
+            return value
+        if self.root == CONTEXT:
+            return scope.context_object
+        try:
+            return scope.variable(self.variable_name)  # type: ignore[arg-type]
+        except KeyError:
+            raise PathNotFound(self.text, f"The variable '${self.variable_name}' is not defined") from None
+
+    def _read(self, root: JSON) -> JSON:
+        node = root
+        try:
+            for step in self.steps:
+                if isinstance(step, str):
+                    if not isinstance(node, dict):
+                        raise _Missing
+                    node = node[step]
+                elif isinstance(step, int):
+                    if not isinstance(node, list):
+                        raise _Missing
+                    node = node[step]
+                else:
+                    node = _merge_properties(node, step)
+        except (KeyError, IndexError, _Missing):
+            _check_prefix(root, self.steps, self.text, ends_path=True)
+            raise PathNotFound(self.text, f"No results for path: {_jayway_path(self.steps)}") from None
+        return node
+
+    def __repr__(self) -> str:
+        return f"JsonPath({self.text!r})"
+
+
+class JsonResultPath:
+    """A compiled ResultPath: places a state's result into a copy of its input.
+
+    Only the objects and arrays along the path are copied; the rest is shared, as JSON values are
+    never mutated in place. Missing objects along the path are created. When the path crosses a
+    value that is not an object (or an array, for an index step, or an index that is out of range)
+    `apply` raises `StatesError("States.ResultPathMatchFailure", cause)`. The cause names the
+    ResultPath and the whole input (the wording of an AWS answer quoted in a public bug report),
+    so `apply` needs no context from the interpreter, which adds no prefix to it.
+    """
+
+    __slots__ = ("text", "steps")
+
+    def __init__(self, text: str, steps: tuple[str | int, ...]) -> None:
+        self.text = text
+        self.steps = steps
+
+    def apply(self, state_input: JSON, result: JSON) -> JSON:
+        if not self.steps:
+            return result
+        return self._write(state_input, 0, state_input, result)
+
+    def _write(self, node: JSON, depth: int, state_input: JSON, result: JSON) -> JSON:
+        step = self.steps[depth]
+        last = depth == len(self.steps) - 1
+        if isinstance(step, str):
+            if not isinstance(node, dict):
+                raise self._match_failure(state_input)
+            copy = dict(node)
+            copy[step] = result if last else self._write(node.get(step, {}), depth + 1, state_input, result)
+            return copy
+        if not isinstance(node, list) or not -len(node) <= step < len(node):
+            raise self._match_failure(state_input)
+        items = list(node)
+        items[step] = result if last else self._write(node[step], depth + 1, state_input, result)
+        return items
+
+    def _match_failure(self, state_input: JSON) -> StatesError:
+        shown = json.dumps(state_input, separators=(",", ":"), ensure_ascii=False)
+        return StatesError(RESULT_PATH_MATCH_FAILURE, f"Unable to apply ReferencePath {self.text} to input {shown}")
+
+    def __repr__(self) -> str:
+        return f"JsonResultPath({self.text!r})"
+
+
+def compile_path(text: str) -> JsonPath:
+    """Compile a Path (InputPath, OutputPath, `.$` fields, Choice `Variable`, ...); cached by text."""
+    if not isinstance(text, str) or not text.startswith("$"):
+        raise InvalidPath(str(text), "a path must begin with '$'")
+    return _compile_path(text)
+
+
+@lru_cache(maxsize=4096)
+def _compile_path(text: str) -> JsonPath:
+    root, variable_name, start = _split_root(text)
+    steps, rest = _definite_prefix(text, start)
+    if rest == len(text):
+        return JsonPath(text, root, variable_name, tuple(steps), None)
+    return JsonPath(text, root, variable_name, tuple(steps), _indefinite_query(text, steps, rest))
+
+
+def compile_reference_path(text: str) -> JsonPath:
+    """Compile a Reference Path: a path that can only identify a single node."""
+    path = compile_path(text)
+    if not path.is_reference_path:
+        raise InvalidPath(text, "a reference path may only use '.name', \"['name']\" and '[index]' steps")
+    return path
+
+
+def compile_result_path(text: str) -> JsonResultPath:
+    """Compile a ResultPath: a Reference Path into the state input (`$...`); cached by text."""
+    path = compile_reference_path(text)
+    if path.root != VALUE:
+        raise InvalidPath(text, "a ResultPath must begin with '$.' or '$['; it cannot name the Context Object or a variable")
+    return _result_path(path)
+
+
+@lru_cache(maxsize=4096)
+def _result_path(path: JsonPath) -> JsonResultPath:
+    return JsonResultPath(path.text, path.steps)  # type: ignore[arg-type]
+
+
+# --- compiling ---------------------------------------------------------------------------------
+
+
+def _split_root(text: str) -> tuple[str, str | None, int]:
+    """Which value the path reads, the variable's name if any, and where its steps begin."""
+    if text.startswith("$$"):
+        return CONTEXT, None, 2
+    match = _VARIABLE_ROOT.match(text)
+    if match:
+        return VARIABLE, match.group(1), match.end()
+    return VALUE, None, 1
+
+
+def _definite_prefix(text: str, position: int) -> tuple[list[Step], int]:
+    """Read definite steps from `position`; stop at the first indefinite one (or the end)."""
+    steps: list[Step] = []
+    end = len(text)
+    while position < end:
+        if text[position] == ".":
+            if text.startswith(("..", ".*"), position):
+                break
+            name_end = position + 1
+            while name_end < end and text[name_end] not in ".[":
+                name_end += 1
+            name = text[position + 1 : name_end]
+            if not name:
+                raise InvalidPath(text, f"a property name is missing at position {position + 1}")
+            if " " in name:
+                raise InvalidPath(text, "use bracket notation ['my prop'] for a property name with blanks")
+            if "(" in name:
+                raise InvalidPath(text, "path functions such as length() are not supported")
+            steps.append(name)
+            position = name_end
+        elif text[position] == "[":
+            bracket = _bracket_step(text, position)
+            if bracket is None:
+                break
+            step, position = bracket
+            steps.append(step)
+        else:
+            raise InvalidPath(text, f"unexpected character {text[position]!r} at position {position}")
+        if isinstance(steps[-1], tuple) and position < end:
+            raise InvalidPath(text, "several properties can only be selected by the last step")
+    return steps, position
+
+
+def _bracket_step(text: str, position: int) -> tuple[Step, int] | None:
+    """The `['name']`, `['a','b']` or `[index]` step at `position`, or None when indefinite."""
+    index = _INDEX.match(text, position + 1)
+    if index:
+        return int(index.group(1)), index.end()
+    names: list[str] = []
+    cursor = _skip_blanks(text, position + 1)
+    while cursor < len(text) and text[cursor] in "'\"":
+        name, cursor = _quoted_name(text, cursor)
+        names.append(name)
+        cursor = _skip_blanks(text, cursor)
+        if text.startswith("]", cursor):
+            step: Step = names[0] if len(names) == 1 else tuple(names)
+            return step, cursor + 1
+        if not text.startswith(",", cursor):
+            raise InvalidPath(text, f"expected ',' or ']' at position {cursor}")
+        cursor = _skip_blanks(text, cursor + 1)
+    if names:
+        raise InvalidPath(text, f"expected a quoted property name at position {cursor}")
+    return None
+
+
+def _quoted_name(text: str, position: int) -> tuple[str, int]:
+    """A quoted property name, taken literally as AWS does: a backslash only keeps the next
+    character from closing the quotes (`$['a\\"b']` names the property `a\\"b`)."""
+    quote = text[position]
+    cursor = position + 1
+    while cursor < len(text):
+        if text[cursor] == "\\":
+            cursor += 2
+            continue
+        if text[cursor] == quote:
+            return text[position + 1 : cursor], cursor + 1
+        cursor += 1
+    raise InvalidPath(text, f"unterminated property name starting at position {position}")
+
+
+def _skip_blanks(text: str, position: int) -> int:
+    while position < len(text) and text[position] == " ":
+        position += 1
+    return position
+
+
+def _indefinite_query(text: str, prefix: list[Step], rest: int) -> JsonPathQuery:
+    """The jsonpath-ng query for the whole path: our definite prefix, then jsonpath-ng's parse of
+    the rest. Grafting keeps `$` inside filters pointing at the root the path reads."""
+    try:
+        tail = parse_query("$" + text[rest:])
+    except (JsonPathLexerError, JsonPathParserError) as error:
+        raise InvalidPath(text, str(error)) from None
+    head: JsonPathQuery = Root()
+    for step in prefix:
+        head = Child(head, Fields(step) if isinstance(step, str) else Index(step))  # type: ignore[arg-type]
+    return _graft(tail, head)
+
+
+def _graft(query: JsonPathQuery, head: JsonPathQuery) -> JsonPathQuery:
+    """`query` with its leftmost `$` replaced by `head`."""
+    if isinstance(query, Root):
+        return head
+    if isinstance(query, Child):
+        return Child(_graft(query.left, head), query.right)
+    if isinstance(query, Descendants):
+        return Descendants(_graft(query.left, head), query.right)
+    return Child(head, query)
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+class _Missing(Exception):
+    """Internal: a step found no value of the kind it needs."""
+
+
+def _merge_properties(node: JSON, names: tuple[str, ...]) -> dict[str, JSON]:
+    """Jayway's `['a','b']` leaf: one object holding the named properties that exist."""
+    if not isinstance(node, dict):
+        raise _Missing
+    return {name: node[name] for name in names if name in node}
+
+
+def _check_prefix(root: JSON, steps: tuple[Step, ...], text: str, *, ends_path: bool) -> bool:
+    """Walk the definite `steps` as Jayway does, raising `PathNotFound` where Jayway throws.
+
+    `ends_path` tells whether the steps are the whole path (a missing last property is then left
+    to the caller's "No results for path") or the prefix of an indefinite one (where it is an
+    error). Returns False when an index is out of range (Jayway silently finds nothing there).
+    """
+    node = root
+    for depth, step in enumerate(steps):
+        here = _jayway_path(steps[:depth])
+        if isinstance(step, int):
+            if node is None:
+                raise PathNotFound(text, f"The path {here} is null")
+            if not isinstance(node, list):
+                raise PathNotFound(
+                    text, f"Filter: [{step}] can only be applied to arrays. Current context is: {_java_text(node)}"
+                )
+            if not -len(node) <= step < len(node):
+                return False
+            node = node[step]
+            continue
+        if not isinstance(node, dict):
+            fragment = _jayway_path((step,))[1:]
+            raise PathNotFound(
+                text,
+                f"Expected to find an object with property {fragment} in path {here} but found "
+                f"'{_java_class(node)}'. This is not a json object according to the JsonProvider: "
+                "'com.jayway.jsonpath.spi.json.JsonSmartJsonProvider'.",
+            )
+        if isinstance(step, tuple):
+            return True
+        if step not in node:
+            if ends_path and depth == len(steps) - 1:
+                return True
+            raise PathNotFound(text, f"Missing property in path {_jayway_path(steps[: depth + 1])}")
+        node = node[step]
+    return True
+
+
+def _jayway_path(steps: tuple[Step, ...]) -> str:
+    """Jayway's normalized form of a path, as its messages show it: `$['a'][0]`."""
+    parts = ["$"]
+    for step in steps:
+        if isinstance(step, int):
+            parts.append(f"[{step}]")
+        elif isinstance(step, str):
+            parts.append(f"['{step}']")
+        else:
+            parts.append("[" + ", ".join(f"'{name}'" for name in step) + "]")
+    return "".join(parts)
+
+
+def _java_class(value: JSON) -> str:
+    """The Java class Jayway's default JSON provider holds `value` in."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "java.lang.Boolean"
+    if isinstance(value, str):
+        return "java.lang.String"
+    if isinstance(value, int):
+        return "java.lang.Integer" if -(2**31) <= value < 2**31 else "java.lang.Long"
+    if isinstance(value, float):
+        return "java.lang.Double"
+    return "net.minidev.json.JSONArray"
+
+
+def _java_text(value: JSON) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
