@@ -194,7 +194,7 @@ def _evaluate_path(path: Any, value: JSON, frame: Frame) -> JSON:
 
 def _invalid_path_message(path: Any, missing: Exception) -> str:
     reason = getattr(missing, "reason", None) or str(missing)
-    return f"Invalid path '{getattr(path, 'text', path)}' : {reason}"
+    return f"Invalid path '{path.text}' : {reason}"
 
 
 def _input(state: BaseState, raw: JSON, frame: Frame) -> JSON:
@@ -255,15 +255,27 @@ def run_fail(state: FailState, raw: JSON, frame: Frame) -> tuple[JSON, str | Non
     error = state.error
     cause = state.cause
     if state.error_path is not None:
-        error = _string_from(state.error_path, raw, frame)
+        error = _string_from(state.error_path, raw, frame, "ErrorPath")
     if state.cause_path is not None:
-        cause = _string_from(state.cause_path, raw, frame)
+        cause = _string_from(state.cause_path, raw, frame, "CausePath")
     raise StatesError(error or "", cause)
 
 
-def _string_from(path: Any, raw: JSON, frame: Frame) -> str:
-    value = _evaluate_path(path, raw, frame)
+def _string_from(path: Any, raw: JSON, frame: Frame, field: str) -> str:
+    try:
+        value = path.evaluate(raw, frame)
+    except LookupError:
+        raise StatesError(names.RUNTIME, f"The JSONPath '{path.text}' specified for the field '{field}' could not "
+                                         f"be found in the input '{to_json_text(raw)}'") from None
     return value if isinstance(value, str) else to_json_text(value)
+
+
+def _parameter_value(path: Any, value: JSON, frame: Frame, field: str) -> JSON:
+    """SecondsPath / TimestampPath: a miss has its own wording on AWS."""
+    try:
+        return path.evaluate(value, frame)
+    except LookupError:
+        raise StatesError(names.RUNTIME, f"The {field} parameter does not reference an input value: {path.text}") from None
 
 
 # -- waiting ---------------------------------------------------------------------------------------
@@ -288,8 +300,8 @@ def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
 
 
 def _seconds_from_path(path: Any, value: JSON, frame: Frame) -> int:
-    seconds = _evaluate_path(path, value, frame)
-    text = getattr(path, "text", path)
+    seconds = _parameter_value(path, value, frame, "SecondsPath")
+    text = path.text
     if isinstance(seconds, bool) or not isinstance(seconds, int):
         if isinstance(seconds, float) and seconds.is_integer():
             seconds = int(seconds)
@@ -304,12 +316,12 @@ def _seconds_from_path(path: Any, value: JSON, frame: Frame) -> int:
 
 
 def _timestamp_from_path(path: Any, value: JSON, frame: Frame) -> datetime:
-    stamp = _evaluate_path(path, value, frame)
+    stamp = _parameter_value(path, value, frame, "TimestampPath")
     parsed = parse_timestamp(stamp) if isinstance(stamp, str) else None
     if parsed is None:
         shown = stamp if isinstance(stamp, str) else to_json_text(stamp)
         raise StatesError(names.RUNTIME, "The TimestampPath parameter does not reference a valid ISO-8601 extended "
-                                         f"offset date-time format string: {getattr(path, 'text', path)} == {shown}")
+                                         f"offset date-time format string: {path.text} == {shown}")
     return parsed
 
 
@@ -374,7 +386,7 @@ def _task_seconds(fixed: int | None, path: Any, value: JSON, frame: Frame, field
     seconds = _evaluate_path(path, value, frame)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
         raise StatesError(names.RUNTIME, f"The {field} parameter does not reference a positive integer: "
-                                         f"{getattr(path, 'text', path)} == {to_json_text(seconds)}")
+                                         f"{path.text} == {to_json_text(seconds)}")
     return seconds
 
 
@@ -484,8 +496,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     value = _input(state, raw, frame)
     items = _evaluate_path(state.items_path, value, frame) if state.items_path is not None else value
     if not isinstance(items, list):
-        raise StatesError(names.RUNTIME, f"Item path {getattr(state.items_path, 'text', '$')} evaluated to "
-                                         f"{to_json_text(items)}, but must be a JSON array.")
+        raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
     max_concurrency = state.max_concurrency
     if state.max_concurrency_path is not None:
         max_concurrency = _max_concurrency_from_path(state, value, frame)
@@ -505,7 +516,7 @@ def _max_concurrency_from_path(state: MapState, value: JSON, frame: Frame) -> in
     if isinstance(number, bool) or not isinstance(number, int) or number < 0:
         shown = number if isinstance(number, str) else to_json_text(number)
         raise StatesError(names.RUNTIME, f'The MaxConcurrencyPath field refers to value "{shown}" which is not a '
-                                         f"valid integer: {getattr(state.max_concurrency_path, 'text', '')}")
+                                         f"valid integer: {state.max_concurrency_path.text}")
     return number
 
 
