@@ -41,6 +41,15 @@ class AwaitToken:
 
 
 @dataclass(frozen=True, slots=True)
+class AwaitCompletion:
+    """`.sync`: wait until the job that `Invoke` submitted (`submitted`, its result) is finished.
+    Resumes with the task's result; throws its failure."""
+
+    request: TaskRequest
+    submitted: Any
+
+
+@dataclass(frozen=True, slots=True)
 class ScheduleActivity:
     """Queue an activity task for GetActivityTask. Resumes with the worker name once a worker
     takes it; the timeouts count from now and carry on into the following `AwaitToken`."""
@@ -75,4 +84,4 @@ class Aborted(BaseException):
     stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
 
 
-Effect = Sleep | Invoke | AwaitToken | ScheduleActivity | Fork | Reschedule
+Effect = Sleep | Invoke | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | Reschedule

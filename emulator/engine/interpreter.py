@@ -35,9 +35,9 @@ from emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from emulator.engine.effects import Aborted, AwaitToken, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
+from emulator.engine.effects import Aborted, AwaitCompletion, AwaitToken, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
 from emulator.engine.frame import Frame, Run, to_json_text
-from emulator.resources.base import WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
+from emulator.resources.base import SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
 PAYLOAD_LIMIT_BYTES = 256 * 1024
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
@@ -428,10 +428,13 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
     try:
         result = yield Invoke(request, timeout)
-        if resource.pattern == WAIT_FOR_TASK_TOKEN:
+        if resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2):
             frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
                        {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
-            result = yield AwaitToken(request.task_token or "", timeout, heartbeat)
+            if resource.pattern == WAIT_FOR_TASK_TOKEN:
+                result = yield AwaitToken(request.task_token or "", timeout, heartbeat)
+            else:
+                result = yield AwaitCompletion(request, result)
     except StatesError as error:
         kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"
         frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **_error_details(error)})

@@ -29,12 +29,12 @@ from typing import Any, Callable
 from emulator.asl import errors as names
 from emulator.asl.errors import StatesError
 from emulator.clock import Clock
-from emulator.engine.effects import Aborted, AwaitToken, Effect, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
+from emulator.engine.effects import Aborted, AwaitCompletion, AwaitToken, Effect, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
 from emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
 from emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
 from emulator.engine.frame import Frame, Run, to_json_text
 from emulator.engine.interpreter import run_execution, run_machine
-from emulator.resources.base import TaskResources
+from emulator.resources.base import SyncResource, TaskResources
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,12 @@ class _TokenWait:
 
 
 @dataclass(eq=False)
+class _CompletionWait:
+    fiber: Fiber
+    result_of: Callable[[Execution], Any]
+
+
+@dataclass(eq=False)
 class ActivityTask:
     """A task waiting in an activity's queue for GetActivityTask."""
 
@@ -132,6 +138,8 @@ class Engine:
         self._execution_timers: dict[str, Timer] = {}
         self._external_waits: dict[str, int] = {}  # execution ARN -> pending callback/activity waits
         self._tokens: dict[str, _TokenWait] = {}
+        self._executions: dict[str, Execution] = {}  # every execution started, for `.sync` waits
+        self._completion_waits: dict[str, list[_CompletionWait]] = {}
         self._activities: dict[str, deque[ActivityTask]] = {}
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="sfn-task")
         clock.attach(self)
@@ -317,6 +325,8 @@ class Engine:
             self._invoke(fiber, effect)
         elif isinstance(effect, AwaitToken):
             self._await_token(fiber, effect)
+        elif isinstance(effect, AwaitCompletion):
+            self._await_completion(fiber, effect)
         elif isinstance(effect, ScheduleActivity):
             self._schedule_activity(fiber, effect)
         elif isinstance(effect, Fork):
@@ -446,6 +456,36 @@ class Engine:
         self._close_token(wait)
         self._resume(fiber, output, error)
 
+    def _await_completion(self, fiber: Fiber, effect: AwaitCompletion) -> None:
+        try:
+            resource = (fiber.run.resources or self.resources).find(effect.request)
+        except StatesError as error:
+            self._resume(fiber, error=error)
+            return
+        if not isinstance(resource, SyncResource):
+            self._resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator cannot wait for the job of "
+                                                                 f"'{effect.request.resource.arn}'"))
+            return
+        awaited = self._executions.get(resource.awaited_execution(effect.submitted))
+        if awaited is None:
+            self._resume(fiber, error=StatesError(names.RUNTIME, f"the job submitted by '{effect.request.resource.arn}' "
+                                                                 "is not an execution of this emulator"))
+            return
+        waiter = _CompletionWait(fiber, lambda child: resource.completed(effect.request, child))
+        fiber.waiting = waiter
+        if awaited.finished.is_set():
+            self._complete(waiter, awaited)
+        else:
+            self._completion_waits.setdefault(awaited.arn, []).append(waiter)
+
+    def _complete(self, waiter: _CompletionWait, child: Execution) -> None:
+        if waiter.fiber.done or waiter.fiber.waiting is not waiter:
+            return
+        try:
+            self._resume(waiter.fiber, waiter.result_of(child))
+        except StatesError as error:
+            self._resume(waiter.fiber, error=error)
+
     def _schedule_activity(self, fiber: Fiber, effect: ScheduleActivity) -> None:
         if not self.activity_exists(effect.activity_arn):
             self._resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))
@@ -559,6 +599,7 @@ class Engine:
 
     # -- executions --------------------------------------------------------------------------------
     def _start(self, execution: Execution) -> None:
+        self._executions[execution.arn] = execution
         run = self._new_run(execution)
         details: dict[str, Any] = {"input": execution.input, "inputDetails": {"truncated": False},
                                    "roleArn": execution.role_arn}
@@ -647,6 +688,8 @@ class Engine:
         if status == SUCCEEDED:
             self._runs.pop(execution.arn, None)
         execution.finished.set()
+        for waiter in self._completion_waits.pop(execution.arn, []):
+            self._complete(waiter, execution)
         for listener in self.on_finished:
             try:
                 listener(execution)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 from emulator.asl.errors import StatesError
 
@@ -97,6 +97,21 @@ class TaskResource(Protocol):
     def matches(self, request: TaskRequest) -> bool: ...
 
     def invoke(self, request: TaskRequest) -> Any: ...
+
+
+@runtime_checkable
+class SyncResource(Protocol):
+    """A resource with a `.sync` pattern whose job is an execution of this emulator: after
+    `invoke` has started it, the engine waits for `awaited_execution(...)` to finish and the
+    task's result is `completed(...)` (which raises `StatesError` when the job failed)."""
+
+    def matches(self, request: TaskRequest) -> bool: ...
+
+    def invoke(self, request: TaskRequest) -> Any: ...
+
+    def awaited_execution(self, submitted: Any) -> str: ...
+
+    def completed(self, request: TaskRequest, execution: Any) -> Any: ...
 
 
 @dataclass
