@@ -29,6 +29,11 @@ class TimeListener(Protocol):
     def wake(self) -> None: ...
 
 
+def wall_monotonic() -> float:
+    """Wall-clock seconds for network-style waits (long polls); real even while callables run frozen."""
+    return time.monotonic()
+
+
 def truncate_to_millis(moment: datetime) -> datetime:
     return moment.replace(microsecond=moment.microsecond - moment.microsecond % 1000)
 

@@ -19,7 +19,6 @@ import itertools
 import logging
 import random
 import threading
-import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from typing import Any, Callable
 
 from emulator.asl import errors as names
 from emulator.asl.errors import StatesError
-from emulator.clock import Clock
+from emulator.clock import Clock, wall_monotonic
 from emulator.engine.effects import Aborted, AwaitCompletion, AwaitToken, Effect, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
 from emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
 from emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
@@ -204,7 +203,7 @@ class Engine:
                         return task
                 if self._closed:
                     return None
-                now = time.monotonic()  # wall time: a long poll is a network wait, not workflow time
+                now = wall_monotonic()  # a long poll is a network wait, not workflow time
                 deadline = deadline if deadline is not None else now + timeout_seconds
                 if now >= deadline:
                     return None

@@ -12,6 +12,7 @@ import time
 import traceback
 import uuid
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -20,6 +21,7 @@ import yaml
 
 from emulator.asl.errors import StatesError
 from emulator.resources.base import TaskRequest
+from emulator.resources.frozen_time import ClockTime
 
 Handler = Callable[[Any, Any], Any]
 
@@ -35,12 +37,14 @@ class LambdaContext:
     aws_request_id: str
     log_group_name: str
     log_stream_name: str
-    _deadline_ms: float | None = None
+    _deadline: datetime | None = None
+    _now: Callable[[], datetime] | None = None
 
     def get_remaining_time_in_millis(self) -> int:
-        if self._deadline_ms is None:
+        """Milliseconds of clock time left before the task's TimeoutSeconds (Lambda's 15-minute cap without one)."""
+        if self._deadline is None or self._now is None:
             return 900_000
-        return max(0, int(self._deadline_ms - time.monotonic() * 1000))
+        return max(0, int((self._deadline - self._now()).total_seconds() * 1000))
 
 
 def split_function_reference(reference: str, region: str, account: str) -> tuple[str, str, str | None]:
@@ -59,11 +63,16 @@ def split_function_reference(reference: str, region: str, account: str) -> tuple
 
 
 class LambdaFunctions:
-    """Registered handlers keyed by function name or full function ARN; a task resource."""
+    """Registered handlers keyed by function name or full function ARN; a task resource.
 
-    def __init__(self) -> None:
+    With a clock (`now`), handlers run under freezegun at clock time and their context counts
+    down in clock time."""
+
+    def __init__(self, now: Callable[[], datetime] | None = None) -> None:
         self._handlers: dict[str, Handler] = {}
         self._lock = threading.Lock()
+        self._now = now
+        self._clock_time = ClockTime(now) if now is not None else None
 
     def register(self, name_or_arn: str, handler: Handler) -> None:
         if not callable(handler):
@@ -133,11 +142,12 @@ class LambdaFunctions:
                 return request.payload["FunctionName"]
         return None
 
-    @staticmethod
-    def _run(handler: Handler, event: Any, arn: str, qualifier: str | None, request: TaskRequest, *, compact_errors: bool) -> Any:
+    def _run(self, handler: Handler, event: Any, arn: str, qualifier: str | None, request: TaskRequest, *,
+             compact_errors: bool) -> Any:
         request_id = str(uuid.uuid4())
         name = arn.rsplit(":", 1)[-1]
-        deadline = time.monotonic() * 1000 + request.timeout_seconds * 1000 if request.timeout_seconds else None
+        started = self._now() if self._now else None
+        deadline = started + timedelta(seconds=request.timeout_seconds) if started and request.timeout_seconds else None
         context = LambdaContext(
             function_name=name,
             function_version="$LATEST",
@@ -146,10 +156,15 @@ class LambdaFunctions:
             aws_request_id=request_id,
             log_group_name=f"/aws/lambda/{name}",
             log_stream_name=f"{time.strftime('%Y/%m/%d')}/[$LATEST]{uuid.uuid4().hex}",
-            _deadline_ms=deadline,
+            _deadline=deadline,
+            _now=self._now,
         )
         try:
-            result = handler(event, context)
+            if self._clock_time is not None:
+                with self._clock_time.frozen():
+                    result = handler(event, context)
+            else:
+                result = handler(event, context)
         except Exception as exc:  # the handler's failure is the task's failure, as in Lambda's runtime
             raise handler_error(exc, request_id, compact=compact_errors) from None
         try:
