@@ -1,0 +1,83 @@
+"""Activities: CreateActivity, DescribeActivity, ListActivities, DeleteActivity, and GetActivityTask,
+the worker's long poll (up to 60 seconds, as on AWS)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.service import arns
+from emulator.service.base import ServiceBase, operation, unlocked_operation
+from emulator.service.errors import ActivityDoesNotExist
+from emulator.service.names import check_name
+from emulator.service.pagination import paginate
+from emulator.service.store import ActivityRecord, Store
+from emulator.service.tags import tag_dict
+
+POLL_SECONDS = 60.0  # AWS holds GetActivityTask open up to 60 s when no task is waiting
+
+
+class ActivityOperations(ServiceBase):
+    @staticmethod
+    def _activity(store: Store, activity_arn: str) -> ActivityRecord:
+        arns.activity(activity_arn)
+        record = store.activities.get(activity_arn)
+        if record is None:
+            raise ActivityDoesNotExist(f"Activity Does Not Exist: '{activity_arn}'")
+        return record
+
+    @operation
+    def create_activity(
+        self,
+        store: Store,
+        *,
+        name: str,
+        tags: list[dict[str, str]] | None = None,
+        encryptionConfiguration: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        check_name(name)
+        tag_values = tag_dict(tags or [])
+        arn = arns.build(store.region, store.account, arns.ACTIVITY, name)
+        record = store.activities.get(arn)
+        if record is None:  # idempotent by name: a repeat returns the activity (its tags ignored, as on AWS)
+            record = ActivityRecord(arn, name, self._now(), encryptionConfiguration, tag_values)
+            store.activities[arn] = record
+        return {"activityArn": record.arn, "creationDate": record.creation_date}
+
+    @operation
+    def describe_activity(self, store: Store, *, activityArn: str) -> dict[str, Any]:
+        record = self._activity(store, activityArn)
+        described: dict[str, Any] = {"activityArn": record.arn, "name": record.name, "creationDate": record.creation_date}
+        if record.encryption_configuration is not None:
+            described["encryptionConfiguration"] = record.encryption_configuration
+        return described
+
+    @operation
+    def list_activities(self, store: Store, *, maxResults: int | None = None, nextToken: str | None = None) -> dict[str, Any]:
+        by_name = sorted(store.activities.values(), key=lambda record: record.name)
+        page, token = paginate(by_name, lambda record: record.name, scope="activities",
+                               max_results=maxResults, next_token=nextToken)
+        items = [{"activityArn": r.arn, "name": r.name, "creationDate": r.creation_date} for r in page]
+        return {"activities": items, **({"nextToken": token} if token else {})}
+
+    @operation
+    def delete_activity(self, store: Store, *, activityArn: str) -> dict[str, Any]:
+        arns.activity(activityArn)
+        if store.activities.pop(activityArn, None) is not None:  # deleting what is not there succeeds (AWS)
+            self.engine.forget_activity(activityArn)
+        return {}
+
+    def _activity_exists(self, activity_arn: str) -> bool:
+        """For the engine, when a state schedules an activity task (called on the engine's thread:
+        reads only, without the service lock)."""
+        parts = activity_arn.split(":")
+        store = self._stores.get((parts[4], parts[3])) if len(parts) > 4 else None
+        return store is not None and activity_arn in store.activities
+
+    @unlocked_operation
+    def get_activity_task(self, store: Store, *, activityArn: str, workerName: str | None = None) -> dict[str, Any]:
+        with self._locked(store):
+            self._activity(store, activityArn)
+        task = self.engine.poll_activity(activityArn, workerName, POLL_SECONDS)
+        if task is None:
+            return {}  # AWS answers a poll that found nothing with no token and no input
+        return {"taskToken": task.token, "input": task.input}

@@ -1,0 +1,148 @@
+"""State machine aliases: Create/Describe/Update/Delete/ListStateMachineAliases.
+
+An alias routes executions to one or two versions of its state machine by weight (the weights
+sum to 100). CreateStateMachineAlias is idempotent for the same description and routing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from emulator.service import arns
+from emulator.service.base import ServiceBase, operation
+from emulator.service.errors import ConflictException, InvalidArn, ResourceNotFound, ValidationException
+from emulator.service.names import check_alias_name
+from emulator.service.pagination import paginate
+from emulator.service.store import Alias, StateMachineRecord, Store
+
+_NO_SUCH_ALIAS = "Request references a resource that does not exist."
+
+
+def _routing_machine(store: Store, routing: list[dict[str, Any]]) -> StateMachineRecord:
+    """Check a routing configuration as AWS does; return the state machine its versions belong to."""
+    version_arns = [route["stateMachineVersionArn"] for route in routing]
+    received = f"[{', '.join(version_arns)}]"
+    if len(set(version_arns)) < len(version_arns):
+        raise ValidationException(
+            f"Routing configuration must contain distinct state machine version ARNs. Received: {received}"
+        )
+    weights = [route["weight"] for route in routing]
+    if sum(weights) != 100:
+        raise ValidationException(f"Sum of routing configuration weights must equal 100. Received: {json.dumps(weights)}")
+    records = []
+    for version_arn in version_arns:
+        try:
+            ref = arns.state_machine(version_arn)
+        except InvalidArn:
+            ref = None
+        record = store.state_machines.get(ref.base_arn) if ref is not None else None
+        if record is None or ref.version not in record.versions:
+            raise ValidationException(f"Routing configuration must contain state machine version ARNs. Received: {received}")
+        records.append(record)
+    if any(record is not records[0] for record in records):
+        raise ValidationException(
+            f"Routing configuration must contain versions of the same state machine. Received: {received}"
+        )
+    return records[0]
+
+
+def _alias_ref(alias_arn: str) -> arns.MachineRef:
+    ref = arns.state_machine(alias_arn)
+    if ref.alias is None:
+        raise arns.malformed(alias_arn)
+    return ref
+
+
+class AliasOperations(ServiceBase):
+    @staticmethod
+    def _alias(store: Store, alias_arn: str) -> tuple[StateMachineRecord, Alias]:
+        ref = _alias_ref(alias_arn)
+        record = store.state_machines.get(ref.base_arn)
+        alias = record.aliases.get(ref.alias) if record is not None and ref.alias is not None else None
+        if record is None or alias is None:
+            raise ResourceNotFound(_NO_SUCH_ALIAS)
+        return record, alias
+
+    @operation
+    def create_state_machine_alias(
+        self, store: Store, *, name: str, routingConfiguration: list[dict[str, Any]], description: str | None = None
+    ) -> dict[str, Any]:
+        check_alias_name(name)
+        record = _routing_machine(store, routingConfiguration)
+        self._refuse_deleting(record)
+        routing = [dict(route) for route in routingConfiguration]
+        existing = record.aliases.get(name)
+        if existing is not None:
+            if existing.routing != routing or existing.description != description:
+                raise ConflictException(
+                    "Failed to create alias because an alias with the same name and a "
+                    "different routing configuration already exists."
+                )
+            return {"stateMachineAliasArn": existing.arn, "creationDate": existing.creation_date}
+        alias = Alias(f"{record.arn}:{name}", name, description, routing, self._now(), store.next_sequence())
+        record.aliases[name] = alias
+        return {"stateMachineAliasArn": alias.arn, "creationDate": alias.creation_date}
+
+    @operation
+    def describe_state_machine_alias(self, store: Store, *, stateMachineAliasArn: str) -> dict[str, Any]:
+        _, alias = self._alias(store, stateMachineAliasArn)
+        described: dict[str, Any] = {
+            "stateMachineAliasArn": alias.arn,
+            "name": alias.name,
+            "routingConfiguration": alias.routing,
+            "creationDate": alias.creation_date,
+        }
+        if alias.description is not None:
+            described["description"] = alias.description
+        if alias.update_date is not None:
+            described["updateDate"] = alias.update_date
+        return described
+
+    @operation
+    def update_state_machine_alias(
+        self,
+        store: Store,
+        *,
+        stateMachineAliasArn: str,
+        description: str | None = None,
+        routingConfiguration: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        _alias_ref(stateMachineAliasArn)
+        if description is None and routingConfiguration is None:
+            raise ValidationException("Either the description or the RoutingConfiguration must be specified")
+        record, alias = self._alias(store, stateMachineAliasArn)
+        self._refuse_deleting(record)
+        if routingConfiguration is not None:
+            if _routing_machine(store, routingConfiguration) is not record:
+                raise ValidationException(
+                    "Routing configuration must contain versions of the alias's state machine. "
+                    f"Received: [{', '.join(route['stateMachineVersionArn'] for route in routingConfiguration)}]"
+                )
+            alias.routing = [dict(route) for route in routingConfiguration]
+        if description is not None:
+            alias.description = description
+        alias.update_date = self._now()
+        return {"updateDate": alias.update_date}
+
+    @operation
+    def delete_state_machine_alias(self, store: Store, *, stateMachineAliasArn: str) -> dict[str, Any]:
+        ref = _alias_ref(stateMachineAliasArn)
+        record = store.state_machines.get(ref.base_arn)
+        if record is not None and ref.alias is not None:
+            record.aliases.pop(ref.alias, None)  # deleting what is not there succeeds (AWS)
+        return {}
+
+    @operation
+    def list_state_machine_aliases(
+        self, store: Store, *, stateMachineArn: str, nextToken: str | None = None, maxResults: int | None = None
+    ) -> dict[str, Any]:
+        record = self._unqualified_machine(store, arns.state_machine(stateMachineArn))
+        self._refuse_deleting(record)
+        in_creation_order = sorted(record.aliases.values(), key=lambda alias: alias.sequence)
+        page, token = paginate(
+            in_creation_order, lambda alias: alias.sequence,
+            scope=f"aliases:{record.arn}", max_results=maxResults, next_token=nextToken,
+        )
+        items = [{"stateMachineAliasArn": alias.arn, "creationDate": alias.creation_date} for alias in page]
+        return {"stateMachineAliases": items, **({"nextToken": token} if token else {})}

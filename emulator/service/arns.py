@@ -1,0 +1,144 @@
+"""Step Functions ARNs: building the ones we hand out, and reading the ones clients send.
+
+Reading follows AWS's order of checks, so a bad ARN gets AWS's words: first the prefix
+(`arn:<partition>:states:<region>:<account>:`), then the resource type (must be one the operation
+accepts), then the shape of the resource part. AWS's texts for the first two are on record:
+"Invalid Arn: 'Invalid ARN prefix: X'", "Invalid Arn: 'Resource type can not be empty: X'" and
+"Invalid Arn: 'Resource type not valid in this context: T'". AWS's text for a malformed resource
+part is not on record; we answer "Invalid Arn: 'X'".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Collection
+
+from emulator.service.errors import InvalidArn
+
+STATE_MACHINE = "stateMachine"
+EXECUTION = "execution"
+EXPRESS = "express"
+ACTIVITY = "activity"
+MAP_RUN = "mapRun"
+
+
+def partition_for(region: str) -> str:
+    """The AWS partition a region belongs to."""
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+def build(region: str, account: str, resource_type: str, *parts: str) -> str:
+    """An ARN in the `states` service: `arn:<partition>:states:<region>:<account>:<type>:<parts...>`."""
+    return ":".join(("arn", partition_for(region), "states", region, account, resource_type, *parts))
+
+
+@dataclass(frozen=True, slots=True)
+class StatesArn:
+    """An ARN that passed the prefix and resource-type checks."""
+
+    text: str
+    partition: str
+    region: str
+    account: str
+    resource_type: str
+    resource: tuple[str, ...]  # the colon-separated parts after the resource type
+
+
+def parse(text: str, allowed_types: Collection[str]) -> StatesArn:
+    """Check the prefix and the resource type; raises `InvalidArn` with AWS's message."""
+    parts = text.split(":")
+    if len(parts) < 6 or parts[0] != "arn" or not parts[1] or parts[2] != "states":
+        raise InvalidArn(f"Invalid Arn: 'Invalid ARN prefix: {text}'")
+    resource_type = parts[5]
+    if not resource_type:
+        raise InvalidArn(f"Invalid Arn: 'Resource type can not be empty: {text}'")
+    if resource_type not in allowed_types:
+        raise InvalidArn(f"Invalid Arn: 'Resource type not valid in this context: {resource_type.lower()}'")
+    return StatesArn(text, parts[1], parts[3], parts[4], resource_type, tuple(parts[6:]))
+
+
+def malformed(text: str) -> InvalidArn:
+    return InvalidArn(f"Invalid Arn: '{text}'")
+
+
+@dataclass(frozen=True, slots=True)
+class MachineRef:
+    """A state machine ARN, possibly qualified by a version number or an alias name."""
+
+    arn: str  # as given, without a mock test case suffix
+    base_arn: str  # the unqualified state machine ARN
+    name: str
+    version: int | None = None
+    alias: str | None = None
+    test_case: str | None = None  # from `stateMachineArn#CASE` (mocked runs)
+
+    @property
+    def qualified(self) -> bool:
+        return self.version is not None or self.alias is not None
+
+
+def state_machine(text: str, *, allow_test_case: bool = False) -> MachineRef:
+    """Read `...:stateMachine:NAME`, `...:stateMachine:NAME:N` (version) or `...:NAME:ALIAS`."""
+    test_case = None
+    arn_text = text
+    if allow_test_case and "#" in text:
+        arn_text, test_case = text.split("#", 1)
+        if not test_case:
+            raise malformed(text)
+    arn = parse(arn_text, (STATE_MACHINE,))
+    if not 1 <= len(arn.resource) <= 2 or not all(arn.resource):
+        raise malformed(text)
+    name = arn.resource[0]
+    base_arn = ":".join(arn_text.split(":")[:7])
+    if len(arn.resource) == 1:
+        return MachineRef(arn_text, base_arn, name, test_case=test_case)
+    qualifier = arn.resource[1]
+    if qualifier.isdigit():
+        return MachineRef(arn_text, base_arn, name, version=int(qualifier), test_case=test_case)
+    return MachineRef(arn_text, base_arn, name, alias=qualifier, test_case=test_case)
+
+
+def execution(text: str) -> StatesArn:
+    """Read a STANDARD execution ARN (`...:execution:MACHINE:NAME`); an EXPRESS one
+    (`...:express:MACHINE:NAME:ID`) is refused as AWS does, by its resource type."""
+    arn = parse(text, (EXECUTION,))
+    if len(arn.resource) != 2 or not all(arn.resource):
+        raise malformed(text)
+    return arn
+
+
+def activity(text: str) -> StatesArn:
+    arn = parse(text, (ACTIVITY,))
+    if len(arn.resource) != 1 or not arn.resource[0]:
+        raise malformed(text)
+    return arn
+
+
+def map_run(text: str) -> StatesArn:
+    """Read `...:mapRun:MACHINE/LABEL:ID`."""
+    arn = parse(text, (MAP_RUN,))
+    if len(arn.resource) != 2 or not all(arn.resource) or "/" not in arn.resource[0]:
+        raise malformed(text)
+    return arn
+
+
+def taggable(text: str) -> StatesArn:
+    """Read the ARN of a resource that carries tags: a state machine or an activity."""
+    arn = parse(text, (STATE_MACHINE, ACTIVITY))
+    if not arn.resource or not all(arn.resource):
+        raise malformed(text)
+    return arn
+
+
+def role(text: str) -> str:
+    """Check that `text` is an IAM role ARN (`arn:<partition>:iam::<account>:role/<name>`)."""
+    parts = text.split(":")
+    if len(parts) < 6 or parts[0] != "arn" or not parts[1]:
+        raise InvalidArn(f"Invalid Arn: 'Invalid ARN prefix: {text}'")
+    if parts[2] != "iam" or not parts[5].startswith("role/") or len(parts[5]) == len("role/"):
+        raise malformed(text)
+    return text

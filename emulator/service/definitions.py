@@ -1,0 +1,93 @@
+"""Definitions as the API sees them: parsing with AWS's InvalidDefinition, ValidateStateMachineDefinition,
+and TestState (one state run once by the engine)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.asl.model import State, StateMachine
+from emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state, validate_definition
+from emulator.engine.test_state import test_state as run_test_state
+from emulator.service import arns
+from emulator.service.base import ServiceBase, unlocked_operation
+from emulator.service.errors import InvalidDefinition, ValidationException
+from emulator.service.json_input import check_json_input
+from emulator.service.store import Store
+
+DEFAULT_DIAGNOSTICS = 100  # AWS's default (and maximum) maxResults for ValidateStateMachineDefinition
+
+
+def parse_or_raise(definition: str, state_machine_type: str) -> StateMachine:
+    """Parse a definition; a bad one is refused with AWS's InvalidDefinition message."""
+    try:
+        return parse_definition(definition, state_machine_type=state_machine_type)
+    except InvalidDefinitionError as error:
+        raise InvalidDefinition(error.message) from None
+
+
+def _state_to_test(definition: str, state_name: str | None) -> State:
+    """The state TestState runs: the definition of one state, or the state `state_name` of a machine."""
+    try:
+        if state_name is None:
+            return parse_single_state(definition)
+        machine = parse_definition(definition)
+    except InvalidDefinitionError as error:
+        raise InvalidDefinition(error.message) from None
+    if state_name not in machine.states:
+        raise ValidationException("State not found in definition")
+    return machine.states[state_name]
+
+
+class DefinitionOperations(ServiceBase):
+    @unlocked_operation
+    def validate_state_machine_definition(
+        self,
+        store: Store,
+        *,
+        definition: str,
+        type: str | None = None,
+        severity: str | None = None,
+        maxResults: int | None = None,
+    ) -> dict[str, Any]:
+        limit = maxResults or DEFAULT_DIAGNOSTICS
+        # Ask for one more than the limit, to know whether the list is truncated.
+        diagnostics = validate_definition(
+            definition, state_machine_type=type or "STANDARD", severity=severity or "ERROR", max_results=limit + 1
+        )
+        shown = [diagnostic.to_api() for diagnostic in diagnostics[:limit]]
+        failed = any(diagnostic.to_api().get("severity") == "ERROR" for diagnostic in diagnostics)
+        return {"result": "FAIL" if failed else "OK", "diagnostics": shown, "truncated": len(diagnostics) > limit}
+
+    @unlocked_operation
+    def test_state(
+        self,
+        store: Store,
+        *,
+        definition: str,
+        roleArn: str | None = None,
+        input: str | None = None,
+        inspectionLevel: str | None = None,
+        revealSecrets: bool | None = None,
+        variables: str | None = None,
+        stateName: str | None = None,
+        mock: dict[str, Any] | None = None,
+        context: str | None = None,
+        stateConfiguration: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Run one state once (no execution is recorded). `revealSecrets` changes nothing here: no
+        state this emulator runs has secrets to hide."""
+        unsupported = [name for name, value in
+                       (("variables", variables), ("context", context), ("stateConfiguration", stateConfiguration))
+                       if value is not None]
+        if unsupported:
+            raise ValidationException(f"TestState parameters not supported by this emulator: {', '.join(unsupported)}")
+        if roleArn is not None:
+            arns.role(roleArn)
+        input_text = "{}" if input is None else input
+        check_json_input(input_text)
+        state = _state_to_test(definition, stateName)
+        return run_test_state(
+            self.engine, state, input_text,
+            role_arn=roleArn or "", account=store.account, region=store.region,
+            inspection_level=inspectionLevel or "INFO", mock=mock,
+        )

@@ -1,0 +1,399 @@
+"""Executions: StartExecution, StartSyncExecution, DescribeExecution, ListExecutions, StopExecution,
+GetExecutionHistory, DescribeStateMachineForExecution, RedriveExecution.
+
+AWS's rules kept here:
+- StartExecution takes a state machine, version or alias ARN (an alias picks one of its versions
+  by weight), optionally suffixed `#TESTCASE` to run a mock test case. For STANDARD machines it is
+  idempotent only for a RUNNING execution of the same name and input; otherwise a reused name is
+  ExecutionAlreadyExists.
+- EXPRESS executions get `...:express:MACHINE:NAME:ID` ARNs; they are neither listed nor
+  described (InvalidArn: the resource type `express` is not valid in those contexts).
+- StartSyncExecution runs EXPRESS machines only and answers when the execution has ended.
+- Only FAILED, TIMED_OUT and ABORTED executions, ended less than 14 days ago, can be redriven.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from emulator.engine.execution import RUNNING, SUCCEEDED, Execution
+from emulator.service import arns
+from emulator.service.base import ServiceBase, unlocked_operation
+from emulator.service.errors import (
+    ExecutionAlreadyExists,
+    ExecutionDoesNotExist,
+    ExecutionNotRedrivable,
+    ResourceNotFound,
+    StateMachineDoesNotExist,
+    StateMachineTypeNotSupported,
+    ValidationException,
+)
+from emulator.service.json_input import check_json_input
+from emulator.service.names import check_name
+from emulator.service.pagination import paginate
+from emulator.service.state_machines import describe_revision
+from emulator.service.store import DELETING, Alias, ExecutionEntry, Revision, StateMachineRecord, Store
+
+STANDARD = "STANDARD"
+EXPRESS = "EXPRESS"
+REDRIVABLE_PERIOD = timedelta(days=14)
+_TYPE_NOT_SUPPORTED = "This operation is not supported by this type of state machine"
+# Billing of EXPRESS executions: duration in 100 ms steps, memory in 64 MB steps (AWS's units).
+_BILLED_MILLISECONDS_STEP = 100
+_BILLED_MEGABYTES_STEP = 64
+
+# Where an execution's input or output appears in history event details (dropped when
+# GetExecutionHistory is asked for includeExecutionData=False).
+_EXECUTION_DATA_KEYS = ("input", "output")
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """What a StartExecution ARN resolves to: the machine, the configuration that runs, and how."""
+
+    record: StateMachineRecord
+    revision: Revision
+    version_arn: str | None
+    alias_arn: str | None
+
+
+def _details(execution: Execution, included_data: str | None) -> dict[str, Any]:
+    """Input and output members of DescribeExecution and StartSyncExecution."""
+    included = included_data != "METADATA_ONLY"
+    details: dict[str, Any] = {"inputDetails": {"included": included}}
+    if included:
+        details["input"] = execution.input
+    if execution.status == SUCCEEDED:
+        details["outputDetails"] = {"included": included}
+        if included and execution.output is not None:
+            details["output"] = execution.output
+    return details
+
+
+def _outcome(execution: Execution) -> dict[str, Any]:
+    """stopDate, error and cause, when the execution has them."""
+    outcome: dict[str, Any] = {}
+    for key, value in (("stopDate", execution.stop_date), ("error", execution.error), ("cause", execution.cause)):
+        if value is not None:
+            outcome[key] = value
+    return outcome
+
+
+def _references(execution: Execution) -> dict[str, Any]:
+    """The version and alias an execution ran through, when it did."""
+    references: dict[str, Any] = {}
+    if execution.state_machine_version_arn is not None:
+        references["stateMachineVersionArn"] = execution.state_machine_version_arn
+    if execution.state_machine_alias_arn is not None:
+        references["stateMachineAliasArn"] = execution.state_machine_alias_arn
+    return references
+
+
+def _redrive_status(execution: Execution, machine_status: str | None, now: datetime) -> tuple[str, str | None]:
+    """DescribeExecution's redriveStatus and redriveStatusReason, in AWS's words."""
+    if machine_status == DELETING:
+        return "NOT_REDRIVABLE", "State machine is in DELETING status"
+    if execution.status in (RUNNING, SUCCEEDED) or execution.stop_date is None:
+        return "NOT_REDRIVABLE", f"Execution is {execution.status} and cannot be redriven"
+    if now - execution.stop_date > REDRIVABLE_PERIOD:
+        return "NOT_REDRIVABLE", "Execution redrivable period exceeded"
+    return "REDRIVABLE", None
+
+
+def _billing(execution: Execution) -> dict[str, int]:
+    """billingDetails of a synchronous EXPRESS execution, from its duration and data size."""
+    stop = execution.stop_date or execution.start_date
+    milliseconds = (stop - execution.start_date) / timedelta(milliseconds=1)
+    steps = max(1, math.ceil(milliseconds / _BILLED_MILLISECONDS_STEP))
+    data_megabytes = (len(execution.input.encode()) + len((execution.output or "").encode())) / 2**20
+    memory_steps = max(1, math.ceil(data_megabytes / _BILLED_MEGABYTES_STEP))
+    return {
+        "billedMemoryUsedInMB": memory_steps * _BILLED_MEGABYTES_STEP,
+        "billedDurationInMilliseconds": steps * _BILLED_MILLISECONDS_STEP,
+    }
+
+
+def _without_execution_data(event: dict[str, Any]) -> dict[str, Any]:
+    stripped = dict(event)
+    for key, value in event.items():
+        if key.endswith("EventDetails") and isinstance(value, dict):
+            stripped[key] = {k: v for k, v in value.items() if k not in _EXECUTION_DATA_KEYS}
+    return stripped
+
+
+class ExecutionOperations(ServiceBase):
+    # ------------------------------------------------------------------ look-ups
+
+    def _route(self, alias: Alias) -> str:
+        """The version ARN an alias sends this execution to, chosen by weight."""
+        point = self._random.randrange(100)
+        for route in alias.routing:
+            point -= route["weight"]
+            if point < 0:
+                return route["stateMachineVersionArn"]
+        return alias.routing[-1]["stateMachineVersionArn"]
+
+    def _target(self, store: Store, ref: arns.MachineRef) -> _Target:
+        record = self._machine(store, ref)
+        self._refuse_deleting(record)
+        if ref.alias is not None:
+            alias = record.aliases.get(ref.alias)
+            if alias is None:
+                raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
+            version_arn = self._route(alias)
+            version = record.versions[int(version_arn.rsplit(":", 1)[1])]
+            return _Target(record, version.revision, version.arn, alias.arn)
+        if ref.version is not None:
+            _, version = self._version(store, ref)
+            return _Target(record, version.revision, version.arn, None)
+        return _Target(record, record.current, None, None)
+
+    @staticmethod
+    def _entry(store: Store, execution_arn: str) -> ExecutionEntry:
+        arns.execution(execution_arn)
+        entry = store.executions.get(execution_arn)
+        if entry is None:
+            raise ExecutionDoesNotExist(f"Execution Does Not Exist: '{execution_arn}'")
+        return entry
+
+    def _new_execution(
+        self, store: Store, target: _Target, ref: arns.MachineRef, name: str | None, input: str | None,
+        trace_header: str | None,
+    ) -> Execution:
+        record = target.record
+        execution_name = check_name(name) if name is not None else str(uuid.uuid4())
+        input_text = "{}" if input is None else input
+        check_json_input(input_text)
+        if record.type == EXPRESS:
+            arn = arns.build(store.region, store.account, arns.EXPRESS, record.name, execution_name, str(uuid.uuid4()))
+        else:
+            arn = arns.build(store.region, store.account, arns.EXECUTION, record.name, execution_name)
+        return Execution(
+            arn=arn,
+            name=execution_name,
+            state_machine_arn=record.arn,
+            state_machine_name=record.name,
+            machine=target.revision.machine,
+            definition=target.revision.definition,
+            input=input_text,
+            start_date=self._now(),
+            account=store.account,
+            region=store.region,
+            role_arn=target.revision.role_arn,
+            type=record.type,
+            state_machine_version_arn=target.version_arn,
+            state_machine_alias_arn=target.alias_arn,
+            trace_header=trace_header,
+            test_case=ref.test_case,
+        )
+
+    # ------------------------------------------------------------------ operations
+
+    @unlocked_operation
+    def start_execution(
+        self,
+        store: Store,
+        *,
+        stateMachineArn: str,
+        name: str | None = None,
+        input: str | None = None,
+        traceHeader: str | None = None,
+    ) -> dict[str, Any]:
+        with self._locked(store):
+            ref = arns.state_machine(stateMachineArn, allow_test_case=True)
+            target = self._target(store, ref)
+            execution = self._new_execution(store, target, ref, name, input, traceHeader)
+            if target.record.type == STANDARD:
+                existing = store.executions.get(execution.arn)
+                if existing is not None:
+                    if existing.execution.is_running and existing.execution.input == execution.input:
+                        return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
+                    raise ExecutionAlreadyExists(f"Execution Already Exists: '{execution.arn}'")
+                store.executions[execution.arn] = ExecutionEntry(execution, target.revision, store.next_sequence())
+        self.engine.start(execution)
+        return {"executionArn": execution.arn, "startDate": execution.start_date}
+
+    @unlocked_operation
+    def start_sync_execution(
+        self,
+        store: Store,
+        *,
+        stateMachineArn: str,
+        name: str | None = None,
+        input: str | None = None,
+        traceHeader: str | None = None,
+        includedData: str | None = None,
+    ) -> dict[str, Any]:
+        with self._locked(store):
+            ref = arns.state_machine(stateMachineArn, allow_test_case=True)
+            target = self._target(store, ref)
+            if target.record.type != EXPRESS:
+                raise StateMachineTypeNotSupported(_TYPE_NOT_SUPPORTED)
+            execution = self._new_execution(store, target, ref, name, input, traceHeader)
+        self.engine.start(execution)
+        self.engine.wait(execution, None)
+        answer: dict[str, Any] = {
+            "executionArn": execution.arn,
+            "stateMachineArn": execution.state_machine_arn,
+            "name": execution.name,
+            "startDate": execution.start_date,
+            "status": execution.status,
+            **_outcome(execution),
+            **_details(execution, includedData),
+            "billingDetails": _billing(execution),
+        }
+        if execution.trace_header is not None:
+            answer["traceHeader"] = execution.trace_header
+        return answer
+
+    @unlocked_operation
+    def describe_execution(self, store: Store, *, executionArn: str, includedData: str | None = None) -> dict[str, Any]:
+        with self._locked(store):
+            execution = self._entry(store, executionArn).execution
+            machine = store.state_machines.get(execution.state_machine_arn)
+            status, reason = _redrive_status(execution, machine.status if machine else None, self._now())
+        described: dict[str, Any] = {
+            "executionArn": execution.arn,
+            "stateMachineArn": execution.state_machine_arn,
+            "name": execution.name,
+            "status": execution.status,
+            "startDate": execution.start_date,
+            **_outcome(execution),
+            **_details(execution, includedData),
+            **_references(execution),
+            "redriveCount": execution.redrive_count,
+            "redriveStatus": status,
+        }
+        if reason is not None:
+            described["redriveStatusReason"] = reason
+        if execution.redrive_date is not None:
+            described["redriveDate"] = execution.redrive_date
+        if execution.trace_header is not None:
+            described["traceHeader"] = execution.trace_header
+        return described
+
+    @unlocked_operation
+    def list_executions(
+        self,
+        store: Store,
+        *,
+        stateMachineArn: str | None = None,
+        statusFilter: str | None = None,
+        maxResults: int | None = None,
+        nextToken: str | None = None,
+        mapRunArn: str | None = None,
+        redriveFilter: str | None = None,
+    ) -> dict[str, Any]:
+        if stateMachineArn is None and mapRunArn is None:
+            raise ValidationException("1 validation error detected: Must provide a StateMachine ARN or MapRun ARN")
+        with self._locked(store):
+            if stateMachineArn is None:
+                arns.map_run(mapRunArn or "")
+                # Map runs are created by Distributed Map states; none exists in this store.
+                raise ResourceNotFound(f"Resource not found: '{mapRunArn}'")
+            ref = arns.state_machine(stateMachineArn)
+            record = self._machine(store, ref)
+            if record.type != STANDARD:
+                raise StateMachineTypeNotSupported(_TYPE_NOT_SUPPORTED)
+            if ref.version is not None:
+                self._version(store, ref)
+            if ref.alias is not None and ref.alias not in record.aliases:
+                raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
+            entries = [
+                entry for entry in store.executions_of(record.arn)
+                if (ref.version is None or entry.execution.state_machine_version_arn == ref.arn)
+                and (ref.alias is None or entry.execution.state_machine_alias_arn == ref.arn)
+                and (statusFilter is None or entry.execution.status == statusFilter)
+                and (redriveFilter is None or (entry.execution.redrive_count > 0) == (redriveFilter == "REDRIVEN"))
+            ]
+            newest_first = sorted(entries, key=lambda entry: -entry.sequence)
+            page, token = paginate(
+                newest_first, lambda entry: -entry.sequence,
+                scope=f"executions:{stateMachineArn}:{statusFilter}:{redriveFilter}",
+                max_results=maxResults, next_token=nextToken,
+            )
+        items = []
+        for entry in page:
+            execution = entry.execution
+            item = {
+                "executionArn": execution.arn,
+                "stateMachineArn": execution.state_machine_arn,
+                "name": execution.name,
+                "status": execution.status,
+                "startDate": execution.start_date,
+                **_references(execution),
+                "redriveCount": execution.redrive_count,
+            }
+            if execution.stop_date is not None:
+                item["stopDate"] = execution.stop_date
+            if execution.redrive_date is not None:
+                item["redriveDate"] = execution.redrive_date
+            items.append(item)
+        return {"executions": items, **({"nextToken": token} if token else {})}
+
+    @unlocked_operation
+    def stop_execution(
+        self, store: Store, *, executionArn: str, error: str | None = None, cause: str | None = None
+    ) -> dict[str, Any]:
+        with self._locked(store):
+            execution = self._entry(store, executionArn).execution
+        if execution.is_running:
+            self.engine.stop(execution, error, cause)
+        # A finished execution stays as it ended; its stop date is the one it has.
+        return {"stopDate": execution.stop_date or self._now()}
+
+    @unlocked_operation
+    def get_execution_history(
+        self,
+        store: Store,
+        *,
+        executionArn: str,
+        maxResults: int | None = None,
+        reverseOrder: bool | None = None,
+        nextToken: str | None = None,
+        includeExecutionData: bool | None = None,
+    ) -> dict[str, Any]:
+        with self._locked(store):
+            execution = self._entry(store, executionArn).execution
+        events = sorted(list(execution.history), key=lambda event: event["id"], reverse=bool(reverseOrder))
+        sign = -1 if reverseOrder else 1
+        page, token = paginate(
+            events, lambda event: sign * event["id"],
+            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken,
+        )
+        if includeExecutionData is False:
+            page = [_without_execution_data(event) for event in page]
+        else:
+            page = [dict(event) for event in page]
+        return {"events": page, **({"nextToken": token} if token else {})}
+
+    @unlocked_operation
+    def describe_state_machine_for_execution(
+        self, store: Store, *, executionArn: str, includedData: str | None = None
+    ) -> dict[str, Any]:
+        with self._locked(store):
+            entry = self._entry(store, executionArn)
+        return {
+            "stateMachineArn": entry.execution.state_machine_arn,
+            "updateDate": entry.revision.update_date,
+            **describe_revision(entry.execution.state_machine_name, entry.revision),
+        }
+
+    @unlocked_operation
+    def redrive_execution(self, store: Store, *, executionArn: str, clientToken: str | None = None) -> dict[str, Any]:
+        with self._locked(store):
+            entry = self._entry(store, executionArn)
+            execution = entry.execution
+            if clientToken is not None and clientToken == entry.redrive_client_token and execution.redrive_date:
+                return {"redriveDate": execution.redrive_date}  # a repeated request: the same redrive
+            machine = store.state_machines.get(execution.state_machine_arn)
+            status, reason = _redrive_status(execution, machine.status if machine else None, self._now())
+            if status != "REDRIVABLE":
+                raise ExecutionNotRedrivable(reason or status)
+            entry.redrive_client_token = clientToken
+        self.engine.redrive(execution)
+        return {"redriveDate": execution.redrive_date or self._now()}

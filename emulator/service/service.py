@@ -1,0 +1,58 @@
+"""`StepFunctionsService`: the control plane, one method per operation of botocore's
+`stepfunctions` model, usable in-process (no HTTP) and behind the wire layer via `handle`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import botocore.session
+from botocore import xform_name
+
+from emulator.engine import Engine
+from emulator.service.activities import ActivityOperations
+from emulator.service.aliases import AliasOperations
+from emulator.service.definitions import DefinitionOperations
+from emulator.service.errors import UnknownOperationException
+from emulator.service.executions import ExecutionOperations
+from emulator.service.map_runs import MapRunOperations
+from emulator.service.state_machines import StateMachineOperations
+from emulator.service.tags import TagOperations
+from emulator.service.tasks import TaskOperations
+from emulator.service.versions import VersionOperations
+
+OPERATIONS: frozenset[str] = frozenset(
+    botocore.session.get_session().get_service_model("stepfunctions").operation_names
+)
+
+
+class StepFunctionsService(
+    StateMachineOperations,
+    VersionOperations,
+    AliasOperations,
+    ExecutionOperations,
+    ActivityOperations,
+    TaskOperations,
+    TagOperations,
+    MapRunOperations,
+    DefinitionOperations,
+):
+    """AWS Step Functions' control plane over an `Engine`.
+
+    Each operation is a method named after the botocore operation in snake_case
+    (`create_state_machine`), taking the request members by their botocore names
+    (`roleArn=...`) plus optional `account=` and `region=`; it returns the botocore output shape,
+    timestamps as UTC `datetime`s from the engine's clock, and raises `ApiError`s with AWS's
+    codes and messages. Each (account, region) has its own resources.
+    """
+
+    def __init__(self, engine: Engine, *, default_account: str = "123456789012",
+                 default_region: str = "us-east-1", seed: int = 0) -> None:
+        super().__init__(engine, default_account=default_account, default_region=default_region, seed=seed)
+        engine.activity_exists = self._activity_exists
+
+    def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
+        """Run `operation` (a botocore name such as "CreateStateMachine") with validated `params`."""
+        if operation not in OPERATIONS:
+            raise UnknownOperationException(f"Unknown operation: {operation}")
+        method = getattr(self, xform_name(operation))
+        return method(account=account, region=region, **params)

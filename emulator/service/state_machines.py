@@ -1,0 +1,227 @@
+"""State machines: CreateStateMachine, DescribeStateMachine, UpdateStateMachine, DeleteStateMachine,
+ListStateMachines.
+
+AWS's rules kept here:
+- CreateStateMachine is idempotent: a repeat with the same name, definition, type, logging,
+  tracing and encryption configuration, publish and versionDescription returns the existing
+  machine (its roleArn and tags are then ignored, as AWS documents); any other difference is
+  StateMachineAlreadyExists.
+- revisionId is absent until an UpdateStateMachine changes something; an update that changes
+  nothing keeps the revision.
+- DeleteStateMachine is idempotent; while executions run the machine is DELETING, and it goes
+  when they have ended.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from typing import Any
+
+from emulator.service import arns
+from emulator.service.base import ServiceBase, operation
+from emulator.service.definitions import parse_or_raise
+from emulator.service.errors import (
+    InvalidLoggingConfiguration,
+    MissingRequiredParameter,
+    StateMachineAlreadyExists,
+    StateMachineDoesNotExist,
+    ValidationException,
+)
+from emulator.service.names import check_name
+from emulator.service.pagination import paginate
+from emulator.service.store import ACTIVE, DELETING, Revision, StateMachineRecord, Store
+from emulator.service.tags import tag_dict
+from emulator.service.versions import publish as publish_version
+
+STANDARD = "STANDARD"
+
+
+def logging_configuration(given: dict[str, Any] | None) -> dict[str, Any]:
+    """The logging configuration with AWS's defaults filled in; AWS's refusal when a level other
+    than OFF has no destination, or when there is more than one destination."""
+    given = given or {}
+    level = given.get("level") or "OFF"
+    destinations = given.get("destinations")
+    if (destinations is not None and len(destinations) > 1) or (level != "OFF" and not destinations):
+        raise InvalidLoggingConfiguration("Invalid Logging Configuration: Must specify exactly one Log Destination.")
+    configuration: dict[str, Any] = {"level": level, "includeExecutionData": bool(given.get("includeExecutionData"))}
+    if destinations:
+        configuration["destinations"] = destinations
+    return configuration
+
+
+def tracing_configuration(given: dict[str, Any] | None) -> dict[str, Any]:
+    return {"enabled": bool((given or {}).get("enabled"))}
+
+
+def _check_version_description(publish_flag: bool | None, version_description: str | None) -> None:
+    if version_description is not None and not publish_flag:
+        raise ValidationException("Version description can only be set when publish is true")
+
+
+def describe_revision(name: str, revision: Revision) -> dict[str, Any]:
+    """The members DescribeStateMachine and DescribeStateMachineForExecution share."""
+    described: dict[str, Any] = {
+        "name": name,
+        "definition": revision.definition,
+        "roleArn": revision.role_arn,
+        "loggingConfiguration": revision.logging_configuration,
+        "tracingConfiguration": revision.tracing_configuration,
+    }
+    if revision.revision_id is not None:
+        described["revisionId"] = revision.revision_id
+    if revision.encryption_configuration is not None:
+        described["encryptionConfiguration"] = revision.encryption_configuration
+    return described
+
+
+class StateMachineOperations(ServiceBase):
+    @operation
+    def create_state_machine(
+        self,
+        store: Store,
+        *,
+        name: str,
+        definition: str,
+        roleArn: str,
+        type: str | None = None,
+        loggingConfiguration: dict[str, Any] | None = None,
+        tags: list[dict[str, str]] | None = None,
+        tracingConfiguration: dict[str, Any] | None = None,
+        publish: bool | None = None,
+        versionDescription: str | None = None,
+        encryptionConfiguration: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        _check_version_description(publish, versionDescription)
+        check_name(name)
+        arns.role(roleArn)
+        machine_type = type or STANDARD
+        logging = logging_configuration(loggingConfiguration)
+        tracing = tracing_configuration(tracingConfiguration)
+        tag_values = tag_dict(tags or [])
+        arn = arns.build(store.region, store.account, arns.STATE_MACHINE, name)
+        publishing = {"publish": bool(publish), "versionDescription": versionDescription}
+        existing = store.state_machines.get(arn)
+        if existing is not None:
+            self._refuse_deleting(existing)
+            current = existing.current
+            same = (
+                (current.definition, existing.type, current.logging_configuration, current.tracing_configuration,
+                 current.encryption_configuration, existing.created_with)
+                == (definition, machine_type, logging, tracing, encryptionConfiguration, publishing)
+            )
+            if not same:
+                raise StateMachineAlreadyExists(f"State Machine Already Exists: '{arn}'")
+            answer: dict[str, Any] = {"stateMachineArn": arn, "creationDate": existing.creation_date}
+            first_version = existing.versions.get(1)
+            if publish and first_version is not None:
+                answer["stateMachineVersionArn"] = first_version.arn
+            return answer
+
+        machine = parse_or_raise(definition, machine_type)
+        now = self._now()
+        revision = Revision(definition, machine, roleArn, logging, tracing, encryptionConfiguration, None, now, 0)
+        record = StateMachineRecord(arn, name, machine_type, now, revision, publishing, tags=tag_values)
+        store.state_machines[arn] = record
+        answer = {"stateMachineArn": arn, "creationDate": now}
+        if publish:
+            answer["stateMachineVersionArn"] = publish_version(record, versionDescription, now).arn
+        return answer
+
+    @operation
+    def describe_state_machine(
+        self, store: Store, *, stateMachineArn: str, includedData: str | None = None
+    ) -> dict[str, Any]:
+        ref = arns.state_machine(stateMachineArn)
+        if ref.alias is not None:  # aliases have DescribeStateMachineAlias
+            raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
+        if ref.version is not None:
+            record, version = self._version(store, ref)
+            revision, creation_date, description = version.revision, version.creation_date, version.description
+        else:
+            record = self._machine(store, ref)
+            revision, creation_date, description = record.current, record.creation_date, None
+        described = {
+            "stateMachineArn": ref.arn,
+            "status": record.status,
+            "type": record.type,
+            "creationDate": creation_date,
+            **describe_revision(record.name, revision),
+        }
+        if description is not None:
+            described["description"] = description
+        return described
+
+    @operation
+    def update_state_machine(
+        self,
+        store: Store,
+        *,
+        stateMachineArn: str,
+        definition: str | None = None,
+        roleArn: str | None = None,
+        loggingConfiguration: dict[str, Any] | None = None,
+        tracingConfiguration: dict[str, Any] | None = None,
+        publish: bool | None = None,
+        versionDescription: str | None = None,
+        encryptionConfiguration: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        record = self._unqualified_machine(store, arns.state_machine(stateMachineArn))
+        self._refuse_deleting(record)
+        if definition is None and roleArn is None and loggingConfiguration is None and tracingConfiguration is None:
+            raise MissingRequiredParameter(
+                "Either the definition, the role ARN, the LoggingConfiguration, or the TracingConfiguration must be specified"
+            )
+        _check_version_description(publish, versionDescription)
+        current = record.current
+        changes: dict[str, Any] = {}
+        if roleArn is not None:
+            changes["role_arn"] = arns.role(roleArn)
+        if loggingConfiguration is not None:
+            changes["logging_configuration"] = logging_configuration(loggingConfiguration)
+        if tracingConfiguration is not None:
+            changes["tracing_configuration"] = tracing_configuration(tracingConfiguration)
+        if encryptionConfiguration is not None:
+            changes["encryption_configuration"] = encryptionConfiguration
+        if definition is not None:
+            changes["machine"] = parse_or_raise(definition, record.type)
+            changes["definition"] = definition
+        now = self._now()
+        if any(getattr(current, field) != value for field, value in changes.items() if field != "machine"):
+            record.current = replace(
+                current, **changes, revision_id=str(uuid.uuid4()), update_date=now, number=current.number + 1
+            )
+        answer: dict[str, Any] = {"updateDate": now}
+        if record.current.revision_id is not None:
+            answer["revisionId"] = record.current.revision_id
+        if publish:
+            answer["stateMachineVersionArn"] = publish_version(record, versionDescription, now).arn
+        return answer
+
+    @operation
+    def delete_state_machine(self, store: Store, *, stateMachineArn: str) -> dict[str, Any]:
+        ref = arns.state_machine(stateMachineArn)
+        if ref.qualified:
+            raise ValidationException(
+                f"Qualified state machine ARNs (versions, aliases) cannot be deleted with DeleteStateMachine: "
+                f"'{stateMachineArn}'"
+            )
+        record = store.state_machines.get(ref.base_arn)
+        if record is not None:
+            record.status = DELETING
+            store.finish_deletions()
+        return {}
+
+    @operation
+    def list_state_machines(
+        self, store: Store, *, maxResults: int | None = None, nextToken: str | None = None
+    ) -> dict[str, Any]:
+        active = sorted((r for r in store.state_machines.values() if r.status == ACTIVE), key=lambda r: r.name)
+        page, token = paginate(
+            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken
+        )
+        items = [
+            {"stateMachineArn": r.arn, "name": r.name, "type": r.type, "creationDate": r.creation_date} for r in page
+        ]
+        return {"stateMachines": items, **({"nextToken": token} if token else {})}

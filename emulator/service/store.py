@@ -1,0 +1,117 @@
+"""The resources of one (account, region): state machines with their versions and aliases,
+activities, and STANDARD executions. Plain records; the operation modules own the rules."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from emulator.asl.model import StateMachine
+from emulator.engine.execution import Execution
+
+ACTIVE = "ACTIVE"
+DELETING = "DELETING"
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One configuration of a state machine: what an execution or a version runs."""
+
+    definition: str  # exactly as the client sent it
+    machine: StateMachine  # the parsed definition
+    role_arn: str
+    logging_configuration: dict[str, Any]
+    tracing_configuration: dict[str, Any]
+    encryption_configuration: dict[str, Any] | None
+    revision_id: str | None  # None until the first UpdateStateMachine that changes something
+    update_date: datetime  # when this configuration was created (CreateStateMachine or UpdateStateMachine)
+    number: int  # 0 for the configuration of CreateStateMachine, +1 per changing update
+
+
+@dataclass(slots=True)
+class Version:
+    """A published, immutable version of a state machine (`...:stateMachine:NAME:N`)."""
+
+    arn: str
+    number: int
+    revision: Revision
+    description: str | None
+    creation_date: datetime
+
+
+@dataclass(slots=True)
+class Alias:
+    """A named pointer to one or two versions (`...:stateMachine:NAME:ALIAS`)."""
+
+    arn: str
+    name: str
+    description: str | None
+    routing: list[dict[str, Any]]  # [{"stateMachineVersionArn": ..., "weight": ...}]
+    creation_date: datetime
+    sequence: int
+    update_date: datetime | None = None
+
+
+@dataclass(slots=True)
+class StateMachineRecord:
+    arn: str
+    name: str
+    type: str  # STANDARD | EXPRESS
+    creation_date: datetime
+    current: Revision
+    created_with: dict[str, Any]  # CreateStateMachine's publish and versionDescription (idempotency checks them)
+    tags: dict[str, str] = field(default_factory=dict)
+    status: str = ACTIVE
+    versions: dict[int, Version] = field(default_factory=dict)
+    next_version: int = 1
+    aliases: dict[str, Alias] = field(default_factory=dict)
+
+    def version_for(self, revision: Revision) -> Version | None:
+        """The published version of `revision`, if one still exists."""
+        return next((v for v in self.versions.values() if v.revision.number == revision.number), None)
+
+
+@dataclass(slots=True)
+class ActivityRecord:
+    arn: str
+    name: str
+    creation_date: datetime
+    encryption_configuration: dict[str, Any] | None
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ExecutionEntry:
+    """A STANDARD execution and the state machine configuration it runs."""
+
+    execution: Execution
+    revision: Revision
+    sequence: int  # start order, for newest-first listings
+    redrive_client_token: str | None = None
+
+
+@dataclass
+class Store:
+    account: str
+    region: str
+    state_machines: dict[str, StateMachineRecord] = field(default_factory=dict)  # by unqualified ARN
+    activities: dict[str, ActivityRecord] = field(default_factory=dict)
+    executions: dict[str, ExecutionEntry] = field(default_factory=dict)
+    _sequence: itertools.count = field(default_factory=itertools.count, repr=False)
+
+    def next_sequence(self) -> int:
+        return next(self._sequence)
+
+    def executions_of(self, machine_arn: str) -> list[ExecutionEntry]:
+        return [e for e in self.executions.values() if e.execution.state_machine_arn == machine_arn]
+
+    def finish_deletions(self) -> None:
+        """Remove DELETING state machines whose executions have all ended (with their executions)."""
+        for record in [r for r in self.state_machines.values() if r.status == DELETING]:
+            entries = self.executions_of(record.arn)
+            if not any(entry.execution.is_running for entry in entries):
+                del self.state_machines[record.arn]
+                for entry in entries:
+                    del self.executions[entry.execution.arn]

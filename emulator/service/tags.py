@@ -1,0 +1,56 @@
+"""Tags on state machines and activities: TagResource, UntagResource, ListTagsForResource.
+
+Versions, aliases and executions carry no tags: AWS answers ResourceNotFound for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.service import arns
+from emulator.service.base import ServiceBase, operation
+from emulator.service.errors import ResourceNotFound, TooManyTags
+from emulator.service.store import ActivityRecord, StateMachineRecord, Store
+
+MAX_TAGS = 50  # per resource (AWS quota)
+_TOO_MANY_TAGS = (
+    "You've exceeded the number of tags allowed for a resource. "
+    "See the Limits Topic in the AWS Step Functions Developer Guide."
+)
+
+
+def tag_dict(tags: list[dict[str, str]], existing: dict[str, str] | None = None) -> dict[str, str]:
+    """`existing` with `tags` added (a repeated key takes the later value); TooManyTags past 50."""
+    merged = dict(existing or {})
+    merged.update((tag["key"], tag["value"]) for tag in tags)
+    if len(merged) > MAX_TAGS:
+        raise TooManyTags(_TOO_MANY_TAGS)
+    return merged
+
+
+class TagOperations(ServiceBase):
+    @staticmethod
+    def _tagged(store: Store, resource_arn: str) -> StateMachineRecord | ActivityRecord:
+        arn = arns.taggable(resource_arn)
+        resources = store.state_machines if arn.resource_type == arns.STATE_MACHINE else store.activities
+        resource = resources.get(resource_arn)
+        if resource is None:
+            raise ResourceNotFound(f"Resource not found: '{resource_arn}'")
+        return resource
+
+    @operation
+    def tag_resource(self, store: Store, *, resourceArn: str, tags: list[dict[str, str]]) -> dict[str, Any]:
+        resource = self._tagged(store, resourceArn)
+        resource.tags = tag_dict(tags, resource.tags)
+        return {}
+
+    @operation
+    def untag_resource(self, store: Store, *, resourceArn: str, tagKeys: list[str]) -> dict[str, Any]:
+        resource = self._tagged(store, resourceArn)
+        resource.tags = {key: value for key, value in resource.tags.items() if key not in set(tagKeys)}
+        return {}
+
+    @operation
+    def list_tags_for_resource(self, store: Store, *, resourceArn: str) -> dict[str, Any]:
+        resource = self._tagged(store, resourceArn)
+        return {"tags": [{"key": key, "value": value} for key, value in resource.tags.items()]}

@@ -1,0 +1,52 @@
+"""Task tokens: SendTaskSuccess, SendTaskFailure, SendTaskHeartbeat, answered by the engine.
+
+The engine's errors become AWS's: a malformed token is InvalidToken, a token of a task that is
+unknown or already closed is TaskDoesNotExist, a token of a task that timed out is TaskTimedOut.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, TypeVar
+
+from emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
+from emulator.service.base import ServiceBase, unlocked_operation
+from emulator.service.errors import InvalidOutput, InvalidToken, TaskDoesNotExist, TaskTimedOut
+from emulator.service.json_input import json_problem
+from emulator.service.store import Store
+
+T = TypeVar("T")
+
+
+def _answered(call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except InvalidTaskToken:
+        raise InvalidToken("Invalid Token: 'Invalid token'") from None
+    except TaskTimedOutError:
+        raise TaskTimedOut("Task Timed Out: 'Provided task does not exist anymore'") from None
+    except TaskNotFound:
+        raise TaskDoesNotExist("Task Does Not Exist: 'Provided task does not exist anymore'") from None
+
+
+class TaskOperations(ServiceBase):
+    @unlocked_operation
+    def send_task_success(self, store: Store, *, taskToken: str, output: str) -> dict[str, Any]:
+        problem = json_problem(output)
+        if problem is not None:
+            raise InvalidOutput(f"Invalid Output: '{problem}'")
+        value = json.loads(output)
+        _answered(lambda: self.engine.send_task_success(taskToken, value))
+        return {}
+
+    @unlocked_operation
+    def send_task_failure(
+        self, store: Store, *, taskToken: str, error: str | None = None, cause: str | None = None
+    ) -> dict[str, Any]:
+        _answered(lambda: self.engine.send_task_failure(taskToken, error, cause))
+        return {}
+
+    @unlocked_operation
+    def send_task_heartbeat(self, store: Store, *, taskToken: str) -> dict[str, Any]:
+        _answered(lambda: self.engine.send_task_heartbeat(taskToken))
+        return {}
