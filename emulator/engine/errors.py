@@ -11,3 +11,7 @@ class TaskNotFound(Exception):
 
 class TaskTimedOutError(Exception):
     """The task behind the token timed out before the answer arrived."""
+
+
+class NotRedrivable(Exception):
+    """The engine holds no state of this execution to run again from."""

@@ -29,7 +29,7 @@ from emulator.asl import errors as names
 from emulator.asl.errors import StatesError
 from emulator.clock import Clock, wall_monotonic
 from emulator.engine.effects import Aborted, AwaitCompletion, AwaitToken, Effect, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
-from emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
+from emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotFound, TaskTimedOutError
 from emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
 from emulator.engine.frame import Frame, Run, to_json_text
 from emulator.engine.interpreter import run_execution, run_machine
@@ -660,7 +660,7 @@ class Engine:
         previous = self._runs.get(execution.arn)
         point = previous.restart_point if previous else None
         if point is None:
-            raise ValueError("the execution has no state to redrive from")
+            raise NotRedrivable(f"Execution {execution.arn} has no state to redrive from")
         execution.redrive_count += 1
         execution.redrive_date = self.clock.now()
         execution.status, execution.stop_date = RUNNING, None

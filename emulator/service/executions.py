@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from emulator.engine.errors import NotRedrivable
 from emulator.engine.execution import RUNNING, SUCCEEDED, Execution
 from emulator.service import arns
 from emulator.service.base import ServiceBase, unlocked_operation
@@ -395,5 +396,8 @@ class ExecutionOperations(ServiceBase):
             if status != "REDRIVABLE":
                 raise ExecutionNotRedrivable(reason or status)
             entry.redrive_client_token = clientToken
-        self.engine.redrive(execution)
+        try:
+            self.engine.redrive(execution)
+        except NotRedrivable as refusal:
+            raise ExecutionNotRedrivable(str(refusal)) from None
         return {"redriveDate": execution.redrive_date or self._now()}

@@ -1,0 +1,95 @@
+"""The `sfn-emulator` command. `serve` runs the HTTP endpoint until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from types import FrameType
+from typing import Sequence
+
+import emulator
+from emulator.config import Settings, SettingsError, add_arguments
+
+SNIPPET = """\
+import boto3
+from botocore.config import Config
+
+sfn = boto3.client(
+    "stepfunctions",
+    endpoint_url="{endpoint}",
+    region_name="{region}",
+    aws_access_key_id="test",
+    aws_secret_access_key="test",
+    # Without this botocore sends StartSyncExecution and TestState to "sync-<host>".
+    config=Config(inject_host_prefix=False),
+)"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sfn-emulator",
+        description="A fast, faithful local emulator of AWS Step Functions.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {emulator.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="serve the Step Functions API over HTTP",
+        description="Serve the AWS Step Functions API (JSON 1.0 protocol) over HTTP. "
+        "Every option can also be set by the environment variable shown; a flag wins over its variable.",
+    )
+    add_arguments(serve)
+    serve.set_defaults(handler=serve_command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    if arguments.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        settings = Settings.from_sources(vars(arguments), os.environ)
+    except SettingsError as error:
+        parser.error(str(error))
+    try:
+        return int(arguments.handler(settings))
+    except KeyboardInterrupt:  # interrupted while starting or stopping
+        return 130
+
+
+def serve_command(settings: Settings) -> int:
+    # Imported here so that `--help` and bad settings answer without loading the engine.
+    from emulator.runtime import Emulator
+    from emulator.wire import HttpServer
+
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    with Emulator(settings) as instance:
+        try:
+            server = HttpServer(instance.app, settings.host, settings.port)
+        except OSError as error:
+            print(f"sfn-emulator: cannot listen on {settings.host}:{settings.port}: {error}", file=sys.stderr)
+            return 1
+        print(
+            f"sfn-emulator {emulator.__version__} serving AWS Step Functions on {server.endpoint_url} "
+            f"(account {settings.account}, region {settings.region}, clock {settings.clock})\n\n"
+            f"{SNIPPET.format(endpoint=server.endpoint_url, region=settings.region)}\n\n"
+            "Stop with Ctrl-C.",
+            flush=True,
+        )
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            server.serve()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    print("sfn-emulator stopped.", flush=True)
+    return 0
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM ends serving the way Ctrl-C does."""
+    raise KeyboardInterrupt

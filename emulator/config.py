@@ -1,0 +1,158 @@
+"""The emulator's settings, from command-line options and environment variables.
+
+Each setting has one `Option` row naming its field, flag and environment variable, so the CLI, its
+`--help` and the environment reader cannot drift apart. Precedence: flag, then environment
+variable, then default. Where AWS Step Functions Local has a variable for the same thing, its name
+is used (`AWS_ACCOUNT_ID`, `AWS_DEFAULT_REGION`, `WAIT_TIME_SCALE`, `SFN_MOCK_CONFIG`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass, fields
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from emulator.clock import MODES, parse_time
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class SettingsError(ValueError):
+    """A setting has a value the emulator cannot use; the message names the flag and variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8083
+    account: str = "123456789012"
+    region: str = "us-east-1"
+    clock: str = "auto"
+    clock_start: datetime | None = None
+    wait_time_scale: float = 1.0
+    functions: Path | None = None
+    mock_config: Path | None = None
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_sources(cls, arguments: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:
+        """Settings from parsed flags (None when not given) over environment variables over defaults."""
+        values: dict[str, Any] = {}
+        for option in OPTIONS:
+            given = arguments.get(option.field)
+            source = option.flag
+            if given is None and environ.get(option.env):
+                given, source = environ[option.env], option.env
+            if given is not None:
+                values[option.field] = option.convert(given, source)
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Option:
+    field: str
+    flag: str
+    env: str
+    convert_text: Callable[[str], Any]
+    help: str
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+
+    def convert(self, value: Any, source: str) -> Any:
+        """The typed value; a bad one raises SettingsError naming where it came from."""
+        if not isinstance(value, str):
+            return value
+        try:
+            return self.convert_text(value)
+        except ValueError as error:
+            raise SettingsError(f"{source}: {error}") from None
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port must be between 0 and 65535, not {port}")
+    return port
+
+
+def _account(text: str) -> str:
+    if not re.fullmatch(r"\d{12}", text):
+        raise ValueError(f"an AWS account id is 12 digits, not {text!r}")
+    return text
+
+
+def _region(text: str) -> str:
+    if not re.fullmatch(r"[a-z0-9-]+", text):  # it becomes part of ARNs
+        raise ValueError(f"{text!r} is not a region name such as us-east-1")
+    return text
+
+
+def _one_of(allowed: tuple[str, ...], *, upper: bool = False) -> Callable[[str], str]:
+    def convert(text: str) -> str:
+        value = text.upper() if upper else text.lower()
+        if value not in allowed:
+            raise ValueError(f"must be one of {', '.join(allowed)}, not {text!r}")
+        return value
+
+    return convert
+
+
+def _scale(text: str) -> float:
+    scale = float(text)
+    if not scale >= 0:  # also rejects NaN
+        raise ValueError(f"the wait time scale must be a number >= 0, not {text!r}")
+    return scale
+
+
+def _path(text: str) -> Path:
+    return Path(text).expanduser()
+
+
+def _instant(text: str) -> datetime:
+    try:
+        return parse_time(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO-8601 time such as 2024-01-01T00:00:00Z") from None
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("host", "--host", "SFN_EMULATOR_HOST", str, "address to listen on"),
+    Option("port", "--port", "SFN_EMULATOR_PORT", _port, "port to listen on (0: any free port)"),
+    Option("account", "--account", "AWS_ACCOUNT_ID", _account,
+           "account id for requests whose access key id is not a 12-digit account id"),
+    Option("region", "--region", "AWS_DEFAULT_REGION", _region,
+           "region for requests that carry no SigV4 credential scope"),
+    Option("clock", "--clock", "SFN_EMULATOR_CLOCK", _one_of(MODES),
+           "auto: skip waits when nothing else can run; manual: time moves only when told; real: wall time",
+           choices=MODES),
+    Option("clock_start", "--clock-start", "SFN_EMULATOR_CLOCK_START", _instant,
+           "the clock's first instant, ISO-8601 (default: now)", metavar="TIME"),
+    Option("wait_time_scale", "--wait-time-scale", "WAIT_TIME_SCALE", _scale,
+           "real clock only: multiply wait durations by this (0.5 halves them)", metavar="FACTOR"),
+    Option("functions", "--functions", "SFN_EMULATOR_FUNCTIONS", _path,
+           "Python file whose functions serve Lambda task states", metavar="FILE"),
+    Option("mock_config", "--mock-config", "SFN_MOCK_CONFIG", _path,
+           "mock configuration file (AWS Step Functions Local's format)", metavar="FILE"),
+    Option("log_level", "--log-level", "SFN_EMULATOR_LOG_LEVEL", _one_of(LOG_LEVELS, upper=True),
+           "logging threshold", choices=LOG_LEVELS),
+)
+
+assert {option.field for option in OPTIONS} == {field.name for field in fields(Settings)}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one flag per setting; each help line names its environment variable and default."""
+    defaults = Settings()
+    for option in OPTIONS:
+        default = getattr(defaults, option.field)
+        shown_default = "" if default is None else f", default {default}"
+        parser.add_argument(
+            option.flag,
+            dest=option.field,
+            default=None,
+            metavar=option.metavar or ("|".join(option.choices) if option.choices else None),
+            help=f"{option.help} [env {option.env}{shown_default}]",
+        )

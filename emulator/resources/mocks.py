@@ -1,0 +1,462 @@
+"""Mocked Task responses from a mock configuration file, in AWS Step Functions Local's format.
+
+The file (JSON, or YAML when it is named ``*.yaml``/``*.yml``)::
+
+    {"StateMachines": {MACHINE: {"TestCases": {CASE: {STATE: RESPONSE_NAME}}}},
+     "MockedResponses": {RESPONSE_NAME: {"0": {"Return": ...}, "1-2": {"Throw": {"Error": ..., "Cause": ...}}}}}
+
+An execution started with ``stateMachineArn#CASE`` runs under that test case: each Task state the
+case lists answers with its mocked response, every other Task runs for real. As in Step Functions
+Local, the keys of a mocked response number the invocations of the state within one execution,
+from 0: every retry and every new entry into the state (a loop, each Map iteration) takes the
+next number. ``Return`` is the task's result as written (for ``lambda:invoke``, the whole Invoke
+response); ``Throw`` fails the task with its Error and Cause.
+
+What fails an execution with ``States.Runtime`` (never retried nor caught, so a broken test
+setup cannot slip into a Catch path), the cause naming the file and the missing piece:
+- an invocation past the last key (Step Functions Local fails the execution there too);
+- a test case, or a state machine, that the file does not define;
+- a file that was edited and no longer loads: every mocked execution fails with the load error
+  (and it is logged) until the file is fixed, rather than running on stale mocks.
+
+Validation is stricter than Step Functions Local where its leniency only hides mistakes (unknown
+fields, overlapping or non-consecutive keys, a response with both Return and Throw), and as
+lenient where it serves a purpose: a mocked response with no keys (``{}``, as generated files
+produce) loads, and fails only if a state actually uses it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from emulator.asl import errors as names
+from emulator.asl.errors import StatesError
+from emulator.resources.base import TaskRequest
+
+log = logging.getLogger(__name__)
+
+JSON = Any
+_INVOCATION_KEY = re.compile(r"^(\d+)(?:-(\d+))?$")
+_PLAIN_SEGMENT = re.compile(r"^[^.\s\[\]\"]+$")
+_TOP_LEVEL_FIELDS = ("StateMachines", "MockedResponses")
+_YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class MockConfigError(ValueError):
+    """A mock configuration that cannot be used; lists every problem found, each with where it is."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        super().__init__(f"mock config {source}: " + "; ".join(problems))
+        self.source = source
+        self.problems = problems
+
+
+# -- the parsed configuration ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    value: JSON
+
+    def answer(self) -> JSON:
+        return copy.deepcopy(self.value)  # each task gets its own copy, the configuration stays intact
+
+
+@dataclass(frozen=True, slots=True)
+class Throw:
+    error: str
+    cause: str | None
+
+    def answer(self) -> JSON:
+        raise StatesError(self.error, self.cause)
+
+
+@dataclass(frozen=True, slots=True)
+class MockedResponse:
+    """One entry of MockedResponses: consecutive invocation ranges, from 0, each with its outcome."""
+
+    name: str
+    range_ends: tuple[int, ...]  # the inclusive last invocation of each range, ascending
+    outcomes: tuple[Return | Throw, ...]
+
+    def at(self, invocation: int) -> Return | Throw | None:
+        index = bisect.bisect_left(self.range_ends, invocation)
+        return self.outcomes[index] if index < len(self.outcomes) else None
+
+    def coverage(self) -> str:
+        """Which invocations the keys cover, said for an error message."""
+        if not self.range_ends:
+            return "it has no keys"
+        last = self.range_ends[-1]
+        return "its keys cover invocation 0" if last == 0 else f"its keys cover invocations 0-{last}"
+
+
+@dataclass(frozen=True, slots=True)
+class MockDocument:
+    """A validated mock configuration: machine -> test case -> state -> mocked response name."""
+
+    source: str
+    state_machines: Mapping[str, Mapping[str, Mapping[str, str]]]
+    responses: Mapping[str, MockedResponse]
+
+
+# -- reading and validating -----------------------------------------------------------------------
+
+class _JsonObject(dict):
+    """A JSON/YAML object that remembers the keys it saw more than once (the last value wins)."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _object_from_pairs(pairs: list[tuple[Any, Any]]) -> _JsonObject:
+    result = _JsonObject()
+    seen_twice: list[str] = []
+    for key, value in pairs:
+        if key in result and key not in seen_twice:
+            seen_twice.append(key)
+        result[key] = value
+    result.duplicates = tuple(seen_twice)
+    return result
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """YAML read as JSON-shaped data: timestamps stay strings, repeated keys are reported."""
+
+
+_YamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _construct_yaml_object(loader: _YamlLoader, node: yaml.MappingNode) -> _JsonObject:
+    loader.flatten_mapping(node)
+    return _object_from_pairs(loader.construct_pairs(node, deep=True))
+
+
+_YamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_yaml_object)
+
+
+def read_mock_config(path: str | Path) -> MockDocument:
+    """Read and validate a mock configuration file; raises `MockConfigError` saying what is wrong."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MockConfigError(source, [f"cannot read the file: {exc}"]) from None
+    if path.suffix.lower() in _YAML_SUFFIXES:
+        try:
+            data = yaml.load(text, Loader=_YamlLoader)  # noqa: S506 - a SafeLoader subclass
+        except yaml.YAMLError as exc:
+            raise MockConfigError(source, [f"not valid YAML: {' '.join(str(exc).split())}"]) from None
+    else:
+        try:
+            data = json.loads(text, object_pairs_hook=_object_from_pairs)
+        except ValueError as exc:
+            raise MockConfigError(source, [f"not valid JSON: {exc}"]) from None
+    return parse_mock_config(data, source)
+
+
+def parse_mock_config(data: Any, source: str) -> MockDocument:
+    """Validate a mock configuration already read as JSON data; raises `MockConfigError` listing every problem."""
+    checker = _Checker()
+    document = checker.document(data, source)
+    if checker.problems:
+        raise MockConfigError(source, checker.problems)
+    return document
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _where(*segments: str) -> str:
+    """A dotted location such as ``StateMachines.Orders.TestCases``; odd names are quoted."""
+    return ".".join(segment if _PLAIN_SEGMENT.match(segment) else f"[{json.dumps(segment)}]" for segment in segments)
+
+
+class _Checker:
+    """Walks the raw data, collecting a problem for everything wrong, and builds the document."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def document(self, data: Any, source: str) -> MockDocument:
+        if not isinstance(data, dict):
+            self.problems.append(f"the top level must be an object with StateMachines and MockedResponses, "
+                                 f"not {_json_type(data)}")
+            return MockDocument(source, {}, {})
+        self._object_keys(data, (), _TOP_LEVEL_FIELDS)
+        responses = self._responses(data.get("MockedResponses", {}))
+        machines = self._state_machines(data.get("StateMachines", {}), responses)
+        return MockDocument(source, machines, responses)
+
+    def _object_keys(self, value: dict, where: tuple[str, ...], allowed: tuple[str, ...] | None) -> list[str]:
+        """Report repeated, non-string and (when `allowed` is given) unknown keys; return the usable keys."""
+        place = _where(*where) if where else "the top level"
+        for key in getattr(value, "duplicates", ()):
+            self.problems.append(f"{place} has the key '{key}' twice")
+        usable = []
+        for key in value:
+            if not isinstance(key, str):
+                self.problems.append(f"{place} has the key {key!r}, which is not a string")
+            elif allowed is not None and key not in allowed:
+                self.problems.append(f"{place} has an unknown field '{key}' (expected {' or '.join(allowed)})")
+            else:
+                usable.append(key)
+        return usable
+
+    # -- StateMachines ------------------------------------------------------------------------
+    def _state_machines(self, value: Any, responses: Mapping[str, MockedResponse]
+                        ) -> dict[str, dict[str, dict[str, str]]]:
+        if not isinstance(value, dict):
+            self.problems.append(f"StateMachines must be an object of state machine name -> "
+                                 f"{{\"TestCases\": ...}}, not {_json_type(value)}")
+            return {}
+        machines: dict[str, dict[str, dict[str, str]]] = {}
+        for machine in self._object_keys(value, ("StateMachines",), None):
+            entry = value[machine]
+            where = ("StateMachines", machine)
+            if not isinstance(entry, dict):
+                self.problems.append(f"{_where(*where)} must be an object with a TestCases field, not {_json_type(entry)}")
+                continue
+            self._object_keys(entry, where, ("TestCases",))
+            machines[machine] = self._test_cases(entry.get("TestCases"), (*where, "TestCases"), responses)
+        return machines
+
+    def _test_cases(self, value: Any, where: tuple[str, ...], responses: Mapping[str, MockedResponse]
+                    ) -> dict[str, dict[str, str]]:
+        if not isinstance(value, dict):
+            found = "is missing" if value is None else f"is {_json_type(value)}"
+            self.problems.append(f"{_where(*where)} must be an object of test case name -> "
+                                 f"{{state name: mocked response name}}, but it {found}")
+            return {}
+        cases: dict[str, dict[str, str]] = {}
+        for case in self._object_keys(value, where, None):
+            states = value[case]
+            case_where = (*where, case)
+            if not isinstance(states, dict):
+                self.problems.append(f"{_where(*case_where)} must be an object of state name -> "
+                                     f"mocked response name, not {_json_type(states)}")
+                continue
+            cases[case] = {}
+            for state in self._object_keys(states, case_where, None):
+                response = states[state]
+                if not isinstance(response, str):
+                    self.problems.append(f"{_where(*case_where, state)} must name a mocked response (a string), "
+                                         f"not {_json_type(response)}")
+                elif response not in responses:
+                    self.problems.append(f"{_where(*case_where, state)} names the response '{response}', "
+                                         "which MockedResponses does not define")
+                else:
+                    cases[case][state] = response
+        return cases
+
+    # -- MockedResponses ----------------------------------------------------------------------
+    def _responses(self, value: Any) -> dict[str, MockedResponse]:
+        if not isinstance(value, dict):
+            self.problems.append(f"MockedResponses must be an object of response name -> "
+                                 f"{{invocation: response}}, not {_json_type(value)}")
+            return {}
+        return {name: self._response(name, value[name]) for name in self._object_keys(value, ("MockedResponses",), None)}
+
+    def _response(self, name: str, value: Any) -> MockedResponse:
+        where = ("MockedResponses", name)
+        if not isinstance(value, dict):
+            self.problems.append(f"{_where(*where)} must be an object of invocation number or range "
+                                 f"(\"0\", \"1-2\") -> {{\"Return\": ...}} or {{\"Throw\": ...}}, not {_json_type(value)}")
+            return MockedResponse(name, (), ())
+        for key in getattr(value, "duplicates", ()):
+            self.problems.append(f"{_where(*where)} has the key '{key}' twice")
+        ranges: list[tuple[int, int, str, Return | Throw]] = []
+        for raw_key, entry in value.items():
+            key = str(raw_key) if isinstance(raw_key, int) and not isinstance(raw_key, bool) else raw_key  # YAML's 0:
+            bounds = self._invocation_range(key, where)
+            outcome = self._outcome(entry, (*where, str(key)))
+            if bounds is not None and outcome is not None:
+                ranges.append((*bounds, key, outcome))
+        ranges.sort(key=lambda item: item[:2])
+        expected_next, furthest_key = 0, ""
+        for start, end, key, _ in ranges:
+            if start < expected_next:
+                self.problems.append(f"{_where(*where)}: the keys '{furthest_key}' and '{key}' both cover invocation {start}")
+            elif start > expected_next:
+                missing = (f"invocation {expected_next}" if start - 1 == expected_next
+                           else f"invocations {expected_next}-{start - 1}")
+                self.problems.append(f"{_where(*where)} has no response for {missing}: "
+                                     "the keys must number invocations 0, 1, 2, ... without gaps")
+            if end + 1 > expected_next:
+                expected_next, furthest_key = end + 1, key
+        return MockedResponse(name, tuple(end for _, end, _, _ in ranges), tuple(outcome for *_, outcome in ranges))
+
+    def _invocation_range(self, key: Any, where: tuple[str, ...]) -> tuple[int, int] | None:
+        match = _INVOCATION_KEY.match(key) if isinstance(key, str) else None
+        if match is None:
+            self.problems.append(f"{_where(*where)} has the key {json.dumps(key) if isinstance(key, str) else repr(key)}, "
+                                 "which is neither an invocation number (\"0\") nor an inclusive range (\"1-2\")")
+            return None
+        start = int(match[1])
+        end = int(match[2]) if match[2] is not None else start
+        if end < start:
+            self.problems.append(f"{_where(*where)} has the range '{key}', whose start is greater than its end")
+            return None
+        return start, end
+
+    def _outcome(self, entry: Any, where: tuple[str, ...]) -> Return | Throw | None:
+        if not isinstance(entry, dict):
+            self.problems.append(f"{_where(*where)} must be an object with Return or Throw, not {_json_type(entry)}")
+            return None
+        fields = self._object_keys(entry, where, ("Return", "Throw"))
+        if "Return" in fields and "Throw" in fields:
+            self.problems.append(f"{_where(*where)} has both Return and Throw; a response either returns or throws")
+            return None
+        if "Return" in fields:
+            return Return(entry["Return"])
+        if "Throw" in fields:
+            return self._throw(entry["Throw"], (*where, "Throw"))
+        if len(fields) == len(entry):
+            self.problems.append(f"{_where(*where)} has neither Return nor Throw")
+        return None
+
+    def _throw(self, value: Any, where: tuple[str, ...]) -> Throw | None:
+        if not isinstance(value, dict):
+            self.problems.append(f"{_where(*where)} must be an object with an Error string and a Cause string, "
+                                 f"not {_json_type(value)}")
+            return None
+        self._object_keys(value, where, ("Error", "Cause"))
+        error, cause = value.get("Error"), value.get("Cause")
+        valid = True
+        if not isinstance(error, str):
+            found = "it is missing" if "Error" not in value else f"not {_json_type(error)}"
+            self.problems.append(f"{_where(*where, 'Error')} must be a string, {found}")
+            valid = False
+        if cause is not None and not isinstance(cause, str):
+            self.problems.append(f"{_where(*where, 'Cause')} must be a string, not {_json_type(cause)}")
+            valid = False
+        return Throw(error, cause) if valid else None
+
+
+# -- the task resource ----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    """What the file held when last looked at: its identity on disk, and the document or the load error."""
+
+    signature: tuple[int, int, int] | None  # (mtime ns, size, inode); None when the file could not be seen
+    document: MockDocument | None
+    error: str | None
+
+
+class MockConfig:
+    """A mock configuration file as a task resource; re-read when the file changes. Thread-safe."""
+
+    def __init__(self, path: str | Path, document: MockDocument, signature: tuple[int, int, int] | None) -> None:
+        self.path = Path(path)
+        self._loaded = _Loaded(signature, document, None)
+        self._invocations: dict[str, dict[str, int]] = {}  # execution ARN -> state name -> invocations so far
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, path: str | Path) -> MockConfig:
+        """Load the file; raises `MockConfigError` when it cannot be used (a bad file must not start a server)."""
+        signature = _signature(Path(path))
+        return cls(path, read_mock_config(path), signature)
+
+    # -- the TaskResource interface -----------------------------------------------------------
+    def matches(self, request: TaskRequest) -> bool:
+        """True when the execution runs under a test case that mocks this state, or that cannot be
+        resolved (then `invoke` explains); False lets the state run for real."""
+        if request.test_case is None:
+            return False
+        loaded = self._current()
+        if loaded.document is None:
+            return True
+        cases = loaded.document.state_machines.get(request.state_machine_name)
+        states = cases.get(request.test_case) if cases is not None else None
+        return states is None or request.state_name in states
+
+    def invoke(self, request: TaskRequest) -> JSON:
+        loaded = self._current()
+        if loaded.document is None:
+            raise StatesError(names.RUNTIME, loaded.error)
+        document = loaded.document
+        machine, case, state = request.state_machine_name, request.test_case or "", request.state_name
+        cases = document.state_machines.get(machine)
+        if cases is None:
+            raise self._runtime_error(f"the execution was started with the test case '{case}', "
+                                      f"but StateMachines does not define the state machine '{machine}'")
+        states = cases.get(case)
+        if states is None:
+            raise self._runtime_error(f"the execution was started with the test case '{case}', "
+                                      f"but {_where('StateMachines', machine, 'TestCases')} does not define it")
+        if state not in states:
+            raise self._runtime_error(f"{_where('StateMachines', machine, 'TestCases', case)} does not mock the "
+                                      f"state '{state}' (the file changed while the task was starting)")
+        response = document.responses[states[state]]
+        invocation = self._next_invocation(request.execution_arn, state)
+        outcome = response.at(invocation)
+        if outcome is None:
+            raise self._runtime_error(f"{_where('MockedResponses', response.name)} defines no response for "
+                                      f"invocation {invocation} of the state '{state}' ({response.coverage()})")
+        return outcome.answer()
+
+    def forget_execution(self, execution_arn: str) -> None:
+        """Drop an execution's invocation counts (call when it has ended)."""
+        with self._lock:
+            self._invocations.pop(execution_arn, None)
+
+    # -- internals ------------------------------------------------------------------------------
+    def _runtime_error(self, problem: str) -> StatesError:
+        return StatesError(names.RUNTIME, f"mock config {self.path}: {problem}")
+
+    def _next_invocation(self, execution_arn: str, state_name: str) -> int:
+        with self._lock:
+            counts = self._invocations.setdefault(execution_arn, {})
+            invocation = counts.get(state_name, 0)
+            counts[state_name] = invocation + 1
+            return invocation
+
+    def _current(self) -> _Loaded:
+        """The configuration as the file now holds it: one stat per call, a re-read only when it changed."""
+        signature = _signature(self.path)
+        with self._lock:
+            if signature is not None and signature == self._loaded.signature:
+                return self._loaded
+            try:
+                self._loaded = _Loaded(signature, read_mock_config(self.path), None)
+                log.info("reloaded the mock config %s", self.path)
+            except MockConfigError as exc:
+                if self._loaded.error != str(exc):
+                    log.error("%s (mocked executions fail until the file is fixed)", exc)
+                self._loaded = _Loaded(signature, None, str(exc))
+            return self._loaded
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size, status.st_ino

@@ -1,0 +1,59 @@
+"""Serving a WSGI app with waitress, a threaded production server, in the foreground or a thread."""
+
+from __future__ import annotations
+
+import threading
+
+import waitress
+from flask import Flask
+from waitress import wasyncore
+
+# Request threads. Generous because some calls hold a thread for long: GetActivityTask polls for up
+# to 60 s and StartSyncExecution waits for its execution.
+REQUEST_THREADS = 32
+
+
+class HttpServer:
+    """waitress bound to (host, port) at construction, so port 0 yields a free port at once."""
+
+    def __init__(self, app: Flask, host: str, port: int, *, threads: int = REQUEST_THREADS) -> None:
+        self._sockets: dict[int, wasyncore.dispatcher] = {}
+        self._server = waitress.create_server(
+            app, map=self._sockets, host=host, port=port, threads=threads, asyncore_use_poll=True
+        )
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._server.effective_port)
+
+    @property
+    def endpoint_url(self) -> str:
+        """The URL a client on this machine uses (a wildcard bind is reached through loopback)."""
+        host = str(self._server.effective_host)
+        if host in ("0.0.0.0", "::"):
+            host = "127.0.0.1"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    def serve(self) -> None:
+        """Serve until `stop()` (from another thread) or a KeyboardInterrupt in this thread."""
+        try:
+            self._server.run()  # returns on KeyboardInterrupt/SystemExit too
+        finally:
+            wasyncore.close_all(self._sockets)
+            self._server.task_dispatcher.shutdown()
+
+    def start(self) -> HttpServer:
+        """Serve in a daemon thread."""
+        self._thread = threading.Thread(target=self.serve, name="sfn-emulator-http", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Close every socket from inside the server's loop, which then ends; wait for a started thread."""
+        self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._sockets))
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
