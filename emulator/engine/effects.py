@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Generator, Sequence
 
+from emulator.asl.model import StateMachine
+from emulator.engine.execution import MapRun
 from emulator.resources.base import TaskRequest
 
 Interpreter = Generator["Effect", Any, Any]
@@ -74,6 +76,20 @@ class Fork:
 
 
 @dataclass(frozen=True, slots=True)
+class RunMapRun:
+    """A Distributed Map's items, each run as a child execution of `processor`. Resumes with the
+    outputs in item order; throws States.ExceedToleratedFailureThreshold when more items fail
+    than tolerated (`None` for both limits: no failure is tolerated)."""
+
+    map_run: MapRun
+    processor: StateMachine
+    inputs: Sequence[Any]
+    execution_type: str
+    tolerated_failure_count: int | None
+    tolerated_failure_percentage: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Reschedule:
     """Let sibling children run before continuing (see `Fork.interleave`). Resumes with None."""
 
@@ -84,4 +100,4 @@ class Aborted(BaseException):
     stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
 
 
-Effect = Sleep | Invoke | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | Reschedule
+Effect = Sleep | Invoke | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | RunMapRun | Reschedule

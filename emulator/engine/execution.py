@@ -52,3 +52,39 @@ class Execution:
     @property
     def is_running(self) -> bool:
         return self.status == RUNNING
+
+
+@dataclass(eq=False)
+class MapRun:
+    """A Distributed Map state's run: its items run as child executions with histories of their own."""
+
+    arn: str
+    execution_arn: str  # the parent execution
+    state_machine_arn: str  # `...:stateMachine:PARENT/LABEL`: what the child executions run
+    start_date: datetime
+    max_concurrency: int
+    tolerated_failure_percentage: float
+    tolerated_failure_count: int
+    status: str = RUNNING  # RUNNING | SUCCEEDED | FAILED | ABORTED
+    stop_date: datetime | None = None
+    total_items: int = 0
+    executions: list[Execution] = field(default_factory=list)
+    redrive_count: int = 0
+
+    def counts(self) -> dict[str, int]:
+        """Item and execution counts as DescribeMapRun reports them (one item per child execution)."""
+        by_status = {status: 0 for status in (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED)}
+        for child in self.executions:
+            by_status[child.status] = by_status.get(child.status, 0) + 1
+        return {
+            "pending": self.total_items - len(self.executions),
+            "running": by_status[RUNNING],
+            "succeeded": by_status[SUCCEEDED],
+            "failed": by_status[FAILED],
+            "timedOut": by_status[TIMED_OUT],
+            "aborted": by_status[ABORTED],
+            "total": self.total_items,
+            "resultsWritten": 0,
+            "failuresNotRedrivable": 0,
+            "pendingRedrive": 0,
+        }

@@ -35,7 +35,20 @@ from emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from emulator.engine.effects import Aborted, AwaitCompletion, AwaitToken, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
+from emulator.asl.paths import compile_path
+from emulator.engine.effects import (
+    Aborted,
+    AwaitCompletion,
+    AwaitToken,
+    Fork,
+    Interpreter,
+    Invoke,
+    Reschedule,
+    RunMapRun,
+    ScheduleActivity,
+    Sleep,
+)
+from emulator.engine.execution import MapRun
 from emulator.engine.frame import Frame, Run, to_json_text
 from emulator.resources.base import SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
@@ -496,6 +509,8 @@ def _branch_runner(branch: StateMachine, value: JSON, frame: Frame) -> Callable[
 
 
 def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
+    if state.processor_mode == "DISTRIBUTED":
+        return (yield from run_distributed_map(state, raw, frame))
     value = _input(state, raw, frame)
     items = _evaluate_path(state.items_path, value, frame) if state.items_path is not None else value
     if not isinstance(items, list):
@@ -514,11 +529,109 @@ def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     return _output(state, output, frame), state.next
 
 
+def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
+    """A Distributed Map: a map run whose items run as child executions (histories of their own)."""
+    value = _input(state, raw, frame)
+    items = _evaluate_path(state.items_path, value, frame) if state.items_path is not None else value
+    if state.item_reader is None and not isinstance(items, list):
+        raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
+    max_concurrency = state.max_concurrency
+    if state.max_concurrency_path is not None:
+        max_concurrency = _max_concurrency_from_path(state, value, frame)
+    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items) if isinstance(items, list) else 0})
+    tolerated_count = _tolerated_failure_count(state, value, frame)
+    tolerated_percentage = _tolerated_failure_percentage(state, value, frame)
+    run = frame.run
+    execution = run.execution
+    label = state.label or state.name
+    run_id = str(uuid.uuid4())
+    map_run = MapRun(
+        arn=f"arn:aws:states:{execution.region}:{execution.account}:mapRun:{execution.state_machine_name}/{label}:{run_id}",
+        execution_arn=execution.arn,
+        state_machine_arn=f"{execution.state_machine_arn}/{label}",
+        start_date=run.now(),
+        max_concurrency=max_concurrency,
+        tolerated_failure_percentage=tolerated_percentage or 0.0,
+        tolerated_failure_count=tolerated_count or 0,
+    )
+    frame.emit("MapRunStarted", "mapRunStartedEventDetails", {"mapRunArn": map_run.arn})
+    try:
+        if state.item_reader is not None:
+            raise StatesError(names.ITEM_READER_FAILED, "sfn-emulator does not read ItemReader sources yet: "
+                                                        f"{state.item_reader.get('Resource')}")
+        inputs = _batched(state, value, [_selected_item(state, value, index, item, frame) for index, item in enumerate(items)], frame)
+        map_run.total_items = len(inputs)
+        results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
+                                  tolerated_count, tolerated_percentage)
+    except StatesError as error:
+        frame.emit("MapRunFailed", "mapRunFailedEventDetails", _error_details(error))
+        raise BranchFailure(error.error, error.cause) from None
+    frame.emit("MapRunSucceeded")
+    frame.emit("MapStateSucceeded")
+    output = _result_path(state, raw, _select(state, results, frame), frame)
+    return _output(state, output, frame), state.next
+
+
+def _selected_item(state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> JSON:
+    if state.item_selector is None:
+        return item
+    scope = frame.child(map_item=(index, item))
+    scope.state_name, scope.entered_time = frame.state_name, frame.entered_time
+    return state.item_selector.evaluate(value, scope)
+
+
+def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> list[JSON]:
+    """ItemBatcher: child inputs of {"Items": [...], "BatchInput": ...}, MaxItemsPerBatch items each."""
+    batcher = state.item_batcher
+    if batcher is None:
+        return items
+    size = batcher.get("MaxItemsPerBatch")
+    if "MaxItemsPerBatchPath" in batcher:
+        size = _evaluate_path(compile_path(batcher["MaxItemsPerBatchPath"]), value, frame)
+    size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else len(items) or 1
+    batch_input = batcher.get("BatchInput")
+    batches = []
+    for start in range(0, len(items), size):
+        batch: dict[str, JSON] = {"Items": items[start:start + size]}
+        if batch_input is not None:
+            batch["BatchInput"] = batch_input
+        batches.append(batch)
+    return batches
+
+
+def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int | None:
+    count: JSON = state.tolerated_failure_count
+    if state.tolerated_failure_count_path is not None:
+        count = _evaluate_path(state.tolerated_failure_count_path, value, frame)
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise StatesError(names.RUNTIME, f'The ToleratedFailureCountPath field refers to value "{_shown(count)}" '
+                                             f"which is not a valid integer: {state.tolerated_failure_count_path.text}")
+    if count is not None and count < 0:
+        raise StatesError(names.RUNTIME, "ToleratedFailureCount cannot be negative.")
+    return count
+
+
+def _tolerated_failure_percentage(state: MapState, value: JSON, frame: Frame) -> float | None:
+    percentage: JSON = state.tolerated_failure_percentage
+    if state.tolerated_failure_percentage_path is not None:
+        percentage = _evaluate_path(state.tolerated_failure_percentage_path, value, frame)
+        if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):
+            raise StatesError(names.RUNTIME, "The ToleratedFailurePercentagePath field refers to value "
+                                             f'"{_shown(percentage)}" which is not a valid float: '
+                                             f"{state.tolerated_failure_percentage_path.text}")
+    if percentage is not None and not 0 <= percentage <= 100:
+        raise StatesError(names.RUNTIME, "ToleratedFailurePercentage must be between 0 and 100.")
+    return percentage
+
+
+def _shown(value: JSON) -> str:
+    return value if isinstance(value, str) else to_json_text(value)
+
+
 def _max_concurrency_from_path(state: MapState, value: JSON, frame: Frame) -> int:
     number = _evaluate_path(state.max_concurrency_path, value, frame)
     if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-        shown = number if isinstance(number, str) else to_json_text(number)
-        raise StatesError(names.RUNTIME, f'The MaxConcurrencyPath field refers to value "{shown}" which is not a '
+        raise StatesError(names.RUNTIME, f'The MaxConcurrencyPath field refers to value "{_shown(number)}" which is not a '
                                          f"valid integer: {state.max_concurrency_path.text}")
     return number
 

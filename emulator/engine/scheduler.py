@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
 import logging
 import random
 import threading
+import uuid
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,9 +30,21 @@ from typing import Any, Callable
 from emulator.asl import errors as names
 from emulator.asl.errors import StatesError
 from emulator.clock import Clock, wall_monotonic
-from emulator.engine.effects import Aborted, AwaitCompletion, AwaitToken, Effect, Fork, Interpreter, Invoke, Reschedule, ScheduleActivity, Sleep
+from emulator.engine.effects import (
+    Aborted,
+    AwaitCompletion,
+    AwaitToken,
+    Effect,
+    Fork,
+    Interpreter,
+    Invoke,
+    Reschedule,
+    RunMapRun,
+    ScheduleActivity,
+    Sleep,
+)
 from emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotFound, TaskTimedOutError
-from emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
+from emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, MapRun
 from emulator.engine.frame import Frame, Run, to_json_text
 from emulator.engine.interpreter import run_execution, run_machine
 from emulator.resources.base import SyncResource, TaskResources
@@ -102,6 +116,18 @@ class _CompletionWait:
 
 
 @dataclass(eq=False)
+class _MapRunProgress:
+    fiber: Fiber
+    effect: RunMapRun
+    results: list[Any]
+    next_index: int = 0
+    running: int = 0
+    finished: int = 0
+    failed: int = 0
+    closed: bool = False
+
+
+@dataclass(eq=False)
 class ActivityTask:
     """A task waiting in an activity's queue for GetActivityTask."""
 
@@ -123,6 +149,8 @@ class Engine:
         self.skip_external_deadlines = skip_external_deadlines
         self.activity_exists: Callable[[str], bool] = lambda arn: True
         self.on_finished: list[Callable[[Execution], None]] = []
+        self.on_map_run: list[Callable[[MapRun], None]] = []  # a Distributed Map run begins
+        self.on_child_execution: list[Callable[[Execution, MapRun], None]] = []  # one of its items starts
         self._seed = seed
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
@@ -139,6 +167,7 @@ class Engine:
         self._tokens: dict[str, _TokenWait] = {}
         self._executions: dict[str, Execution] = {}  # every execution started, for `.sync` waits
         self._completion_waits: dict[str, list[_CompletionWait]] = {}
+        self._map_children: dict[str, tuple[_MapRunProgress, int]] = {}  # child execution ARN -> (run, item)
         self._activities: dict[str, deque[ActivityTask]] = {}
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="sfn-task")
         clock.attach(self)
@@ -330,6 +359,8 @@ class Engine:
             self._schedule_activity(fiber, effect)
         elif isinstance(effect, Fork):
             self._fork(fiber, effect)
+        elif isinstance(effect, RunMapRun):
+            self._run_map_run(fiber, effect)
         else:
             self._resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator internal error: unknown effect {effect!r}"))
 
@@ -536,6 +567,86 @@ class Engine:
         join.running[child] = index
         self._resume(child)
 
+    def _run_map_run(self, fiber: Fiber, effect: RunMapRun) -> None:
+        progress = _MapRunProgress(fiber, effect, results=[None] * len(effect.inputs))
+        fiber.waiting = progress
+        self._notify(self.on_map_run, effect.map_run)
+        if not effect.inputs:
+            self._close_map_run(progress, SUCCEEDED)
+            self._resume(fiber, [])
+            return
+        limit = effect.map_run.max_concurrency or len(effect.inputs)
+        while progress.next_index < min(limit, len(effect.inputs)):
+            self._start_map_child(progress)
+
+    def _start_map_child(self, progress: _MapRunProgress) -> None:
+        index = progress.next_index
+        progress.next_index += 1
+        progress.running += 1
+        effect, parent = progress.effect, progress.fiber.run.execution
+        name = str(uuid.uuid4())
+        child = Execution(
+            arn=f"arn:aws:states:{parent.region}:{parent.account}:execution:"
+                f"{effect.map_run.state_machine_arn.rsplit(':', 1)[-1]}:{name}",
+            name=name, state_machine_arn=effect.map_run.state_machine_arn,
+            state_machine_name=effect.map_run.state_machine_arn.rsplit(":", 1)[-1],
+            machine=effect.processor, definition=parent.definition, input=to_json_text(effect.inputs[index]),
+            start_date=self.clock.now(), account=parent.account, region=parent.region, role_arn=parent.role_arn,
+            type=effect.execution_type, parent_execution_arn=parent.arn,
+        )
+        effect.map_run.executions.append(child)
+        self._map_children[child.arn] = (progress, index)
+        self._notify(self.on_child_execution, child, effect.map_run)
+        self._start(child)
+
+    def _map_child_finished(self, child: Execution) -> None:
+        progress, index = self._map_children.pop(child.arn)
+        if progress.closed:
+            return
+        progress.running -= 1
+        progress.finished += 1
+        effect = progress.effect
+        if child.status == SUCCEEDED:
+            progress.results[index] = json.loads(child.output or "null")
+        else:
+            progress.failed += 1
+            if self._beyond_tolerance(progress):
+                self._close_map_run(progress, FAILED)
+                self._resume(progress.fiber, error=StatesError(
+                    names.EXCEED_TOLERATED_FAILURE_THRESHOLD, "The specified tolerance threshold was exceeded"))
+                return
+        if progress.next_index < len(effect.inputs):
+            self._start_map_child(progress)
+        elif progress.finished == len(effect.inputs):
+            self._close_map_run(progress, SUCCEEDED)
+            self._resume(progress.fiber, progress.results)
+
+    @staticmethod
+    def _beyond_tolerance(progress: _MapRunProgress) -> bool:
+        effect = progress.effect
+        count, percentage = effect.tolerated_failure_count, effect.tolerated_failure_percentage
+        if count is None and percentage is None:
+            return True
+        if count is not None and progress.failed > count:
+            return True
+        return percentage is not None and progress.failed * 100 / len(effect.inputs) > percentage
+
+    def _close_map_run(self, progress: _MapRunProgress, status: str) -> None:
+        """End the map run; children still running are aborted (the parent no longer waits for them)."""
+        progress.closed = True
+        map_run = progress.effect.map_run
+        map_run.status, map_run.stop_date = status, self.clock.now()
+        for child in map_run.executions:
+            if child.status == RUNNING:
+                self._abort(child, None, None)
+
+    def _notify(self, listeners: list[Callable[..., None]], *subjects: Any) -> None:
+        for listener in listeners:
+            try:
+                listener(*subjects)
+            except Exception:  # a listener's bug must not stop the engine
+                log.exception("engine listener failed")
+
     def _finished(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
         fiber.done = True
         join = fiber.join
@@ -582,6 +693,8 @@ class Engine:
             self._settle(waiting, None, None)
         elif isinstance(waiting, _TokenWait):
             self._close_token(waiting)
+        elif isinstance(waiting, _MapRunProgress):
+            self._close_map_run(waiting, ABORTED)
         elif isinstance(waiting, ActivityTask):
             waiting.expired = True
             wait = self._tokens.get(waiting.token)
@@ -689,11 +802,9 @@ class Engine:
         execution.finished.set()
         for waiter in self._completion_waits.pop(execution.arn, []):
             self._complete(waiter, execution)
-        for listener in self.on_finished:
-            try:
-                listener(execution)
-            except Exception:  # a listener's bug must not stop the engine
-                log.exception("on_finished listener failed")
+        if execution.arn in self._map_children:
+            self._map_child_finished(execution)
+        self._notify(self.on_finished, execution)
 
     # -- timers ------------------------------------------------------------------------------------
     def _set_timer(self, due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:

@@ -194,7 +194,13 @@ def _json_type(value: Any) -> str:
 
 def _where(*segments: str) -> str:
     """A dotted location such as ``StateMachines.Orders.TestCases``; odd names are quoted."""
-    return ".".join(segment if _PLAIN_SEGMENT.match(segment) else f"[{json.dumps(segment)}]" for segment in segments)
+    text = ""
+    for segment in segments:
+        if _PLAIN_SEGMENT.match(segment):
+            text += f".{segment}" if text else segment
+        else:
+            text += f"[{json.dumps(segment)}]"
+    return text
 
 
 class _Checker:

@@ -294,8 +294,11 @@ class ExecutionOperations(ServiceBase):
         with self._locked(store):
             if stateMachineArn is None:
                 arns.map_run(mapRunArn or "")
-                # Map runs are created by Distributed Map states; none exists in this store.
-                raise ResourceNotFound(f"Resource not found: '{mapRunArn}'")
+                if mapRunArn not in store.map_runs:
+                    raise ResourceNotFound(f"Resource not found: '{mapRunArn}'")
+                entries = [entry for entry in store.executions.values() if entry.map_run_arn == mapRunArn
+                           and (statusFilter is None or entry.execution.status == statusFilter)]
+                return self._execution_page(entries, f"executions:{mapRunArn}:{statusFilter}", maxResults, nextToken)
             ref = arns.state_machine(stateMachineArn)
             record = self._machine(store, ref)
             if record.type != STANDARD:
@@ -311,12 +314,16 @@ class ExecutionOperations(ServiceBase):
                 and (statusFilter is None or entry.execution.status == statusFilter)
                 and (redriveFilter is None or (entry.execution.redrive_count > 0) == (redriveFilter == "REDRIVEN"))
             ]
-            newest_first = sorted(entries, key=lambda entry: -entry.sequence)
-            page, token = paginate(
-                newest_first, lambda entry: -entry.sequence,
-                scope=f"executions:{stateMachineArn}:{statusFilter}:{redriveFilter}",
-                max_results=maxResults, next_token=nextToken,
-            )
+            return self._execution_page(entries, f"executions:{stateMachineArn}:{statusFilter}:{redriveFilter}",
+                                        maxResults, nextToken)
+
+    @staticmethod
+    def _execution_page(entries: list[ExecutionEntry], scope: str, max_results: int | None,
+                        next_token: str | None) -> dict[str, Any]:
+        """ListExecutions' answer: newest first, paginated."""
+        newest_first = sorted(entries, key=lambda entry: -entry.sequence)
+        page, token = paginate(newest_first, lambda entry: -entry.sequence, scope=scope,
+                               max_results=max_results, next_token=next_token)
         items = []
         for entry in page:
             execution = entry.execution

@@ -1,29 +1,72 @@
-"""Map runs: DescribeMapRun, ListMapRuns, UpdateMapRun.
+"""Map runs: DescribeMapRun, ListMapRuns, UpdateMapRun, and the records behind them.
 
-Map runs are made by Distributed Map states, which the engine does not run yet, so no map run
-exists: the answers say so truthfully (an execution has none; a map run ARN names nothing).
+Distributed Map states make map runs as they run; the engine announces each run and each of its
+child executions, and this module files them in the store of the parent execution.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from emulator.engine.execution import Execution, MapRun
 from emulator.service import arns
 from emulator.service.base import ServiceBase, operation
-from emulator.service.errors import ExecutionDoesNotExist, ResourceNotFound
+from emulator.service.errors import ExecutionDoesNotExist, ResourceNotFound, ValidationException
 from emulator.service.pagination import paginate
-from emulator.service.store import Store
+from emulator.service.store import ExecutionEntry, Store
 
 
-def _no_such_map_run(map_run_arn: str) -> ResourceNotFound:
+def _map_run(store: Store, map_run_arn: str) -> MapRun:
     arns.map_run(map_run_arn)
-    return ResourceNotFound(f"Resource not found: '{map_run_arn}'")
+    map_run = store.map_runs.get(map_run_arn)
+    if map_run is None:
+        raise ResourceNotFound(f"Resource not found: '{map_run_arn}'")
+    return map_run
 
 
 class MapRunOperations(ServiceBase):
+    def _map_run_started(self, map_run: MapRun) -> None:
+        """Engine listener: file a new map run with its parent execution."""
+        parent = self._parent(map_run)
+        if parent is not None:
+            with self._lock:
+                parent[0].map_runs[map_run.arn] = map_run
+
+    def _map_run_child_started(self, child: Execution, map_run: MapRun) -> None:
+        """Engine listener: a map run's item started as `child`; it is describable like any execution."""
+        parent = self._parent(map_run)
+        if parent is not None:
+            store, entry = parent
+            with self._lock:
+                store.executions[child.arn] = ExecutionEntry(child, entry.revision, store.next_sequence(),
+                                                             map_run_arn=map_run.arn)
+
+    def _parent(self, map_run: MapRun) -> tuple[Store, ExecutionEntry] | None:
+        for store in list(self._stores.values()):
+            entry = store.executions.get(map_run.execution_arn)
+            if entry is not None:
+                return store, entry
+        return None
+
     @operation
     def describe_map_run(self, store: Store, *, mapRunArn: str) -> dict[str, Any]:
-        raise _no_such_map_run(mapRunArn)
+        map_run = _map_run(store, mapRunArn)
+        counts = map_run.counts()
+        described: dict[str, Any] = {
+            "mapRunArn": map_run.arn,
+            "executionArn": map_run.execution_arn,
+            "status": map_run.status,
+            "startDate": map_run.start_date,
+            "maxConcurrency": map_run.max_concurrency,
+            "toleratedFailurePercentage": map_run.tolerated_failure_percentage,
+            "toleratedFailureCount": map_run.tolerated_failure_count,
+            "itemCounts": counts,
+            "executionCounts": counts,
+            "redriveCount": map_run.redrive_count,
+        }
+        if map_run.stop_date is not None:
+            described["stopDate"] = map_run.stop_date
+        return described
 
     @operation
     def update_map_run(
@@ -35,7 +78,17 @@ class MapRunOperations(ServiceBase):
         toleratedFailurePercentage: float | None = None,
         toleratedFailureCount: int | None = None,
     ) -> dict[str, Any]:
-        raise _no_such_map_run(mapRunArn)
+        map_run = _map_run(store, mapRunArn)
+        if maxConcurrency is None and toleratedFailurePercentage is None and toleratedFailureCount is None:
+            raise ValidationException("1 validation error detected: at least one of maxConcurrency, "
+                                      "toleratedFailurePercentage or toleratedFailureCount must be given")
+        if maxConcurrency is not None:
+            map_run.max_concurrency = maxConcurrency
+        if toleratedFailurePercentage is not None:
+            map_run.tolerated_failure_percentage = toleratedFailurePercentage
+        if toleratedFailureCount is not None:
+            map_run.tolerated_failure_count = toleratedFailureCount
+        return {}
 
     @operation
     def list_map_runs(
@@ -44,7 +97,16 @@ class MapRunOperations(ServiceBase):
         arns.execution(executionArn)
         if executionArn not in store.executions:
             raise ExecutionDoesNotExist(f"Execution Does Not Exist: '{executionArn}'")
-        no_map_runs: list[Any] = []
-        page, _ = paginate(no_map_runs, lambda run: run, scope=f"mapRuns:{executionArn}",
-                           max_results=maxResults, next_token=nextToken)
-        return {"mapRuns": page}
+        started = [run for run in store.map_runs.values() if run.execution_arn == executionArn]  # in start order
+        newest_first = [(-position, run) for position, run in reversed(list(enumerate(started)))]
+        pairs, token = paginate(newest_first, lambda pair: pair[0], scope=f"mapRuns:{executionArn}",
+                                max_results=maxResults, next_token=nextToken)
+        page = [run for _, run in pairs]
+        items = []
+        for run in page:
+            item = {"executionArn": run.execution_arn, "mapRunArn": run.arn,
+                    "stateMachineArn": run.state_machine_arn, "startDate": run.start_date}
+            if run.stop_date is not None:
+                item["stopDate"] = run.stop_date
+            items.append(item)
+        return {"mapRuns": items, **({"nextToken": token} if token else {})}

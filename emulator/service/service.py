@@ -49,6 +49,8 @@ class StepFunctionsService(
                  default_region: str = "us-east-1", seed: int = 0) -> None:
         super().__init__(engine, default_account=default_account, default_region=default_region, seed=seed)
         engine.activity_exists = self._activity_exists
+        engine.on_map_run.append(self._map_run_started)
+        engine.on_child_execution.append(self._map_run_child_started)
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
         """Run `operation` (a botocore name such as "CreateStateMachine") with validated `params`."""

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from emulator.asl.model import StateMachine
-from emulator.engine.execution import Execution
+from emulator.engine.execution import Execution, MapRun
 
 ACTIVE = "ACTIVE"
 DELETING = "DELETING"
@@ -90,6 +90,7 @@ class ExecutionEntry:
     revision: Revision
     sequence: int  # start order, for newest-first listings
     redrive_client_token: str | None = None
+    map_run_arn: str | None = None  # set for the child executions of a Distributed Map run
 
 
 @dataclass
@@ -99,6 +100,7 @@ class Store:
     state_machines: dict[str, StateMachineRecord] = field(default_factory=dict)  # by unqualified ARN
     activities: dict[str, ActivityRecord] = field(default_factory=dict)
     executions: dict[str, ExecutionEntry] = field(default_factory=dict)
+    map_runs: dict[str, MapRun] = field(default_factory=dict)
     _sequence: itertools.count = field(default_factory=itertools.count, repr=False)
 
     def next_sequence(self) -> int:
@@ -115,3 +117,6 @@ class Store:
                 del self.state_machines[record.arn]
                 for entry in entries:
                     del self.executions[entry.execution.arn]
+                    for map_run_arn in [arn for arn, run in self.map_runs.items() if run.execution_arn == entry.execution.arn]:
+                        for child in self.map_runs.pop(map_run_arn).executions:
+                            self.executions.pop(child.arn, None)

@@ -1,0 +1,91 @@
+"""Botocore clients whose requests moto's in-memory backends answer, in this process, for our clients only.
+
+moto's `mock_aws` would patch every botocore client of the process (the user's too), so it is not
+used. Instead each client made here carries its own 'before-send' handler that passes the signed
+request to moto's request dispatcher (`BotocoreStubber.process_request`, the same entry point
+`mock_aws` uses) and never lets it reach the network. moto 5 takes a request's account from the
+`x-moto-account-id` header, which every client sets to its account; the region is the client's.
+The backends are moto's process-wide ones, so the HTTP passthrough (`emulator.wire.aws_passthrough`)
+and these clients see the same queues, tables and buckets.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import boto3
+import botocore.session
+from botocore.awsrequest import AWSPreparedRequest, AWSRequest, AWSResponse
+from botocore.client import BaseClient
+from botocore.config import Config
+from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
+
+MOTO_ACCOUNT_HEADER = "x-moto-account-id"
+
+# Requests are signed as usual (moto reads the region from the signature); the secret is never checked.
+_ACCESS_KEY_ID = "sfn-emulator"
+_SECRET_ACCESS_KEY = "sfn-emulator"
+
+_CLIENT_CONFIG = Config(
+    # Like the Java SDK Step Functions uses, send what the state gave and let the service judge it.
+    parameter_validation=False,
+    retries={"total_max_attempts": 1},
+    # AWS_ENDPOINT_URL* settings of the user's environment must not move our clients off moto's URLs.
+    ignore_configured_endpoint_urls=True,
+)
+
+
+class UnservedRequest(RuntimeError):
+    """A request for which moto has no backend: it would otherwise have gone out to the network."""
+
+
+class MotoBackends:
+    """Makes and caches one client per (service, account, region), all answered by moto in-process."""
+
+    def __init__(self) -> None:
+        self._dispatcher = BotocoreStubber()
+        self._session = boto3.session.Session(
+            botocore_session=botocore.session.Session(),
+            aws_access_key_id=_ACCESS_KEY_ID,
+            aws_secret_access_key=_SECRET_ACCESS_KEY,
+        )
+        self._clients: dict[tuple[str, str, str], BaseClient] = {}
+        self._lock = threading.Lock()
+
+    def client(self, service: str, *, account: str, region: str) -> Any:
+        """A boto3 client of `service` (botocore's name: "sqs", "dynamodb", ...) acting in `account` and `region`."""
+        key = (service, account, region)
+        with self._lock:
+            client = self._clients.get(key)
+            if client is None:
+                client = self._session.client(service, region_name=region, config=_CLIENT_CONFIG)
+                client.meta.events.register("before-sign", _account_header(account))
+                client.meta.events.register("before-send", self._send)
+                self._clients[key] = client
+        return client
+
+    @staticmethod
+    def reset() -> None:
+        """Forget every resource of every moto backend in this process (moto's own reset)."""
+        from moto.moto_api._internal.models import moto_api_backend
+
+        moto_api_backend.reset()
+
+    def _send(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
+        answer = self._dispatcher.process_request(request)
+        if answer is None:
+            raise UnservedRequest(f"moto has no backend for {request.method} {request.url}")
+        status, headers, body = answer
+        raw = body.encode("utf-8") if isinstance(body, str) else bytes(body or b"")
+        headers = dict(headers)
+        if not any(name.lower() == "content-length" for name in headers):
+            headers["Content-Length"] = str(len(raw))
+        return AWSResponse(request.url, status, headers, MockRawResponse(raw))
+
+
+def _account_header(account: str) -> Any:
+    def set_account(request: AWSRequest, **_: Any) -> None:
+        request.headers[MOTO_ACCOUNT_HEADER] = account
+
+    return set_account
