@@ -106,7 +106,6 @@ class MockedResponse:
 class MockDocument:
     """A validated mock configuration: machine -> test case -> state -> mocked response name."""
 
-    source: str
     state_machines: Mapping[str, Mapping[str, Mapping[str, str]]]
     responses: Mapping[str, MockedResponse]
 
@@ -142,7 +141,12 @@ _YamlLoader.yaml_implicit_resolvers = {
 
 def _construct_yaml_object(loader: _YamlLoader, node: yaml.MappingNode) -> _JsonObject:
     loader.flatten_mapping(node)
-    return _object_from_pairs(loader.construct_pairs(node, deep=True))
+    pairs = loader.construct_pairs(node, deep=True)
+    for (key, _), (key_node, _) in zip(pairs, node.value):
+        if not isinstance(key, (str, int, float, bool, type(None))):
+            raise yaml.constructor.ConstructorError(None, None, "found a key that is a list or a mapping",
+                                                    key_node.start_mark)
+    return _object_from_pairs(pairs)
 
 
 _YamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_yaml_object)
@@ -160,7 +164,7 @@ def read_mock_config(path: str | Path) -> MockDocument:
         try:
             data = yaml.load(text, Loader=_YamlLoader)  # noqa: S506 - a SafeLoader subclass
         except yaml.YAMLError as exc:
-            raise MockConfigError(source, [f"not valid YAML: {' '.join(str(exc).split())}"]) from None
+            raise MockConfigError(source, [f"not valid YAML: {_yaml_problem(exc)}"]) from None
     else:
         try:
             data = json.loads(text, object_pairs_hook=_object_from_pairs)
@@ -169,10 +173,19 @@ def read_mock_config(path: str | Path) -> MockDocument:
     return parse_mock_config(data, source)
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's complaint without its excerpt of the text: where, then what."""
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return " ".join(str(exc).split())
+    mark = exc.problem_mark
+    what = ", ".join(part for part in (exc.context, exc.problem) if part)
+    return f"line {mark.line + 1}, column {mark.column + 1}: {what}"
+
+
 def parse_mock_config(data: Any, source: str) -> MockDocument:
     """Validate a mock configuration already read as JSON data; raises `MockConfigError` listing every problem."""
     checker = _Checker()
-    document = checker.document(data, source)
+    document = checker.document(data)
     if checker.problems:
         raise MockConfigError(source, checker.problems)
     return document
@@ -209,15 +222,16 @@ class _Checker:
     def __init__(self) -> None:
         self.problems: list[str] = []
 
-    def document(self, data: Any, source: str) -> MockDocument:
+    def document(self, data: Any) -> MockDocument:
         if not isinstance(data, dict):
             self.problems.append(f"the top level must be an object with StateMachines and MockedResponses, "
                                  f"not {_json_type(data)}")
-            return MockDocument(source, {}, {})
+            return MockDocument({}, {})
         self._object_keys(data, (), _TOP_LEVEL_FIELDS)
-        responses = self._responses(data.get("MockedResponses", {}))
-        machines = self._state_machines(data.get("StateMachines", {}), responses)
-        return MockDocument(source, machines, responses)
+        raw_responses = data.get("MockedResponses", {})
+        defined = frozenset(raw_responses) if isinstance(raw_responses, dict) else frozenset()
+        machines = self._state_machines(data.get("StateMachines", {}), defined)
+        return MockDocument(machines, self._responses(raw_responses))
 
     def _object_keys(self, value: dict, where: tuple[str, ...], allowed: tuple[str, ...] | None) -> list[str]:
         """Report repeated, non-string and (when `allowed` is given) unknown keys; return the usable keys."""
@@ -235,8 +249,7 @@ class _Checker:
         return usable
 
     # -- StateMachines ------------------------------------------------------------------------
-    def _state_machines(self, value: Any, responses: Mapping[str, MockedResponse]
-                        ) -> dict[str, dict[str, dict[str, str]]]:
+    def _state_machines(self, value: Any, defined: frozenset[str]) -> dict[str, dict[str, dict[str, str]]]:
         if not isinstance(value, dict):
             self.problems.append(f"StateMachines must be an object of state machine name -> "
                                  f"{{\"TestCases\": ...}}, not {_json_type(value)}")
@@ -249,11 +262,10 @@ class _Checker:
                 self.problems.append(f"{_where(*where)} must be an object with a TestCases field, not {_json_type(entry)}")
                 continue
             self._object_keys(entry, where, ("TestCases",))
-            machines[machine] = self._test_cases(entry.get("TestCases"), (*where, "TestCases"), responses)
+            machines[machine] = self._test_cases(entry.get("TestCases"), (*where, "TestCases"), defined)
         return machines
 
-    def _test_cases(self, value: Any, where: tuple[str, ...], responses: Mapping[str, MockedResponse]
-                    ) -> dict[str, dict[str, str]]:
+    def _test_cases(self, value: Any, where: tuple[str, ...], defined: frozenset[str]) -> dict[str, dict[str, str]]:
         if not isinstance(value, dict):
             found = "is missing" if value is None else f"is {_json_type(value)}"
             self.problems.append(f"{_where(*where)} must be an object of test case name -> "
@@ -273,7 +285,7 @@ class _Checker:
                 if not isinstance(response, str):
                     self.problems.append(f"{_where(*case_where, state)} must name a mocked response (a string), "
                                          f"not {_json_type(response)}")
-                elif response not in responses:
+                elif response not in defined:
                     self.problems.append(f"{_where(*case_where, state)} names the response '{response}', "
                                          "which MockedResponses does not define")
                 else:
