@@ -19,15 +19,17 @@ RESULT_WRITER_FAILED = "States.ResultWriterFailed"
 RUNTIME = "States.Runtime"
 DATA_LIMIT_EXCEEDED = "States.DataLimitExceeded"
 
-# States.ALL and States.TaskFailed match these only when named explicitly (ASL spec, "Errors").
-NOT_CAUGHT_BY_WILDCARDS = frozenset({RUNTIME, DATA_LIMIT_EXCEEDED})
+# The ASL spec says States.ALL does not match States.Runtime nor States.DataLimitExceeded; AWS's
+# recorded executions show States.ALL catching States.DataLimitExceeded, and AWS wins.
+NOT_CAUGHT_BY_WILDCARDS = frozenset({RUNTIME})
 
 
 class StatesError(Exception):
-    """A Step Functions error: a name (`States.Timeout`, `MyError`, ...) and an optional cause text."""
+    """A Step Functions error: a name (`States.Timeout`, `MyError`, ...) and an optional cause text.
+    The name is None when nothing named it (a Fail state without Error, SendTaskFailure without error)."""
 
-    def __init__(self, error: str, cause: str | None = None) -> None:
-        super().__init__(f"{error}: {cause}" if cause else error)
+    def __init__(self, error: str | None, cause: str | None = None) -> None:
+        super().__init__(f"{error}: {cause}" if cause else str(error))
         self.error = error
         self.cause = cause
 

@@ -32,6 +32,14 @@ class Invoke:
 
 
 @dataclass(frozen=True, slots=True)
+class AnswersWholeTask:
+    """Does a resource that settles whole tasks (a mock) serve this request? Resumes with a bool.
+    Such a resource's answer is the task's result: no callback, `.sync` job or activity worker."""
+
+    request: TaskRequest
+
+
+@dataclass(frozen=True, slots=True)
 class AwaitToken:
     """Wait for SendTaskSuccess/SendTaskFailure on `token`. Resumes with the output JSON value;
     throws the failure, States.Timeout at `timeout_seconds` or States.HeartbeatTimeout when no
@@ -49,6 +57,13 @@ class AwaitCompletion:
 
     request: TaskRequest
     submitted: Any
+
+
+@dataclass(frozen=True, slots=True)
+class CheckActivity:
+    """Resumes with None when the activity exists; throws AWS's States.Runtime error when it does not."""
+
+    activity_arn: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,4 +115,4 @@ class Aborted(BaseException):
     stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
 
 
-Effect = Sleep | Invoke | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | RunMapRun | Reschedule
+Effect = Sleep | AnswersWholeTask | Invoke | AwaitToken | AwaitCompletion | CheckActivity | ScheduleActivity | Fork | RunMapRun | Reschedule

@@ -38,7 +38,9 @@ from emulator.asl.model import (
 from emulator.asl.paths import compile_path
 from emulator.engine.effects import (
     Aborted,
+    AnswersWholeTask,
     AwaitCompletion,
+    CheckActivity,
     AwaitToken,
     Fork,
     Interpreter,
@@ -50,7 +52,7 @@ from emulator.engine.effects import (
 )
 from emulator.engine.execution import MapRun
 from emulator.engine.frame import Frame, Run, to_json_text
-from emulator.resources.base import SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
+from emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
 PAYLOAD_LIMIT_BYTES = 256 * 1024
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
@@ -140,9 +142,10 @@ def catch_output(catcher: Catcher, state_input: JSON, error: StatesError) -> JSO
 
 
 def error_output(error: StatesError) -> dict[str, JSON]:
-    """What a Catcher passes on: {"Error", "Cause"} (Cause only when there is one)."""
+    """What a Catcher passes on: {"Error", "Cause"} (Cause only when there is one, or when there is
+    no error name either: AWS then passes both as null)."""
     output: dict[str, JSON] = {"Error": error.error}
-    if error.cause is not None:
+    if error.cause is not None or error.error is None:
         output["Cause"] = error.cause
     return output
 
@@ -271,7 +274,7 @@ def run_fail(state: FailState, raw: JSON, frame: Frame) -> tuple[JSON, str | Non
         error = _string_from(state.error_path, raw, frame, "ErrorPath")
     if state.cause_path is not None:
         cause = _string_from(state.cause_path, raw, frame, "CausePath")
-    raise StatesError(error or "", cause)
+    raise StatesError(error, cause)
 
 
 def _string_from(path: Any, raw: JSON, frame: Frame, field: str) -> str:
@@ -377,12 +380,11 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         test_case=run.execution.test_case,
     )
     if resource.kind == "activity":
-        result = yield from _run_activity(resource, payload, frame, timeout, heartbeat)
+        result = yield from _run_activity(resource, request, frame, timeout, heartbeat)
     elif resource.kind == "lambda":
         result = yield from _run_lambda_function(resource, request, frame, timeout)
     else:
         result = yield from _run_integration(resource, request, frame, timeout, heartbeat)
-    _check_size(result, resource)
     output = _result_path(state, raw, _select(state, result, frame), frame)
     return _output(state, output, frame), state.next
 
@@ -403,12 +405,15 @@ def _task_seconds(fixed: int | None, path: Any, value: JSON, frame: Frame, field
     return seconds
 
 
-def _check_size(result: JSON, resource: ResourceArn) -> None:
+def _checked_size(result: JSON, resource: ResourceArn) -> str:
+    """The result as JSON text; States.DataLimitExceeded when it is over 256 KiB (named as AWS names the
+    resource: the function ARN for a Lambda ARN, the service for an integration)."""
     text = to_json_text(result)
     if len(text) > PAYLOAD_LIMIT_BYTES and len(text.encode()) > PAYLOAD_LIMIT_BYTES:
-        raise StatesError(names.DATA_LIMIT_EXCEEDED, f"The state/task '{resource.resource_type or resource.arn}' "
-                                                     "returned a result with a size exceeding the maximum number "
-                                                     "of bytes service limit.")
+        culprit = resource.arn if resource.kind == "lambda" else resource.resource_type or resource.arn
+        raise StatesError(names.DATA_LIMIT_EXCEEDED, f"The state/task '{culprit}' returned a result with a size "
+                                                     "exceeding the maximum number of bytes service limit.")
+    return text
 
 
 def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None) -> Interpreter:
@@ -420,12 +425,13 @@ def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Fra
     frame.emit("LambdaFunctionStarted")
     try:
         result = yield Invoke(request, timeout)
+        text = _checked_size(result, resource)
     except StatesError as error:
         kind = "LambdaFunctionTimedOut" if error.error == names.TIMEOUT else "LambdaFunctionFailed"
         frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", _error_details(error))
         raise
     frame.emit("LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails",
-               {"output": to_json_text(result), "outputDetails": {"truncated": False}})
+               {"output": text, "outputDetails": {"truncated": False}})
     return result
 
 
@@ -440,26 +446,30 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
     frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
     try:
+        settled = resource.pattern != REQUEST_RESPONSE and (yield AnswersWholeTask(request))
         result = yield Invoke(request, timeout)
-        if resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2):
+        if resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2) and not settled:
             frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
                        {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
             if resource.pattern == WAIT_FOR_TASK_TOKEN:
                 result = yield AwaitToken(request.task_token or "", timeout, heartbeat)
             else:
                 result = yield AwaitCompletion(request, result)
+        text = _checked_size(result, resource)
     except StatesError as error:
         kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"
         frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **_error_details(error)})
         raise
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-               {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
+    frame.emit("TaskSucceeded", "taskSucceededEventDetails", {**ids, "output": text, "outputDetails": {"truncated": False}})
     return result
 
 
-def _run_activity(resource: ResourceArn, payload: JSON, frame: Frame, timeout: float | None,
+def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
                   heartbeat: float | None) -> Interpreter:
-    text = to_json_text(payload)
+    text = to_json_text(request.payload)
+    mocked = yield AnswersWholeTask(request)
+    if not mocked:
+        yield CheckActivity(resource.arn)
     details: dict[str, Any] = {"resource": resource.arn, "input": text, "inputDetails": {"truncated": False}}
     if timeout is not None:
         details["timeoutInSeconds"] = int(timeout)
@@ -468,26 +478,24 @@ def _run_activity(resource: ResourceArn, payload: JSON, frame: Frame, timeout: f
     frame.emit("ActivityScheduled", "activityScheduledEventDetails", details)
     token = frame.task_token or ""
     try:
-        worker = yield ScheduleActivity(resource.arn, token, text, timeout, heartbeat)
-        started: dict[str, Any] = {"workerName": worker} if worker else {}
-        frame.emit("ActivityStarted", "activityStartedEventDetails", started)
-        result = yield AwaitToken(token, timeout, heartbeat)
+        if mocked:
+            frame.emit("ActivityStarted", "activityStartedEventDetails", {})
+            result = yield Invoke(request, timeout)
+        else:
+            worker = yield ScheduleActivity(resource.arn, token, text, timeout, heartbeat)
+            frame.emit("ActivityStarted", "activityStartedEventDetails", {"workerName": worker} if worker else {})
+            result = yield AwaitToken(token, timeout, heartbeat)
+        output = _checked_size(result, resource)
     except StatesError as error:
-        if error.error == names.RUNTIME:
-            raise
         kind = "ActivityTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "ActivityFailed"
         frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", _error_details(error))
         raise
-    frame.emit("ActivitySucceeded", "activitySucceededEventDetails",
-               {"output": to_json_text(result), "outputDetails": {"truncated": False}})
+    frame.emit("ActivitySucceeded", "activitySucceededEventDetails", {"output": output, "outputDetails": {"truncated": False}})
     return result
 
 
 def _error_details(error: StatesError) -> dict[str, str]:
-    details = {"error": error.error}
-    if error.cause is not None:
-        details["cause"] = error.cause
-    return details
+    return {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
 
 
 # -- Parallel and Map --------------------------------------------------------------------------------

@@ -32,8 +32,10 @@ from emulator.asl.errors import StatesError
 from emulator.clock import Clock, wall_monotonic
 from emulator.engine.effects import (
     Aborted,
+    AnswersWholeTask,
     AwaitCompletion,
     AwaitToken,
+    CheckActivity,
     Effect,
     Fork,
     Interpreter,
@@ -209,7 +211,7 @@ class Engine:
         self._answer(token, output, None)
 
     def send_task_failure(self, token: str, error: str | None, cause: str | None) -> None:
-        self._answer(token, None, StatesError(error or "", cause))
+        self._answer(token, None, StatesError(error, cause))
 
     def send_task_heartbeat(self, token: str) -> None:
         with self._cv:
@@ -349,12 +351,24 @@ class Engine:
                 self._resume(fiber)
             else:
                 fiber.waiting = self._set_timer(effect.until, lambda: self._resume(fiber), skippable=True)
+        elif isinstance(effect, AnswersWholeTask):
+            try:
+                resource = (fiber.run.resources or self.resources).find(effect.request)
+            except StatesError:
+                self._resume(fiber, False)
+            else:
+                self._resume(fiber, bool(getattr(resource, "settles_task", False)))
         elif isinstance(effect, Invoke):
             self._invoke(fiber, effect)
         elif isinstance(effect, AwaitToken):
             self._await_token(fiber, effect)
         elif isinstance(effect, AwaitCompletion):
             self._await_completion(fiber, effect)
+        elif isinstance(effect, CheckActivity):
+            if self.activity_exists(effect.activity_arn):
+                self._resume(fiber)
+            else:
+                self._resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))
         elif isinstance(effect, ScheduleActivity):
             self._schedule_activity(fiber, effect)
         elif isinstance(effect, Fork):
@@ -434,7 +448,8 @@ class Engine:
         if wait.heartbeat:
             wait.heartbeat.cancelled = True
         wait.heartbeat = self._set_timer(self.clock.now() + timedelta(seconds=wait.heartbeat_seconds),
-                                         lambda: self._token_expired(wait, names.HEARTBEAT_TIMEOUT), skippable=False)
+                                         # AWS reports a missed heartbeat as States.Timeout (recorded twice)
+                                         lambda: self._token_expired(wait, names.TIMEOUT), skippable=False)
 
     def _token_expired(self, wait: _TokenWait, error: str) -> None:
         if wait.timed_out:
@@ -517,9 +532,6 @@ class Engine:
             self._resume(waiter.fiber, error=error)
 
     def _schedule_activity(self, fiber: Fiber, effect: ScheduleActivity) -> None:
-        if not self.activity_exists(effect.activity_arn):
-            self._resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))
-            return
         task = ActivityTask(effect.activity_arn, effect.token, effect.input, fiber)
         fiber.waiting = task
         wait = self._register_token(effect.token, fiber.run)
@@ -745,9 +757,7 @@ class Engine:
         self._close_execution(run.execution, SUCCEEDED, output=text)
 
     def _fail_execution(self, run: Run, error: StatesError) -> None:
-        details = {"error": error.error}
-        if error.cause is not None:
-            details["cause"] = error.cause
+        details = {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
         run.emit(None, "ExecutionFailed", "executionFailedEventDetails", details)
         self._close_execution(run.execution, FAILED, error=error.error, cause=error.cause)
 
@@ -808,6 +818,9 @@ class Engine:
 
     # -- timers ------------------------------------------------------------------------------------
     def _set_timer(self, due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
+        # The clock counts whole milliseconds: a deadline between two falls due at the later one.
+        if due.microsecond % 1000:
+            due = due.replace(microsecond=due.microsecond - due.microsecond % 1000) + timedelta(milliseconds=1)
         timer = Timer(due, fire, skippable)
         heapq.heappush(self._timers, (due, next(self._sequence), timer))
         return timer

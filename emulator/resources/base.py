@@ -3,7 +3,8 @@
 A resource is any object with ``matches(request)`` and ``invoke(request)``. ``invoke`` runs on a
 worker thread (it may block or be slow), returns the task's JSON result, and raises
 `StatesError` for a task failure. Callback (``.waitForTaskToken``) and activity waits are the
-engine's business, not a resource's.
+engine's business, not a resource's — unless the resource has ``settles_task = True`` (mocks):
+then its answer is the whole task's result, with no callback, `.sync` job or activity worker.
 """
 
 from __future__ import annotations

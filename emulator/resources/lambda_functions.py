@@ -189,7 +189,7 @@ def _error_json(message: str, error_type: str, request_id: str, stack: list[str]
 def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
     """The result of `arn:aws:states:::lambda:invoke`: Lambda's Invoke response as the AWS SDK for Java shapes it."""
     request_id = str(uuid.uuid4())
-    length = str(len(json.dumps(payload, separators=(",", ":")).encode()))
+    length = str(len(json.dumps(payload).encode()))  # the Python runtime's own serialisation, default spacing
     date = format_datetime(request.now, usegmt=True) if request.now else ""
     trace_id = f"Root=1-{uuid.uuid4().hex[:8]}-{uuid.uuid4().hex[:24]}"
     headers = {

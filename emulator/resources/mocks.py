@@ -390,6 +390,8 @@ class _Loaded:
 class MockConfig:
     """A mock configuration file as a task resource; re-read when the file changes. Thread-safe."""
 
+    settles_task = True  # a mocked response is the task's result, even for callbacks, `.sync` and activities
+
     def __init__(self, path: str | Path, document: MockDocument, signature: tuple[int, int, int] | None) -> None:
         self.path = Path(path)
         self._loaded = _Loaded(signature, document, None)

@@ -241,13 +241,8 @@ def test_a_raising_callable_fails_only_its_own_execution() -> None:
             assert (execution.status, json.loads(execution.output or "")) == ("SUCCEEDED", {"i": index})
 
 
-# -- known engine bug ------------------------------------------------------------------------------
+# -- deadlines between milliseconds ---------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Auto mode cannot reach a deadline that is not on a whole millisecond (a Wait TimestampPath with "
-    "microseconds, or a JitterStrategy FULL retry delay): Clock.jump_to truncates to the millisecond, so "
-    "the timer is not due after the jump and the engine loop calls jump_to again and again, busy, until "
-    "wall time happens to cross the millisecond."))
 def test_auto_mode_reaches_a_deadline_between_milliseconds_in_one_jump() -> None:
     machine = {"StartAt": "W", "States": {"W": {"Type": "Wait", "TimestampPath": "$.until", "End": True}}}
     with Harness(mode="auto") as harness:
