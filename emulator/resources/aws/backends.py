@@ -79,7 +79,8 @@ class MotoBackends:
         status, headers, body = answer
         raw = body.encode("utf-8") if isinstance(body, str) else bytes(body or b"")
         headers = dict(headers)
-        if not any(name.lower() == "content-length" for name in headers):
+        # A real response says how long its body is; a HEAD response's length is the resource's, set by moto.
+        if request.method != "HEAD" and not any(name.lower() == "content-length" for name in headers):
             headers["Content-Length"] = str(len(raw))
         return AWSResponse(request.url, status, headers, MockRawResponse(raw))
 

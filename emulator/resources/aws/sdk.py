@@ -1,0 +1,177 @@
+"""What the AWS SDKs for Java decide when Step Functions calls a service, rebuilt on botocore's models.
+
+Step Functions runs its optimized integrations (`arn:aws:states:::sqs:sendMessage`) on the AWS SDK
+for Java 1.x and its `aws-sdk:*` integrations on the SDK for Java 2.x. From those SDKs come:
+
+- the names in a failed task's Error: `<Service>.<Exception>`, with the 2.x SDK's class names
+  (`DynamoDb`, `SecretsManager`, `S3.NoSuchKeyException`; docs: "Learning to use AWS service SDK
+  integrations"), or the 1.x SDK's (`SQS.QueueDoesNotExistException`, `AmazonSQSException`);
+- how the JSON parameters bind to the request: members named in PascalCase (`StateMachineArn`
+  for `stateMachineArn`, `EqualsValue` for `Equals`), a non-string value given to a string member
+  sent as its JSON text, and any value given to a blob member written as its JSON text;
+- how the response becomes JSON: members in PascalCase, timestamps as ISO-8601 instants,
+  a streamed body as its text, other binary values in base64.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+from datetime import datetime, timezone
+from typing import Any
+
+import botocore.session
+from botocore.exceptions import UnknownServiceError
+from botocore.model import ServiceModel, Shape
+from botocore.response import StreamingBody
+
+# Member names the SDK renames because they clash with generated methods (docs: API naming conventions).
+_ASL_RENAMED_MEMBERS = {"Equals": "EqualsValue"}
+
+
+# -- names ------------------------------------------------------------------------------------------
+
+def split_on_word_boundaries(text: str) -> list[str]:
+    """The words of a model name, as the SDK for Java 2.x code generator splits them."""
+    text = re.sub(r"[^A-Za-z0-9]+", " ", text)
+    text = re.sub(r"([^a-z]{2,})v([0-9]+)", r"\1 v\2 ", text)
+    text = re.sub(r"([^A-Z]{2,})V([0-9]+)", r"\1 V\2 ", text)
+    text = " ".join(re.split(r"(?<=[a-z])(?=[A-Z](?:[a-zA-Z]|[0-9]))", text))
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", text)
+    text = re.sub(r"([0-9])([a-zA-Z])", r"\1 \2", text)
+    return re.sub(r" +", " ", text).strip().split(" ")
+
+
+def pascal_case(text: str) -> str:
+    """`DynamoDB` -> `DynamoDb`, `Secrets Manager` -> `SecretsManager`, `SFN` -> `Sfn`."""
+    return "".join(word.lower().capitalize() for word in split_on_word_boundaries(text) if word)
+
+
+def sdk_v2_service_name(model: ServiceModel) -> str:
+    """The 2.x SDK's name of a service (its client is `<name>Client`), from the model's serviceId."""
+    name = pascal_case(model.metadata["serviceId"])
+    name = name.removeprefix("Amazon").removeprefix("Aws")
+    return name.removesuffix("Service")
+
+
+def sdk_v2_exception_name(shape_name: str) -> str:
+    if shape_name.endswith("Fault"):
+        return pascal_case(shape_name.removesuffix("Fault")) + "Exception"
+    if shape_name.endswith("Exception"):
+        return pascal_case(shape_name)
+    return pascal_case(shape_name) + "Exception"
+
+
+def sdk_v1_exception_name(shape_name: str) -> str:
+    return shape_name if shape_name.endswith("Exception") else shape_name + "Exception"
+
+
+def modelled_error_shape(model: ServiceModel, code: str, query_code: str | None = None) -> str | None:
+    """The name of the error shape a service's error code stands for, if the model declares one."""
+    for shape in model.error_shapes:
+        if code in (shape.error_code, shape.name) or query_code == shape.name:
+            return shape.name
+    return None
+
+
+class SdkServices:
+    """Service models by the names `aws-sdk:` ARNs use: the 2.x SDK's service name in lower case
+    (`sfn`, `eventbridge`, `cloudwatchlogs`), which is not always botocore's (`stepfunctions`, `events`, `logs`)."""
+
+    _arn_names: dict[str, str] | None = None  # shared by all instances: reading the models takes a second or two
+    _arn_names_lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self._session = botocore.session.get_session()
+        self._lock = threading.Lock()
+
+    def model(self, botocore_name: str) -> ServiceModel:
+        with self._lock:
+            return self._session.get_service_model(botocore_name)
+
+    def botocore_name(self, arn_name: str) -> str | None:
+        """The botocore service an `aws-sdk:` ARN names, or None when moto implements no such service."""
+        try:  # most services carry the same name in both SDKs: check that one before reading many models
+            if sdk_v2_service_name(self.model(arn_name)).lower() == arn_name:
+                return arn_name
+        except UnknownServiceError:
+            pass
+        return self._names_of_moto_services().get(arn_name)
+
+    def _names_of_moto_services(self) -> dict[str, str]:
+        """ARN name -> botocore name, for the services moto has a module of that name for."""
+        with SdkServices._arn_names_lock:
+            if SdkServices._arn_names is None:
+                from moto.backends import list_of_moto_modules
+
+                known = set(self._session.get_available_services())
+                names: dict[str, str] = {}
+                for service in sorted(known.intersection(list_of_moto_modules())):
+                    names.setdefault(sdk_v2_service_name(self.model(service)).lower(), service)
+                SdkServices._arn_names = names
+            return SdkServices._arn_names
+
+
+# -- values ---------------------------------------------------------------------------------------
+
+def asl_member_name(member: str) -> str:
+    """How a state names a request or response member: PascalCase, with the SDK's renames."""
+    return _ASL_RENAMED_MEMBERS.get(member, member[:1].upper() + member[1:])
+
+
+def to_request(value: Any, shape: Shape) -> Any:
+    """A state's parameters for `shape`, as botocore takes them; parameters the shape lacks are left out."""
+    kind = shape.type_name
+    if kind == "structure" and isinstance(value, dict):
+        members = {asl_member_name(name): (name, member) for name, member in shape.members.items()}
+        request = {}
+        for key, item in value.items():
+            if key in members:
+                name, member = members[key]
+                request[name] = to_request(item, member)
+        return request
+    if kind == "list" and isinstance(value, list):
+        return [to_request(item, shape.member) for item in value]
+    if kind == "map" and isinstance(value, dict):
+        return {key: to_request(item, shape.value) for key, item in value.items()}
+    if kind == "string" and value is not None and not isinstance(value, str):
+        return _json_text(value)
+    if kind == "blob" and value is not None:
+        return _json_text(value).encode("utf-8")
+    return value
+
+
+def from_response(value: Any, shape: Shape | None) -> Any:
+    """A botocore result as the task's JSON result."""
+    if isinstance(value, StreamingBody):
+        return value.read().decode("utf-8", errors="replace")
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, datetime):
+        return instant_text(value)
+    if isinstance(value, dict):
+        if shape is not None and shape.type_name == "structure":
+            members = shape.members
+            return {asl_member_name(key): from_response(item, members.get(key)) for key, item in value.items()}
+        item_shape = shape.value if shape is not None and shape.type_name == "map" else None
+        return {key: from_response(item, item_shape) for key, item in value.items()}
+    if isinstance(value, list):
+        item_shape = shape.member if shape is not None and shape.type_name == "list" else None
+        return [from_response(item, item_shape) for item in value]
+    return value
+
+
+def instant_text(moment: datetime) -> str:
+    """A timestamp as Java's `Instant.toString()` writes it: UTC, fraction only when there is one."""
+    moment = moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if moment.microsecond:
+        fraction = f"{moment.microsecond:06d}"
+        text += "." + (fraction[:3] if fraction.endswith("000") else fraction)
+    return text + "Z"
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,310 @@
+"""AWS service integrations of Task states, answered by moto's in-memory backends in this process.
+
+Two families, as in Step Functions:
+
+- optimized integrations (`arn:aws:states:::sqs:sendMessage`, `sns:publish`, `dynamodb:getItem`
+  and friends, `events:putEvents`): the SDK response plus, except for EventBridge, the HTTP
+  metadata the AWS SDK for Java 1.x adds (`SdkHttpMetadata`, `SdkResponseMetadata`); failures
+  named `<SQS|SNS|DynamoDB|EventBridge>.<1.x exception class>` with the 1.x SDK's message text;
+- `arn:aws:states:::aws-sdk:<service>:<action>`: any service moto implements except Step Functions
+  itself (`aws-sdk:sfn` is the emulator's own control plane, not moto's); the response alone, in
+  PascalCase; failures named `<2.x service>.<2.x exception class>` with the 2.x SDK's message text.
+
+`.waitForTaskToken` only makes the call: the engine then waits for the token. `.sync` is not a
+pattern these services have, so such requests are not matched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+import zlib
+from dataclasses import dataclass, field
+from email.utils import format_datetime
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+from botocore import xform_name
+from botocore.exceptions import ClientError
+from botocore.model import OperationModel
+
+from emulator.asl.errors import RUNTIME, StatesError
+from emulator.resources.aws.backends import MotoBackends
+from emulator.resources.aws.sdk import (
+    SdkServices,
+    from_response,
+    modelled_error_shape,
+    sdk_v1_exception_name,
+    sdk_v2_exception_name,
+    sdk_v2_service_name,
+    to_request,
+)
+from emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
+
+_PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
+_SDK_PREFIX = "aws-sdk:"
+# aws-sdk:sfn calls Step Functions itself: the emulator's control plane, not a moto backend.
+_NOT_MOTO = frozenset({"sfn"})
+# sqs.us-east-1.amazonaws.com, us-east-1.queue.amazonaws.com: the queue URL's host names its region
+_SQS_HOST_REGION = re.compile(r"^(?:sqs\.(?P<a>[a-z0-9-]+)|(?P<b>[a-z0-9-]+)\.queue)\.amazonaws\.com(?:\.cn)?$")
+_ACCOUNT_ID = re.compile(r"^\d{12}$")
+
+
+@dataclass(frozen=True)
+class OptimizedService:
+    """One service with optimized integrations, and how the 1.x SDK behind them reports."""
+
+    botocore_name: str
+    actions: frozenset[str]
+    error_prefix: str  # "SQS" in "SQS.AmazonSQSException"
+    sdk_service_name: str  # "AmazonSQS" in "(Service: AmazonSQS; ...)"
+    base_exception: str  # the 1.x class for errors the model does not declare
+    # headers AWS answers with besides Content-Type/Content-Length/Date/x-amzn-RequestId; None: no HTTP metadata
+    fixed_headers: Mapping[str, str] | None = field(default_factory=dict)
+    crc32_header: bool = False
+
+
+OPTIMIZED: Mapping[str, OptimizedService] = {
+    service.botocore_name: service
+    for service in (
+        OptimizedService("sqs", frozenset({"sendMessage"}), "SQS", "AmazonSQS", "AmazonSQSException",
+                         {"connection": "keep-alive"}),
+        OptimizedService("sns", frozenset({"publish"}), "SNS", "AmazonSNS", "AmazonSNSException",
+                         {"connection": "keep-alive"}),
+        OptimizedService("dynamodb", frozenset({"getItem", "putItem", "deleteItem", "updateItem"}), "DynamoDB",
+                         "AmazonDynamoDBv2", "AmazonDynamoDBException",
+                         {"Connection": "keep-alive", "Server": "Server"}, crc32_header=True),
+        OptimizedService("events", frozenset({"putEvents"}), "EventBridge", "AmazonEventBridge",
+                         "AmazonEventBridgeException", None),
+    )
+}
+
+_CONTENT_TYPES = {"json": "application/x-amz-json-1.0", "query": "text/xml"}
+
+
+class AwsServiceIntegrations:
+    """The task resource for AWS service integrations; `backends` reaches the same moto state users see."""
+
+    def __init__(self, backends: MotoBackends | None = None) -> None:
+        self.backends = backends or MotoBackends()
+        self._services = SdkServices()
+
+    # -- the TaskResource interface -----------------------------------------------------------
+    def matches(self, request: TaskRequest) -> bool:
+        resource = request.resource
+        if resource.kind != "integration" or resource.pattern not in _PATTERNS:
+            return False
+        if resource.service in OPTIMIZED:
+            return resource.action in OPTIMIZED[resource.service].actions
+        if resource.service.startswith(_SDK_PREFIX):
+            return self._sdk_operation(resource.service.removeprefix(_SDK_PREFIX), resource.action) is not None
+        return False
+
+    def invoke(self, request: TaskRequest) -> Any:
+        resource = request.resource
+        if resource.service in OPTIMIZED:
+            return self._invoke_optimized(OPTIMIZED[resource.service], request)
+        found = self._sdk_operation(resource.service.removeprefix(_SDK_PREFIX), resource.action)
+        assert found is not None, "invoke() of a request matches() declined"
+        service, operation = found
+        return self._invoke_sdk(service, operation, request)
+
+    # -- aws-sdk:* ------------------------------------------------------------------------------
+    def _sdk_operation(self, arn_service: str, action: str) -> tuple[str, OperationModel] | None:
+        if arn_service in _NOT_MOTO:
+            return None
+        service = self._services.botocore_name(arn_service)
+        if service is None:
+            return None
+        model = self._services.model(service)
+        if _operation_name(action) not in model.operation_names:
+            return None
+        return service, model.operation_model(_operation_name(action))
+
+    def _invoke_sdk(self, service: str, operation: OperationModel, request: TaskRequest) -> Any:
+        client = self.backends.client(service, account=request.account, region=request.region)
+        try:
+            response = self._call(client, operation, request.payload)
+        except ClientError as error:
+            raise _sdk_v2_error(error, operation) from None
+        response.pop("ResponseMetadata", None)
+        return from_response(response, operation.output_shape)
+
+    # -- optimized integrations -----------------------------------------------------------------
+    def _invoke_optimized(self, service: OptimizedService, request: TaskRequest) -> Any:
+        model = self._services.model(service.botocore_name)
+        operation = model.operation_model(_operation_name(request.resource.action))
+        payload = request.payload if isinstance(request.payload, dict) else {}
+        account, region = request.account, request.region
+        if service.botocore_name == "sqs":
+            account, region = _queue_location(payload.get("QueueUrl"), account, region)
+        if service.botocore_name == "events":
+            payload = _with_execution_resources(payload, request.execution_arn)
+        missing = _missing_required(operation, payload)
+        if missing is not None and (service.botocore_name == "sqs" or model.protocol == "json"):
+            raise _missing_parameter_error(service, missing)
+        client = self.backends.client(service.botocore_name, account=account, region=region)
+        try:
+            response = self._call(client, operation, payload)
+        except ClientError as error:
+            raise _sdk_v1_error(service, error, operation) from None
+        http = response.pop("ResponseMetadata", {})
+        result = from_response(response, operation.output_shape)
+        if service.botocore_name == "events" and result.get("FailedEntryCount", 0) > 0:
+            raise StatesError("EventBridge.FailedEntry", json.dumps(result, separators=(",", ":")))
+        if service.fixed_headers is not None:
+            result.update(_http_metadata(service, operation, http, result, request))
+        return result
+
+    # -- shared -----------------------------------------------------------------------------------
+    @staticmethod
+    def _call(client: Any, operation: OperationModel, payload: Any) -> dict[str, Any]:
+        """Make the call; anything but the service's own error answer is the emulator's limit, said plainly."""
+        params = {}
+        if operation.input_shape is not None and isinstance(payload, dict):
+            params = to_request(payload, operation.input_shape)
+        try:
+            response = getattr(client, xform_name(operation.name))(**params)
+        except ClientError:
+            raise
+        except Exception as fault:  # moto lacks the operation, or failed on these parameters
+            service = operation.service_model.service_name
+            raise StatesError(RUNTIME, f"sfn-emulator could not run {service}:{operation.name} on moto's in-memory "
+                                       f"backend: {type(fault).__name__}: {fault}") from None
+        return response
+
+
+def _operation_name(action: str) -> str:
+    """The model's operation named by an ARN's action: `sendMessage` -> `SendMessage`."""
+    return action[:1].upper() + action[1:]
+
+
+def _queue_location(queue_url: Any, account: str, region: str) -> tuple[str, str]:
+    """The account and region of a queue URL (the 1.x SDK sends the request to the URL's host).
+
+    The emulator resolves no host names: a URL without a `/<account>/<queue>` path is taken for a
+    host that cannot be reached, which is how AWS fails such a URL.
+    """
+    if not isinstance(queue_url, str) or not queue_url.startswith(("http://", "https://")):
+        return account, region
+    parts = urlsplit(queue_url)
+    path = [part for part in parts.path.split("/") if part]
+    if len(path) < 2:
+        raise StatesError("SQS.SdkClientException",
+                          f"Unable to execute HTTP request: {parts.hostname}: Name or service not known")
+    if _ACCOUNT_ID.match(path[-2]):
+        account = path[-2]
+    host = _SQS_HOST_REGION.match(parts.hostname or "")
+    if host:
+        region = host["a"] or host["b"]
+    return account, region
+
+
+def _with_execution_resources(payload: dict[str, Any], execution_arn: str) -> dict[str, Any]:
+    """PutEvents entries with the state machine's and the execution's ARNs appended to `Resources`."""
+    entries = payload.get("Entries")
+    if not isinstance(entries, list):
+        return payload
+    added = [_state_machine_arn(execution_arn), execution_arn]
+    stamped = [{**entry, "Resources": [*(entry.get("Resources") or []), *added]} if isinstance(entry, dict) else entry
+               for entry in entries]
+    return {**payload, "Entries": stamped}
+
+
+def _state_machine_arn(execution_arn: str) -> str:
+    """arn:aws:states:r:a:execution:Machine:name (or express:...) -> arn:aws:states:r:a:stateMachine:Machine"""
+    parts = execution_arn.split(":")
+    if len(parts) < 7:
+        return execution_arn
+    return ":".join([*parts[:5], "stateMachine", parts[6].split("/")[0]])
+
+
+def _missing_required(operation: OperationModel, payload: dict[str, Any]) -> str | None:
+    """The first required top-level member the parameters lack (moto does not check this; AWS does)."""
+    shape = operation.input_shape
+    if shape is None:
+        return None
+    for name in shape.required_members:
+        if payload.get(name) is None:
+            return name
+    return None
+
+
+def _missing_parameter_error(service: OptimizedService, member: str) -> StatesError:
+    """What AWS answers for a missing required member: SQS's own words, or the JSON services' request validator."""
+    if service.botocore_name == "sqs":
+        message, code = f"The request must contain the parameter {member}.", "MissingParameter"
+    else:
+        java_path = member[:1].lower() + member[1:]
+        message = f"1 validation error detected: Value null at '{java_path}' failed to satisfy constraint: " \
+                  "Member must not be null"
+        code = "ValidationException"
+    return StatesError(f"{service.error_prefix}.{service.base_exception}",
+                       _sdk_v1_cause(service, message, 400, code, _new_request_id()))
+
+
+def _sdk_v1_error(service: OptimizedService, error: ClientError, operation: OperationModel) -> StatesError:
+    details = error.response.get("Error", {})
+    code = str(details.get("Code", ""))
+    shape = modelled_error_shape(operation.service_model, code, details.get("QueryErrorCode"))
+    name = sdk_v1_exception_name(shape) if shape else service.base_exception
+    metadata = error.response.get("ResponseMetadata", {})
+    cause = _sdk_v1_cause(service, str(details.get("Message", "")), metadata.get("HTTPStatusCode", 400), code,
+                          metadata.get("RequestId", ""))
+    return StatesError(f"{service.error_prefix}.{name}", cause)
+
+
+def _sdk_v1_cause(service: OptimizedService, message: str, status: int, code: str, request_id: str) -> str:
+    return (f"{message} (Service: {service.sdk_service_name}; Status Code: {status}; Error Code: {code}; "
+            f"Request ID: {request_id}; Proxy: null)")
+
+
+def _sdk_v2_error(error: ClientError, operation: OperationModel) -> StatesError:
+    model = operation.service_model
+    service = sdk_v2_service_name(model)
+    details = error.response.get("Error", {})
+    shape = modelled_error_shape(model, str(details.get("Code", "")), details.get("QueryErrorCode"))
+    name = sdk_v2_exception_name(shape) if shape else f"{service}Exception"
+    metadata = error.response.get("ResponseMetadata", {})
+    facts = [f"Service: {service}", f"Status Code: {metadata.get('HTTPStatusCode', 400)}",
+             f"Request ID: {metadata.get('RequestId', '')}"]
+    if metadata.get("HostId"):
+        facts.append(f"Extended Request ID: {metadata['HostId']}")
+    return StatesError(f"{service}.{name}", f"{details.get('Message', '')} ({', '.join(facts)})")
+
+
+def _http_metadata(service: OptimizedService, operation: OperationModel, metadata: dict[str, Any],
+                   result: dict[str, Any], request: TaskRequest) -> dict[str, Any]:
+    """`SdkHttpMetadata` and `SdkResponseMetadata` as the 1.x SDK reports AWS's HTTP response
+    (`metadata`: botocore's ResponseMetadata of the call)."""
+    request_id = metadata.get("RequestId") or _new_request_id()
+    protocol = operation.service_model.protocol
+    if protocol == "json":  # the body AWS sends: the result's members, compact
+        body = json.dumps(result, separators=(",", ":")).encode()
+        length = str(len(body))
+    else:  # an XML document: its length as the backend sent it
+        body = b""
+        length = str(metadata.get("HTTPHeaders", {}).get("content-length", "0"))
+    headers = {
+        **(service.fixed_headers or {}),
+        "Content-Length": length,
+        "Content-Type": _CONTENT_TYPES.get(protocol, "application/json"),
+        "Date": format_datetime(request.now, usegmt=True) if request.now else "",
+        "x-amzn-RequestId": request_id,
+    }
+    if service.crc32_header:
+        headers["x-amz-crc32"] = str(zlib.crc32(body))
+    ordered = dict(sorted(headers.items(), key=lambda item: item[0].lower()))
+    return {
+        "SdkHttpMetadata": {
+            "AllHttpHeaders": {name: [value] for name, value in ordered.items()},
+            "HttpHeaders": ordered,
+            "HttpStatusCode": metadata.get("HTTPStatusCode", 200),
+        },
+        "SdkResponseMetadata": {"RequestId": request_id},
+    }
+
+
+def _new_request_id() -> str:
+    return str(uuid.uuid4())
