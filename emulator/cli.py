@@ -64,32 +64,44 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve_command(settings: Settings) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
+    from emulator.resources.lambda_functions import FunctionMapError
+    from emulator.resources.mocks import MockConfigError
     from emulator.runtime import Emulator
     from emulator.wire import HttpServer
 
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    with Emulator(settings) as instance:
+    try:
+        instance = Emulator(settings)
+    except (FunctionMapError, MockConfigError) as error:  # a bad functions map or mock file must not serve
+        print(f"sfn-emulator: {error}", file=sys.stderr)
+        return 2
+    with instance:
         try:
             server = HttpServer(instance.app, settings.host, settings.port)
         except OSError as error:
             print(f"sfn-emulator: cannot listen on {settings.host}:{settings.port}: {error}", file=sys.stderr)
             return 1
-        print(
-            f"sfn-emulator {emulator.__version__} serving AWS Step Functions on {server.endpoint_url} "
-            f"(account {settings.account}, region {settings.region}, clock {settings.clock})\n\n"
-            f"{SNIPPET.format(endpoint=server.endpoint_url, region=settings.region)}\n\n"
-            "Stop with Ctrl-C.",
-            flush=True,
-        )
-        previous = signal.signal(signal.SIGTERM, _interrupt)
+        # Installed before the banner, so a signal sent on seeing it is handled; and for SIGINT too,
+        # since a process started in the background may inherit SIGINT ignored.
+        previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGINT, signal.SIGTERM)}
         try:
+            print(
+                f"sfn-emulator {emulator.__version__} serving AWS Step Functions on {server.endpoint_url} "
+                f"(account {settings.account}, region {settings.region}, clock {settings.clock})\n\n"
+                f"{SNIPPET.format(endpoint=server.endpoint_url, region=settings.region)}\n\n"
+                "Stop with Ctrl-C.",
+                flush=True,
+            )
             server.serve()
+        except KeyboardInterrupt:  # a signal before the loop began
+            server.close()
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            for number, handler in previous.items():
+                signal.signal(number, handler)
     print("sfn-emulator stopped.", flush=True)
     return 0
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM ends serving the way Ctrl-C does."""
+    """SIGINT and SIGTERM end serving: waitress's loop stops on KeyboardInterrupt."""
     raise KeyboardInterrupt

@@ -1,7 +1,14 @@
-"""Assembles a running emulator from its settings: clock, engine, control plane and HTTP app.
+"""Assembles a running emulator from its settings: clock, engine, task resources, control plane and HTTP app.
 
 `Emulator` is the whole emulator in-process; the CLI, the test fixtures and the pytest plugin build
 one, and serve its `.app` with `emulator.wire.HttpServer` when they need HTTP.
+
+Task resources answer a Task state in this order (the first that serves it wins):
+1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
+2. Python callables registered for Lambda functions (`--functions`, `emulator.functions.register`);
+3. nested executions of this emulator (`arn:aws:states:::states:startExecution...`);
+4. AWS service integrations answered by moto's in-memory backends;
+and otherwise a clear error naming the resource and how to map it.
 """
 
 from __future__ import annotations
@@ -13,21 +20,39 @@ from flask import Flask
 from emulator.clock import Clock
 from emulator.config import Settings
 from emulator.engine import Engine
+from emulator.resources.aws_services import AwsServiceIntegrations
+from emulator.resources.base import TaskResource, TaskResources
+from emulator.resources.lambda_functions import LambdaFunctions, load_function_map
+from emulator.resources.mocks import MockConfig
+from emulator.resources.nested_executions import StartExecution
 from emulator.service import StepFunctionsService
 from emulator.wire import create_app
+from emulator.wire.aws_passthrough import mount_aws_passthrough
 
 
 class Emulator:
-    """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service` and the WSGI `.app`."""
+    """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions` and the WSGI `.app`."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.clock = Clock(mode=settings.clock, start=settings.clock_start, scale=settings.wait_time_scale)
+        self.functions = LambdaFunctions(self.clock.now)
+        if settings.functions is not None:
+            self.functions.update(load_function_map(settings.functions))
+        self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
+        self.aws = AwsServiceIntegrations()
         self.engine = Engine(self.clock)
         self.service = StepFunctionsService(
             self.engine, default_account=settings.account, default_region=settings.region
         )
+        chain: list[TaskResource] = [self.mocks] if self.mocks is not None else []
+        chain += [self.functions, StartExecution(self.service), self.aws]
+        self.engine.resources = TaskResources(chain)
+        if self.mocks is not None:
+            mocks = self.mocks
+            self.engine.on_finished.append(lambda execution: mocks.forget_execution(execution.arn))
         self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
+        mount_aws_passthrough(self.app, default_account=settings.account)
 
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are."""

@@ -9,12 +9,16 @@ then its answer is the whole task's result, with no callback, `.sync` job or act
 
 from __future__ import annotations
 
+import logging
 import re
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 from emulator.asl.errors import StatesError
+
+log = logging.getLogger(__name__)
 
 REQUEST_RESPONSE = "REQUEST_RESPONSE"
 SYNC = "SYNC"
@@ -129,23 +133,47 @@ class TaskResources:
 
     @staticmethod
     def unmapped(request: TaskRequest) -> StatesError:
-        """The error for a resource nothing can run: says which ARN, and how to map it."""
-        arn = request.resource.arn
-        if request.resource.kind == "lambda" or request.resource.service == "lambda":
+        """The error for a resource nothing can run. A Lambda function gets AWS's own not-found error
+        (the hint on how to map it goes to the log, once per function); anything else says which ARN."""
+        resource = request.resource
+        if resource.kind == "lambda" or resource.service == "lambda":
+            arn = _function_arn(request)
+            if arn not in _HINTED:
+                _HINTED.add(arn)
+                log.warning("No Python callable is registered for the Lambda function %s: map its name or ARN "
+                            "with `sfn-emulator serve --functions FILE` (or register one in Python).", arn)
             return StatesError(
                 "Lambda.ResourceNotFoundException",
-                f"Function not found: {_function_of(request) or arn}. sfn-emulator has no Python callable for it: "
-                "map the function name or ARN with `sfn-emulator serve --functions FILE` or register one in Python.",
+                f"Function not found: {arn}:$LATEST (Service: AWSLambda; Status Code: 404; Error Code: "
+                f"ResourceNotFoundException; Request ID: {uuid.uuid4()}; Proxy: null)",
             )
         return StatesError(
             "States.Runtime",
-            f"sfn-emulator cannot run the resource '{arn}': no mock test case, registered callable or "
+            f"sfn-emulator cannot run the resource '{resource.arn}': no mock test case, registered callable or "
             "built-in integration serves it.",
         )
 
 
-def _function_of(request: TaskRequest) -> str:
-    if request.resource.kind == "lambda":
-        return request.resource.arn
+_HINTED: set[str] = set()
+
+
+def split_function_reference(reference: str, region: str, account: str) -> tuple[str, str, str | None]:
+    """Resolve a Lambda `FunctionName` (name, `name:qualifier`, partial or full ARN) to (name, unqualified ARN, qualifier)."""
+    parts = reference.split(":")
+    if reference.startswith("arn:"):
+        region, account, name = parts[3], parts[4], parts[6]
+        qualifier = parts[7] if len(parts) > 7 else None
+    elif len(parts) >= 3 and parts[1] == "function":  # 123456789012:function:name[:qualifier]
+        account, name = parts[0], parts[2]
+        qualifier = parts[3] if len(parts) > 3 else None
+    else:
+        name = parts[0]
+        qualifier = parts[1] if len(parts) > 1 else None
+    return name, f"arn:aws:lambda:{region}:{account}:function:{name}", qualifier
+
+
+def _function_arn(request: TaskRequest) -> str:
+    """The unqualified ARN of the function a Lambda task names (by ARN, partial ARN or name)."""
     payload = request.payload if isinstance(request.payload, dict) else {}
-    return str(payload.get("FunctionName", ""))
+    reference = request.resource.arn if request.resource.kind == "lambda" else str(payload.get("FunctionName", ""))
+    return split_function_reference(reference, request.region, request.account)[1]

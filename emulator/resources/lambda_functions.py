@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 import yaml
 
 from emulator.asl.errors import StatesError
-from emulator.resources.base import TaskRequest
+from emulator.resources.base import TaskRequest, split_function_reference
 from emulator.resources.frozen_time import ClockTime
 
 Handler = Callable[[Any, Any], Any]
@@ -45,21 +45,6 @@ class LambdaContext:
         if self._deadline is None or self._now is None:
             return 900_000
         return max(0, int((self._deadline - self._now()).total_seconds() * 1000))
-
-
-def split_function_reference(reference: str, region: str, account: str) -> tuple[str, str, str | None]:
-    """Resolve a Lambda `FunctionName` (name, `name:qualifier`, partial or full ARN) to (name, unqualified ARN, qualifier)."""
-    parts = reference.split(":")
-    if reference.startswith("arn:"):
-        region, account, name = parts[3], parts[4], parts[6]
-        qualifier = parts[7] if len(parts) > 7 else None
-    elif len(parts) >= 3 and parts[1] == "function":  # 123456789012:function:name[:qualifier]
-        account, name = parts[0], parts[2]
-        qualifier = parts[3] if len(parts) > 3 else None
-    else:
-        name = parts[0]
-        qualifier = parts[1] if len(parts) > 1 else None
-    return name, f"arn:aws:lambda:{region}:{account}:function:{name}", qualifier
 
 
 class LambdaFunctions:
@@ -124,7 +109,9 @@ class LambdaFunctions:
         if request.resource.kind == "lambda":
             return self._run(handler, request.payload, arn, qualifier, request, compact_errors=False)
         payload = request.payload.get("Payload") if isinstance(request.payload, dict) else None
-        if isinstance(payload, str) and request.payload.get("Payload") is not None:
+        if payload is None:
+            payload = {}  # an invocation without a payload reaches the handler as an empty object
+        elif isinstance(payload, str):
             try:
                 payload = json.loads(payload)
             except ValueError:
