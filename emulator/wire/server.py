@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
+from typing import Any, Callable
 
 import waitress
-from flask import Flask
 from waitress import wasyncore
+
+WsgiApp = Callable[..., Any]
 
 # Request threads. Generous because some calls hold a thread for long: GetActivityTask polls for up
 # to 60 s and StartSyncExecution waits for its execution.
@@ -14,9 +16,10 @@ REQUEST_THREADS = 32
 
 
 class HttpServer:
-    """waitress bound to (host, port) at construction, so port 0 yields a free port at once."""
+    """A WSGI app served by waitress, bound to (host, port) at construction: port 0 yields a free
+    port at once."""
 
-    def __init__(self, app: Flask, host: str, port: int, *, threads: int = REQUEST_THREADS) -> None:
+    def __init__(self, app: WsgiApp, host: str, port: int, *, threads: int = REQUEST_THREADS) -> None:
         self._sockets: dict[int, wasyncore.dispatcher] = {}
         self._server = waitress.create_server(
             app, map=self._sockets, host=host, port=port, threads=threads, asyncore_use_poll=True
@@ -42,8 +45,12 @@ class HttpServer:
         try:
             self._server.run()  # returns on KeyboardInterrupt/SystemExit too
         finally:
-            wasyncore.close_all(self._sockets)
-            self._server.task_dispatcher.shutdown()
+            self.close()
+
+    def close(self) -> None:
+        """Close the sockets and end the request threads (waiting a few seconds for busy ones)."""
+        wasyncore.close_all(self._sockets)
+        self._server.task_dispatcher.shutdown()
 
     def start(self) -> HttpServer:
         """Serve in a daemon thread."""

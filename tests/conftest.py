@@ -1,0 +1,46 @@
+"""Fixtures for tests that talk to a real emulator over HTTP.
+
+- `emulator_server` (session): the runtime `Emulator` served by waitress on a free loopback port,
+  in a background thread; `.endpoint_url` and `.emulator`.
+- `sfn` (function): a boto3 Step Functions client on it, configured as users should configure
+  theirs (`inject_host_prefix=False`), with retries off so every answer is seen as sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from helpers.clients import make_client
+
+from emulator.config import Settings
+
+if TYPE_CHECKING:
+    from emulator.runtime import Emulator
+
+
+@dataclass(frozen=True)
+class RunningEmulator:
+    endpoint_url: str
+    emulator: Emulator
+
+
+@pytest.fixture(scope="session")
+def emulator_server() -> Iterator[RunningEmulator]:
+    # Imported here so that tests which need no server do not load the engine.
+    from emulator.runtime import Emulator
+    from emulator.wire import HttpServer
+
+    with Emulator(Settings()) as emulator:
+        server = HttpServer(emulator.app, "127.0.0.1", 0).start()
+        try:
+            yield RunningEmulator(server.endpoint_url, emulator)
+        finally:
+            server.stop()
+
+
+@pytest.fixture
+def sfn(emulator_server: RunningEmulator) -> Any:
+    return make_client(emulator_server.endpoint_url)

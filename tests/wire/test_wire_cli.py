@@ -1,0 +1,145 @@
+"""`sfn-emulator serve` and its settings: flags, environment variables, help, a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from emulator.cli import main
+from emulator.config import OPTIONS, Settings, SettingsError
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+class TestSettings:
+    def test_defaults(self):
+        settings = Settings.from_sources({}, {})
+        assert settings == Settings()
+        assert (settings.host, settings.port, settings.account, settings.region) == (
+            "127.0.0.1", 8083, "123456789012", "us-east-1"
+        )
+        assert (settings.clock, settings.clock_start, settings.wait_time_scale) == ("auto", None, 1.0)
+
+    def test_every_setting_has_its_environment_variable(self):
+        environ = {
+            "SFN_EMULATOR_HOST": "0.0.0.0",
+            "SFN_EMULATOR_PORT": "9000",
+            "AWS_ACCOUNT_ID": "111122223333",
+            "AWS_DEFAULT_REGION": "eu-west-1",
+            "SFN_EMULATOR_CLOCK": "manual",
+            "SFN_EMULATOR_CLOCK_START": "2024-01-01T00:00:00Z",
+            "WAIT_TIME_SCALE": "0.5",
+            "SFN_EMULATOR_FUNCTIONS": "functions.py",
+            "SFN_MOCK_CONFIG": "mocks.json",
+            "SFN_EMULATOR_LOG_LEVEL": "debug",
+        }
+        assert Settings.from_sources({}, environ) == Settings(
+            host="0.0.0.0",
+            port=9000,
+            account="111122223333",
+            region="eu-west-1",
+            clock="manual",
+            clock_start=datetime(2024, 1, 1, tzinfo=timezone.utc),
+            wait_time_scale=0.5,
+            functions=Path("functions.py"),
+            mock_config=Path("mocks.json"),
+            log_level="DEBUG",
+        )
+
+    def test_a_flag_wins_over_its_environment_variable(self):
+        settings = Settings.from_sources({"port": "9001", "clock": "real"}, {"SFN_EMULATOR_PORT": "9000"})
+        assert (settings.port, settings.clock) == (9001, "real")
+
+    def test_an_empty_environment_variable_is_unset(self):
+        assert Settings.from_sources({}, {"SFN_EMULATOR_PORT": ""}).port == 8083
+
+    @pytest.mark.parametrize(
+        ("environ", "named"),
+        [
+            ({"SFN_EMULATOR_PORT": "eighty"}, "SFN_EMULATOR_PORT"),
+            ({"SFN_EMULATOR_PORT": "70000"}, "SFN_EMULATOR_PORT"),
+            ({"AWS_ACCOUNT_ID": "1234"}, "AWS_ACCOUNT_ID"),
+            ({"SFN_EMULATOR_CLOCK": "fast"}, "SFN_EMULATOR_CLOCK"),
+            ({"SFN_EMULATOR_CLOCK_START": "yesterday"}, "SFN_EMULATOR_CLOCK_START"),
+            ({"WAIT_TIME_SCALE": "-1"}, "WAIT_TIME_SCALE"),
+            ({"WAIT_TIME_SCALE": "nan"}, "WAIT_TIME_SCALE"),
+            ({"SFN_EMULATOR_LOG_LEVEL": "LOUD"}, "SFN_EMULATOR_LOG_LEVEL"),
+        ],
+    )
+    def test_a_bad_value_is_refused_naming_where_it_came_from(self, environ, named):
+        with pytest.raises(SettingsError, match=named):
+            Settings.from_sources({}, environ)
+
+    def test_a_bad_flag_value_makes_the_command_fail_with_usage(self, capsys):
+        with pytest.raises(SystemExit) as exited:
+            main(["serve", "--port", "eighty"])
+        assert exited.value.code == 2
+        assert "--port" in capsys.readouterr().err
+
+
+class TestHelp:
+    def test_serve_help_lists_every_option_with_its_environment_variable(self, capsys):
+        with pytest.raises(SystemExit) as exited:
+            main(["serve", "--help"])
+        assert exited.value.code == 0
+        text = " ".join(capsys.readouterr().out.split())
+        for option in OPTIONS:
+            assert option.flag in text
+            assert f"env {option.env}" in text
+
+    def test_no_command_prints_usage_and_fails(self, capsys):
+        assert main([]) == 2
+        assert "serve" in capsys.readouterr().err
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def read_until(process: subprocess.Popen[bytes], marker: str, timeout: float = 60) -> str:
+    """Output up to the first `marker`; fails if the process ends or stays silent for `timeout` s.
+
+    Reads the pipe unbuffered, so that `select` sees every byte not yet read.
+    """
+    output = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        while marker.encode() not in output:
+            assert selector.select(timeout), f"no output for {timeout} s; so far: {output.decode()}"
+            chunk = os.read(process.stdout.fileno(), 65536)
+            assert chunk, f"the process ended; output: {output.decode()}"
+            output += chunk
+    return output.decode()
+
+
+def test_serve_answers_health_prints_a_client_snippet_and_stops_on_sigterm():
+    port = free_port()
+    environ = {**os.environ, "PYTHONPATH": str(REPOSITORY), "SFN_EMULATOR_PORT": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "emulator", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environ, cwd=REPOSITORY,
+    )
+    try:
+        banner = read_until(process, "Stop with Ctrl-C")
+        assert f"http://127.0.0.1:{port}" in banner
+        assert "inject_host_prefix=False" in banner
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_emulator/health", timeout=10) as response:
+            assert json.loads(response.read())["status"] == "ok"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
