@@ -11,6 +11,7 @@ from types import FrameType
 from typing import Sequence
 
 import emulator
+from emulator.cli_definitions import add_commands as add_definition_commands
 from emulator.config import Settings, SettingsError, add_arguments
 
 SNIPPET = """\
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_arguments(serve)
     serve.set_defaults(handler=serve_command)
+    add_definition_commands(commands)
     return parser
 
 
@@ -57,12 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:
         parser.error(str(error))
     try:
-        return int(arguments.handler(settings))
+        return int(arguments.handler(settings, arguments))
     except KeyboardInterrupt:  # interrupted while starting or stopping
         return 130
 
 
-def serve_command(settings: Settings) -> int:
+def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
     from emulator.resources.lambda_functions import FunctionMapError
     from emulator.resources.mocks import MockConfigError

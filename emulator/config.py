@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from emulator.clock import MODES, parse_time
 
@@ -143,10 +143,13 @@ OPTIONS: tuple[Option, ...] = (
 assert {option.field for option in OPTIONS} == {field.name for field in fields(Settings)}
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add one flag per setting; each help line names its environment variable and default."""
+def add_arguments(parser: argparse.ArgumentParser, fields: Collection[str] | None = None) -> None:
+    """Add one flag per setting (or per setting named in `fields`); each help line names its
+    environment variable and default."""
     defaults = Settings()
     for option in OPTIONS:
+        if fields is not None and option.field not in fields:
+            continue
         default = getattr(defaults, option.field)
         shown_default = "" if default is None else f", default {default}"
         parser.add_argument(
