@@ -6,10 +6,12 @@ command queue and a few lock-guarded tables (task tokens, activity queues).
 
 Time (see `emulator.clock`): timers sit in a heap ordered by (due, sequence), so timers due at the
 same instant fire in the order they were set. In ``auto`` mode, when nothing is runnable and no
-task resource is running, the engine jumps the clock to the next timer if that timer is one
-nobody outside could beat: a Wait, a retry interval, or an execution timeout of an execution that
-waits for nobody outside. A callback, activity or heartbeat deadline is only jumped to with
-``skip_external_deadlines``; otherwise it arrives in wall time or when the clock is advanced.
+task resource is running, the engine jumps the clock to the next timer, unless someone outside
+(a callback sender, an activity worker) is racing a deadline: a callback, activity or heartbeat
+timeout, or the timeout of an execution that waits for them. Those actors live in wall time, so
+while such a deadline is pending no timer is jumped to, not even another execution's Wait (a jump
+would move time under their feet); the deadline arrives in wall time or when the clock is
+advanced. With ``skip_external_deadlines`` every timer is jumped to.
 """
 
 from __future__ import annotations
@@ -60,8 +62,7 @@ STEPS_BEFORE_YIELD = 5000  # a fiber that never blocks still lets commands and t
 class Timer:
     due: datetime
     fire: Callable[[], None]
-    skippable: bool  # may auto mode jump to it?
-    execution_arn: str | None = None  # an execution timeout: not skippable while that execution waits outside
+    skippable: bool  # False for a deadline someone outside races (see `_outside_deadline_pending`)
     cancelled: bool = False
 
 
@@ -165,6 +166,7 @@ class Engine:
         self._roots: dict[str, Fiber] = {}  # execution ARN -> top-level fiber
         self._runs: dict[str, Run] = {}  # execution ARN -> its run, kept after failure for redrive
         self._execution_timers: dict[str, Timer] = {}
+        self._outside_deadlines: set[Timer] = set()  # the timers set with skippable=False, until they fire
         self._external_waits: dict[str, int] = {}  # execution ARN -> pending callback/activity waits
         self._tokens: dict[str, _TokenWait] = {}
         self._executions: dict[str, Execution] = {}  # every execution started, for `.sync` waits
@@ -745,9 +747,7 @@ class Engine:
         timeout = execution.machine.timeout_seconds
         if timeout:
             due = execution.start_date + timedelta(seconds=timeout)
-            timer = self._set_timer(due, lambda: self._time_out(run), skippable=True)
-            timer.execution_arn = execution.arn
-            self._execution_timers[execution.arn] = timer
+            self._execution_timers[execution.arn] = self._set_timer(due, lambda: self._time_out(run), skippable=True)
         self._resume(fiber)
 
     def _succeed_execution(self, run: Run, output: Any) -> None:
@@ -823,6 +823,8 @@ class Engine:
             due = due.replace(microsecond=due.microsecond - due.microsecond % 1000) + timedelta(milliseconds=1)
         timer = Timer(due, fire, skippable)
         heapq.heappush(self._timers, (due, next(self._sequence), timer))
+        if not skippable:
+            self._outside_deadlines.add(timer)
         return timer
 
     def _next_timer(self) -> Timer | None:
@@ -845,12 +847,15 @@ class Engine:
         timer = self._next_timer()
         if timer is None:
             return False
-        if self.skip_external_deadlines:
+        return self.skip_external_deadlines or not self._outside_deadline_pending()
+
+    def _outside_deadline_pending(self) -> bool:
+        """Is someone outside racing a deadline: a callback, activity or heartbeat timeout, or the
+        timeout of an execution that waits for a callback or an activity worker?"""
+        self._outside_deadlines = {timer for timer in self._outside_deadlines if not timer.cancelled}
+        if self._outside_deadlines:
             return True
-        if not timer.skippable:
-            return False
-        execution_arn = getattr(timer, "execution_arn", None)
-        return not (execution_arn and self._external_waits.get(execution_arn))
+        return any(waits and arn in self._execution_timers for arn, waits in self._external_waits.items())
 
     def _fire_due_timers(self) -> None:
         now = self.clock.now()
@@ -859,6 +864,7 @@ class Engine:
             if timer is None or timer.due > now:
                 return
             heapq.heappop(self._timers)
+            self._outside_deadlines.discard(timer)
             try:
                 timer.fire()
             except Exception:  # one timer's failure must not stop the others
