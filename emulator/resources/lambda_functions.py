@@ -236,11 +236,13 @@ def _import_handler(target: str, base: Path, key: object) -> Handler:
                 spec.loader.exec_module(module)
         else:
             module = importlib.import_module(module_ref)
-        handler = getattr(module, attribute)
     except FunctionMapError:
         raise
     except Exception as exc:  # an import error in user code must say which entry broke
         raise FunctionMapError(f"functions map entry {key!r}: cannot import {target!r}: {type(exc).__name__}: {exc}") from None
+    handler = getattr(module, attribute, None)
+    if handler is None:
+        raise FunctionMapError(f"functions map entry {key!r}: {module_ref} has no attribute {attribute!r}")
     if not callable(handler):
         raise FunctionMapError(f"functions map entry {key!r}: {target!r} is not callable")
     return handler

@@ -1,0 +1,101 @@
+"""`--functions FILE`: a JSON or YAML map of Lambda function name or full ARN to
+`package.module:callable` or `path/to/file.py:callable` (relative to the map file), loaded through
+`Settings(functions=...)` and, in one real process, through `SFN_EMULATOR_FUNCTIONS`.
+
+The maps and handlers are in tests/fixtures/providers/functions/; `shop.pricing` is found on the
+import path, as an installed package of the user's would be.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flow import ACCOUNT, Flow, Server, outcome, task
+from helpers.clients import make_client
+
+from emulator.config import Settings
+from emulator.resources.lambda_functions import FunctionMapError
+from emulator.runtime import Emulator
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+FUNCTIONS = REPOSITORY / "tests" / "fixtures" / "providers" / "functions"
+ORDER = {"name": "Ada", "lines": [{"price": 2.5, "quantity": 2}, {"price": 1, "quantity": 3}], "price": 10}
+CALLS = {
+    "greet": ({"Parameters": {"name.$": "$.name"}}, {"greeting": "hello Ada", "function": "greet"}),
+    "total": ({"Parameters": {"lines.$": "$.lines"}}, {"total": 8.0}),
+    "discount": ({"Parameters": {"price.$": "$.price"}}, {"price": 9.0}),
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shop_on_the_import_path() -> Iterator[None]:
+    sys.path.insert(0, str(FUNCTIONS))
+    yield
+    sys.path.remove(str(FUNCTIONS))
+    for name in [name for name in sys.modules if name == "shop" or name.startswith("shop.")]:
+        del sys.modules[name]
+
+
+@pytest.fixture(scope="module", params=["map.json", "map.yaml"])
+def flow(request: pytest.FixtureRequest, start_server: Callable[..., Server]) -> Flow:
+    return Flow(start_server(functions=FUNCTIONS / request.param))
+
+
+@pytest.mark.parametrize("function", sorted(CALLS))
+def test_each_mapped_function_answers_by_function_arn(flow: Flow, function: str) -> None:
+    fields, expected = CALLS[function]
+    described = flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:{function}", **fields), ORDER)
+    assert outcome(described) == {"status": "SUCCEEDED", "output": expected}
+
+
+@pytest.mark.parametrize("function", sorted(CALLS))
+def test_each_mapped_function_answers_lambda_invoke(flow: Flow, function: str) -> None:
+    fields, expected = CALLS[function]
+    parameters = {"FunctionName": function, "Payload": fields["Parameters"]}
+    described = flow.run(task("arn:aws:states:::lambda:invoke", Parameters=parameters, OutputPath="$.Payload"), ORDER)
+    assert outcome(described) == {"status": "SUCCEEDED", "output": expected}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"greet": "orders.py:no_such_handler"}', "functions map entry 'greet': orders.py has no attribute 'no_such_handler'"),
+    ('{"greet": "orders.py"}', "functions map entry 'greet': 'orders.py' is not 'package.module:callable' or 'file.py:callable'"),
+    ('{"greet": "no_such_module_anywhere:greet"}', "functions map entry 'greet': cannot import 'no_such_module_anywhere:greet': "
+                                                    "ModuleNotFoundError: No module named 'no_such_module_anywhere'"),
+    ('["orders.py:greet"]', "the functions map {path} must be an object of function name or ARN -> 'module:callable'"),
+])
+def test_a_broken_map_is_refused_naming_the_entry(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "map.json"
+    path.write_text(text, encoding="utf-8")
+    (tmp_path / "orders.py").write_text((FUNCTIONS / "orders.py").read_text(), encoding="utf-8")
+    with pytest.raises(FunctionMapError) as refused:
+        Emulator(Settings(functions=path))
+    assert str(refused.value) == message.replace("{path}", str(path))
+
+
+def test_the_cli_reads_the_map_named_by_sfn_emulator_functions() -> None:
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPOSITORY), str(FUNCTIONS)]),
+               "SFN_EMULATOR_FUNCTIONS": str(FUNCTIONS / "map.yaml")}
+    process = subprocess.Popen([sys.executable, "-m", "emulator", "serve", "--port", "0", "--log-level", "WARNING"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environ, cwd=REPOSITORY, text=True)
+    try:
+        assert process.stdout is not None
+        banner = next(line for line in process.stdout if "serving AWS Step Functions on" in line)
+        endpoint = re.search(r"on (http://\S+)", banner)
+        assert endpoint is not None
+        sfn = make_client(endpoint[1])
+        definition = task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:greet", Parameters={"name": "Bo"})
+        machine = sfn.create_state_machine(name="mapped", definition=json.dumps(definition), type="EXPRESS",
+                                           roleArn=f"arn:aws:iam::{ACCOUNT}:role/r")["stateMachineArn"]
+        answered = sfn.start_sync_execution(stateMachineArn=machine, input="{}")  # answers once it has ended
+        assert json.loads(answered["output"]) == {"greeting": "hello Bo", "function": "greet"}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -1,0 +1,170 @@
+"""Lambda Task states answered by Python callables, over HTTP with boto3.
+
+Table-driven from tests/fixtures/providers/lambda_callables.json: both resource forms (a function
+ARN, with its short forms and qualifiers, and `arn:aws:states:::lambda:invoke` with AWS's Invoke
+result), exceptions shaped as Lambda's Python runtime reports them, results JSON cannot hold, and
+functions nobody registered. Then what a misbehaving callable must not do: hang the server or
+harm other executions, and `.waitForTaskToken` answered by the test.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flow import ACCOUNT, Flow, Server, outcome, task
+
+CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "providers" / "lambda_callables.json").read_text())["cases"]
+INVOKE_RESULT_MEMBERS = {"ExecutedVersion", "Payload", "SdkHttpMetadata", "SdkResponseMetadata", "StatusCode"}
+
+
+class OutOfStock(Exception):
+    """A user's own exception class: its name becomes the task's error."""
+
+
+def refuse(event: Any, context: Any) -> Any:
+    raise ValueError(f"order {event['order']} is not allowed")
+
+
+def out_of_stock(event: Any, context: Any) -> Any:
+    raise OutOfStock("no widgets left")
+
+
+def describe_context(event: Any, context: Any) -> dict[str, Any]:
+    return {
+        "function_name": context.function_name,
+        "invoked_function_arn": context.invoked_function_arn,
+        "memory_limit_in_mb": context.memory_limit_in_mb,
+        "remaining_within_timeout": 0 < context.get_remaining_time_in_millis() <= 30_000,
+        "request_id_length": len(str(uuid.UUID(context.aws_request_id))),
+    }
+
+
+def chatty(event: Any, context: Any) -> dict[str, bool]:
+    print("a handler writing to stdout", event)
+    return {"printed": True}
+
+
+HANDLERS: dict[str, Callable[[Any, Any], Any]] = {
+    "echo": lambda event, context: {"echo": event},
+    f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:by-arn": lambda event, context: "registered by ARN",
+    "context": describe_context,
+    "refuse": refuse,
+    "out-of-stock": out_of_stock,
+    "returns-a-set": lambda event, context: {1, 2},
+    "chatty": chatty,
+}
+
+
+@pytest.fixture(scope="module")
+def flow(start_server: Callable[..., Server]) -> Flow:
+    server = start_server()
+    server.emulator.functions.update(HANDLERS)
+    return Flow(server)
+
+
+def definition_of(case: dict[str, Any]) -> dict[str, Any]:
+    if "definition" in case:
+        return case["definition"]
+    fields: dict[str, Any] = {}
+    if "parameters" in case:
+        fields["Parameters"] = case["parameters"]
+    if "timeout_seconds" in case:
+        fields["TimeoutSeconds"] = case["timeout_seconds"]
+    return task(case["resource"], **fields)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case["name"])
+def test_lambda_callables(flow: Flow, case: dict[str, Any]) -> None:
+    described = outcome(flow.run(definition_of(case), case["input"]))
+    expect = dict(case["expect"])
+    if "invoke_payload" in expect:
+        result = described.pop("output")
+        assert set(result) == INVOKE_RESULT_MEMBERS
+        assert (result["ExecutedVersion"], result["StatusCode"]) == ("$LATEST", 200)
+        assert result["SdkHttpMetadata"]["HttpStatusCode"] == 200
+        assert result["SdkResponseMetadata"]["RequestId"] == result["SdkHttpMetadata"]["HttpHeaders"]["x-amzn-RequestId"]
+        assert result["Payload"] == expect.pop("invoke_payload")
+    if isinstance(expect.get("cause"), dict):
+        report = json.loads(described.pop("cause"))
+        assert set(report) == {"errorMessage", "errorType", "requestId", "stackTrace"}
+        uuid.UUID(report.pop("requestId"))
+        assert all(isinstance(line, str) for line in report.pop("stackTrace"))
+        assert report == expect.pop("cause")
+    if "cause_prefix" in expect:
+        assert described.pop("cause").startswith(expect.pop("cause_prefix"))
+    assert described == expect
+
+
+def test_a_raised_exception_reports_the_handlers_own_frames(flow: Flow) -> None:
+    described = flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:refuse"), {"order": 1})
+    stack = json.loads(described["cause"])["stackTrace"]
+    assert len(stack) == 1 and "in refuse" in stack[0] and __file__ in stack[0]
+
+
+def test_an_unregistered_function_logs_how_to_map_it(flow: Flow, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="emulator.resources.base"):
+        flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:never-mapped"))
+    hints = [record.getMessage() for record in caplog.records if "never-mapped" in record.getMessage()]
+    assert hints == [
+        f"No Python callable is registered for the Lambda function arn:aws:lambda:us-east-1:{ACCOUNT}:function:"
+        "never-mapped: map its name or ARN with `sfn-emulator serve --functions FILE` (or register one in Python)."]
+
+
+@pytest.fixture
+def hanging(flow: Flow) -> Iterator[threading.Event]:
+    """A function that blocks until released; released when the test ends, so its thread ends too."""
+    release = threading.Event()
+    flow.server.emulator.functions.register("hang", lambda event, context: release.wait(60) and "released")
+    yield release
+    release.set()
+
+
+def test_a_hanging_callable_times_out_its_task_and_harms_no_other_execution(flow: Flow, hanging: threading.Event) -> None:
+    stuck = flow.start(flow.machine(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:hang", TimeoutSeconds=1)))
+    others = [flow.start(flow.machine(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:echo")), {"n": n})
+              for n in range(3)]
+    flow.settle()
+
+    assert outcome(flow.describe(stuck)) == {"status": "FAILED", "error": "States.Timeout"}
+    assert flow.event_types(stuck)[-2:] == ["LambdaFunctionTimedOut", "ExecutionFailed"]
+    assert [outcome(flow.describe(arn)) for arn in others] == [
+        {"status": "SUCCEEDED", "output": {"echo": {"n": n}}} for n in range(3)]
+
+
+def test_failing_and_printing_callables_leave_the_server_serving(flow: Flow) -> None:
+    machine = flow.machine({"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": True, "Branches": [
+        task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:chatty"),
+        {"StartAt": "Other", "States": {"Other": {
+            "Type": "Task", "Resource": f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:returns-a-set", "End": True}}},
+    ]}}})
+    failed = flow.start(machine)
+    flow.settle()
+    assert flow.describe(failed)["error"] == "Runtime.MarshalError"
+    assert outcome(flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:echo"), 1)) == {
+        "status": "SUCCEEDED", "output": {"echo": 1}}
+
+
+def test_lambda_invoke_wait_for_task_token_returns_what_the_test_sends(flow: Flow) -> None:
+    received: list[Any] = []
+    flow.server.emulator.functions.register("remember", lambda event, context: received.append(event))
+    definition = task("arn:aws:states:::lambda:invoke.waitForTaskToken",
+                      Parameters={"FunctionName": "remember", "Payload": {"token.$": "$$.Task.Token", "order.$": "$.order"}})
+    execution = flow.start(flow.machine(definition), {"order": 7})
+    flow.settle()
+    assert flow.describe(execution)["status"] == "RUNNING"
+    [event] = received
+    assert event["order"] == 7
+
+    flow.sfn.send_task_success(taskToken=event["token"], output=json.dumps({"approved": True}))
+    flow.settle()
+    assert outcome(flow.describe(execution)) == {"status": "SUCCEEDED", "output": {"approved": True}}
+    assert flow.event_types(execution) == [
+        "ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded",
+        "TaskStateExited", "ExecutionSucceeded"]
