@@ -1,3 +1,18 @@
 """sfn-emulator: a local emulator of AWS Step Functions for fast, faithful workflow tests."""
 
+from __future__ import annotations
+
+from typing import Any
+
 __version__ = "0.1.0"
+
+# The Python API, imported on first use so that `import emulator` (the CLI's --help) stays light.
+_LAZY_EXPORTS = {"run_definition": "emulator.api", "ExecutionResult": "emulator.api"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY_EXPORTS[name]), name)
+    raise AttributeError(f"module 'emulator' has no attribute {name!r}")

@@ -13,6 +13,7 @@ and otherwise a clear error naming the resource and how to map it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import TracebackType
 
 from flask import Flask
@@ -20,6 +21,7 @@ from flask import Flask
 from emulator.clock import Clock
 from emulator.config import Settings
 from emulator.engine import Engine
+from emulator.engine.execution import Execution
 from emulator.resources.aws_services import AwsServiceIntegrations
 from emulator.resources.base import TaskResource, TaskResources
 from emulator.resources.lambda_functions import LambdaFunctions, load_function_map
@@ -28,6 +30,7 @@ from emulator.resources.nested_executions import StartExecution
 from emulator.service import StepFunctionsService
 from emulator.wire import create_app
 from emulator.wire.aws_passthrough import mount_aws_passthrough
+from emulator.wire.clock_api import mount_clock_api
 
 
 class Emulator:
@@ -45,14 +48,26 @@ class Emulator:
         self.service = StepFunctionsService(
             self.engine, default_account=settings.account, default_region=settings.region
         )
-        chain: list[TaskResource] = [self.mocks] if self.mocks is not None else []
-        chain += [self.functions, StartExecution(self.service), self.aws]
-        self.engine.resources = TaskResources(chain)
-        if self.mocks is not None:
-            mocks = self.mocks
-            self.engine.on_finished.append(lambda execution: mocks.forget_execution(execution.arn))
+        self._resources: list[TaskResource] = [self.functions, StartExecution(self.service), self.aws]
+        self.engine.resources = TaskResources(self._chain())
+        self.engine.on_finished.append(self._forget_mocked_execution)
         self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
+        mount_clock_api(self.app, self.clock, self.engine)
         mount_aws_passthrough(self.app, default_account=settings.account)
+
+    def use_mock_config(self, path: str | Path | None) -> None:
+        """Answer test cases from the mock configuration at `path` from now on (None: no mocks).
+
+        A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
+        self.mocks = MockConfig.load(path) if path is not None else None
+        self.engine.resources = TaskResources(self._chain())
+
+    def _chain(self) -> list[TaskResource]:
+        return ([self.mocks] if self.mocks is not None else []) + self._resources
+
+    def _forget_mocked_execution(self, execution: Execution) -> None:
+        if self.mocks is not None:
+            self.mocks.forget_execution(execution.arn)
 
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are."""

@@ -1,0 +1,345 @@
+"""Run state machines from Python and read how they ended, with no server and no boto3.
+
+    from emulator import run_definition
+
+    result = run_definition("Greeting.asl.json", {"name": "Ada"}, functions={"greet": greet})
+    result.assert_succeeded()
+    assert result.visited_states == ["Greet", "Done"]
+
+`ExecutionResult` is also what the pytest plugin's `sfn_emulator.run(...)` returns: it is built from
+DescribeExecution and GetExecutionHistory answers, so it reads the same whether they came from the
+in-process control plane or from boto3. `ExecutionRunner` does the creating, starting and waiting
+through either.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+from emulator.config import Settings
+
+RUNNING = "RUNNING"
+SUCCEEDED = "SUCCEEDED"
+FAILED = "FAILED"
+STANDARD = "STANDARD"
+EXPRESS = "EXPRESS"
+DEFAULT_TIMEOUT = 60.0  # wall seconds to wait for an execution before returning it RUNNING
+_POLL_INTERVAL = 0.01  # seconds between DescribeExecution calls when the clock runs in real time
+_HISTORY_PAGE = 1000  # GetExecutionHistory's largest page
+_NOT_GIVEN: Any = object()
+
+Definition = Mapping[str, Any] | str | Path
+
+
+@dataclass(frozen=True)
+class StateVisit:
+    """One entry into a state, from its `*StateEntered` history event."""
+
+    name: str
+    type: str  # "Task", "Pass", "Map", ...
+    input: Any  # the state's input, parsed
+    entered: datetime
+
+
+@dataclass(frozen=True, repr=False)
+class ExecutionResult:
+    """One execution as it stood when it was read: ended, or RUNNING when it was still waiting."""
+
+    execution_arn: str
+    status: str
+    input: Any
+    output: Any  # parsed; None unless SUCCEEDED
+    error: str | None
+    cause: str | None
+    start_date: datetime
+    stop_date: datetime | None
+    history: tuple[dict[str, Any], ...]  # GetExecutionHistory's events; empty for EXPRESS executions
+
+    @classmethod
+    def from_api(cls, description: Mapping[str, Any], events: Sequence[Mapping[str, Any]] = ()) -> ExecutionResult:
+        """From a DescribeExecution (or StartSyncExecution) answer and the execution's history events."""
+        output = description.get("output")
+        return cls(
+            execution_arn=description["executionArn"],
+            status=description["status"],
+            input=_parse(description.get("input")),
+            output=_parse(output) if output is not None else None,
+            error=description.get("error"),
+            cause=description.get("cause"),
+            start_date=description["startDate"],
+            stop_date=description.get("stopDate"),
+            history=tuple(dict(event) for event in events),
+        )
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status == SUCCEEDED
+
+    @property
+    def visits(self) -> tuple[StateVisit, ...]:
+        """Every entry into a state, in history order (states inside Parallel and Map included)."""
+        return tuple(_visit(event) for event in self.history if "stateEnteredEventDetails" in event)
+
+    @property
+    def visited_states(self) -> list[str]:
+        """The names of the states entered, in order, one per entry."""
+        return [visit.name for visit in self.visits]
+
+    @property
+    def stopped_in(self) -> StateVisit | None:
+        """The state the execution failed, timed out or was aborted in, or waits in if RUNNING: the
+        last state entered and not exited. None when it succeeded (or has no history)."""
+        if self.succeeded:
+            return None
+        open_visits: list[tuple[int, StateVisit]] = []
+        for event in self.history:
+            if "stateEnteredEventDetails" in event:
+                open_visits.append((event["id"], _visit(event)))
+            elif "stateExitedEventDetails" in event:
+                name = event["stateExitedEventDetails"]["name"]
+                for index in range(len(open_visits) - 1, -1, -1):
+                    if open_visits[index][1].name == name:
+                        del open_visits[index]
+                        break
+        return open_visits[-1][1] if open_visits else None
+
+    def explain(self) -> str:
+        """A few lines on how the execution ended: where it stopped, with what input, and why."""
+        lines = [f"execution {self.execution_arn}: {self.status}"]
+        where = self.stopped_in
+        if where is not None:
+            verb = "waiting in" if self.status == RUNNING else "stopped in"
+            lines.append(f"  {verb} state {where.name!r} ({where.type}) with input {_compact(where.input)}")
+        if self.error is not None:
+            lines.append(f"  error: {self.error}")
+        if self.cause is not None:
+            lines.append(f"  cause: {self.cause}")
+        if self.succeeded:
+            lines.append(f"  output: {_compact(self.output)}")
+        if self.history:
+            lines.append(f"  states visited: {', '.join(self.visited_states) or '(none)'}")
+        return "\n".join(lines)
+
+    def assert_succeeded(self, output: Any = _NOT_GIVEN) -> ExecutionResult:
+        """Fail the test unless the execution SUCCEEDED (with `output`, when given)."""
+        __tracebackhide__ = True
+        if not self.succeeded:
+            raise AssertionError(f"expected the execution to succeed\n{self.explain()}")
+        if output is not _NOT_GIVEN and self.output != output:
+            raise AssertionError(
+                f"the execution succeeded with output {_compact(self.output)}, expected {_compact(output)}\n"
+                f"{self.explain()}"
+            )
+        return self
+
+    def assert_failed(self, error: str | None = None, cause: str | None = None) -> ExecutionResult:
+        """Fail the test unless the execution FAILED (with this `error` and `cause`, when given)."""
+        __tracebackhide__ = True
+        expected = [f"error {error!r}"] if error is not None else []
+        expected += [f"cause {cause!r}"] if cause is not None else []
+        if (self.status != FAILED or (error is not None and self.error != error)
+                or (cause is not None and self.cause != cause)):
+            wanted = f" with {' and '.join(expected)}" if expected else ""
+            raise AssertionError(f"expected the execution to fail{wanted}\n{self.explain()}")
+        return self
+
+    def assert_status(self, status: str) -> ExecutionResult:
+        """Fail the test unless the execution has `status` (RUNNING, TIMED_OUT, ABORTED, ...)."""
+        __tracebackhide__ = True
+        if self.status != status:
+            raise AssertionError(f"expected the execution to be {status}\n{self.explain()}")
+        return self
+
+    def __repr__(self) -> str:
+        return (f"ExecutionResult(status={self.status!r}, error={self.error!r}, output={_compact(self.output)}, "
+                f"visited_states={self.visited_states!r})")
+
+
+class StepFunctionsApi(Protocol):
+    """The operations the runner uses, as a boto3 `stepfunctions` client or `StepFunctionsService` offer them."""
+
+    def create_state_machine(self, **params: Any) -> Any: ...
+
+    def describe_state_machine(self, **params: Any) -> Any: ...
+
+    def start_execution(self, **params: Any) -> Any: ...
+
+    def start_sync_execution(self, **params: Any) -> Any: ...
+
+    def describe_execution(self, **params: Any) -> Any: ...
+
+    def get_execution_history(self, **params: Any) -> Any: ...
+
+
+class ClockControl(Protocol):
+    """What waiting needs from a clock: its mode, and a way to let everything runnable run."""
+
+    @property
+    def mode(self) -> str: ...
+
+    def run_until_idle(self, timeout: float | None = None) -> bool: ...
+
+
+class ExecutionRunner:
+    """Creates state machines, runs executions and waits for them, through a Step Functions API.
+
+    Waiting: unless the clock runs in real time, the runner lets the emulator run until nothing
+    can move by itself, then reads the execution: it has ended, or it waits for someone (a task
+    token, an activity worker, a manual clock). In real time it polls until the execution ends.
+    Either way it gives up after `timeout` wall seconds and returns the execution RUNNING.
+    """
+
+    def __init__(self, api: StepFunctionsApi, clock: ClockControl, *, role_arn: str,
+                 base_dir: Path | None = None) -> None:
+        self.api = api
+        self.clock = clock
+        self.role_arn = role_arn
+        self.base_dir = base_dir  # where relative definition paths are looked up (default: the cwd)
+
+    def create_state_machine(self, definition: Definition, *, name: str | None = None, type: str = STANDARD) -> str:
+        """The ARN of a new state machine (or of the same one, created again with the same definition)."""
+        text, default_name = load_definition(definition, self.base_dir)
+        answer = self.api.create_state_machine(
+            name=name or default_name, definition=text, roleArn=self.role_arn, type=type
+        )
+        return str(answer["stateMachineArn"])
+
+    def run(self, definition: Definition, input: Any = None, *, name: str | None = None,
+            test_case: str | None = None, type: str | None = None,
+            timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
+        """Run `definition` (a dict, JSON text, a file, or the ARN of an existing state machine)
+        once with `input` (a JSON value; default {}) and return the execution.
+
+        `name` names the state machine (default: the file name up to its first dot, or a unique
+        name); `test_case` runs it under that test case of the mock configuration; `type` EXPRESS
+        runs it with StartSyncExecution (no history).
+        """
+        if isinstance(definition, str) and definition.startswith("arn:"):
+            machine_arn = definition
+            if type is None:
+                type = self.api.describe_state_machine(stateMachineArn=machine_arn)["type"]
+        else:
+            type = type or STANDARD
+            machine_arn = self.create_state_machine(definition, name=name, type=type)
+        target = f"{machine_arn}#{test_case}" if test_case else machine_arn
+        input_text = json.dumps({} if input is None else input)
+        if type == EXPRESS:
+            return ExecutionResult.from_api(self.api.start_sync_execution(stateMachineArn=target, input=input_text))
+        execution_arn = self.api.start_execution(stateMachineArn=target, input=input_text)["executionArn"]
+        return self.wait(execution_arn, timeout=timeout)
+
+    def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
+        """The execution once it has ended or cannot move by itself (see the class docstring)."""
+        if self.clock.mode != "real":
+            self.clock.run_until_idle(timeout)
+        else:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while self._status(execution_arn) == RUNNING and (deadline is None or time.monotonic() < deadline):
+                time.sleep(_POLL_INTERVAL)
+        return self.result(execution_arn)
+
+    def result(self, execution_arn: str) -> ExecutionResult:
+        """The execution as it stands now, with its whole history."""
+        description = self.api.describe_execution(executionArn=execution_arn)
+        events: list[dict[str, Any]] = []
+        token: str | None = None
+        while True:
+            page_token = {"nextToken": token} if token else {}
+            page = self.api.get_execution_history(executionArn=execution_arn, maxResults=_HISTORY_PAGE, **page_token)
+            events += page["events"]
+            token = page.get("nextToken")
+            if not token:
+                return ExecutionResult.from_api(description, events)
+
+    def _status(self, execution_arn: str) -> str:
+        return str(self.api.describe_execution(executionArn=execution_arn)["status"])
+
+
+def load_definition(definition: Definition, base_dir: Path | None = None) -> tuple[str, str]:
+    """(definition JSON text, a state machine name for it) from a dict, JSON text or a JSON/YAML file.
+
+    A file's name is its file name up to the first dot (`OrderFlow.asl.json` -> `OrderFlow`), the
+    name a mock configuration's `StateMachines` would use; other definitions get a unique name.
+    """
+    from emulator.cli_definitions import read_definition  # JSON or YAML, as `sfn-emulator run` reads them
+
+    if isinstance(definition, Mapping):
+        return json.dumps(definition), _unique_name()
+    if isinstance(definition, str) and definition.lstrip().startswith("{"):
+        return definition, _unique_name()
+    path = Path(definition)
+    if base_dir is not None and not path.is_absolute():
+        path = base_dir / path
+    return read_definition(str(path)), path.name.split(".", 1)[0]
+
+
+def run_definition(
+    definition: Definition,
+    input: Any = None,
+    *,
+    functions: Mapping[str, Callable[[Any, Any], Any]] | None = None,
+    mock_config: str | Path | Mapping[str, Any] | None = None,
+    test_case: str | None = None,
+    name: str | None = None,
+    type: str = STANDARD,
+    settings: Settings | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+) -> ExecutionResult:
+    """Run `definition` once with `input` on a fresh in-process emulator and return the execution.
+
+    `functions` maps Lambda function names or ARNs to Python callables `handler(event, context)`;
+    `mock_config` is a mock configuration (AWS Step Functions Local's format) as a file or a dict,
+    used by executions run with `test_case`; `settings` sets the clock, account and region
+    (default: `Settings()`, clock auto). See `ExecutionRunner.run` for the rest.
+    """
+    from emulator.runtime import Emulator
+
+    settings = settings or Settings()
+    with tempfile.TemporaryDirectory(prefix="sfn-emulator-") as scratch:
+        if isinstance(mock_config, Mapping):
+            mock_config = write_mock_config(mock_config, Path(scratch))
+        if mock_config is not None:
+            settings = replace(settings, mock_config=Path(mock_config))
+        with Emulator(settings) as instance:
+            instance.functions.update(functions or {})
+            runner = ExecutionRunner(instance.service, instance.clock,
+                                     role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator")
+            return runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
+
+
+def write_mock_config(config: Mapping[str, Any], directory: Path) -> Path:
+    """Write a mock configuration given as a dict to a new file in `directory` (mocks are read from files)."""
+    path = directory / f"mock-config-{uuid.uuid4().hex[:8]}.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+def _visit(event: Mapping[str, Any]) -> StateVisit:
+    details = event["stateEnteredEventDetails"]
+    return StateVisit(details["name"], event["type"].removesuffix("StateEntered"), _parse(details.get("input")),
+                      event["timestamp"])
+
+
+def _parse(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _compact(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
+def _unique_name() -> str:
+    return f"machine-{uuid.uuid4().hex[:12]}"

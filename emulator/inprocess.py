@@ -1,0 +1,160 @@
+"""In-process mode: boto3 Step Functions clients reach an emulator in this process with no socket.
+
+    from emulator.config import Settings
+    from emulator.inprocess import intercept
+    from emulator.runtime import Emulator
+
+    with Emulator(Settings()) as local, intercept(local):
+        boto3.client("stepfunctions", region_name="us-east-1").list_state_machines()
+
+While `intercept` is active, every request a Step Functions client sends to AWS's own endpoint
+(`states.<region>.amazonaws.com`, and `sync-states.<region>...` where botocore sends
+StartSyncExecution and TestState) is handed to the emulator's WSGI app and its answer returned to
+botocore, exactly as the HTTP server would answer it. Clients with an explicit `endpoint_url`
+(a server on localhost, say) and clients of other services are left alone: they go where they
+would have gone, or to moto when moto's `mock_aws` is active (moto is told to leave Step
+Functions requests alone meanwhile).
+
+How: one botocore `before-send` handler for the `sfn` service, the way moto intercepts requests.
+botocore gives each new session the handlers listed in `BUILTIN_HANDLERS`, and each client a copy
+of its session's handlers, so the handler is installed when this module is first imported (and on
+boto3's default session if that exists already): clients created after that are reached; a client
+or session created before it is not. Import this module (or use the pytest fixture) before the
+code under test creates its clients at import time.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable
+from urllib.parse import urlsplit
+
+import botocore.handlers
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+from moto.core.config import default_user_config
+from urllib3 import HTTPResponse
+from werkzeug.test import Client
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+# AWS's Step Functions hosts in every partition, and their `sync-` data-plane twins.
+STEP_FUNCTIONS_HOST = re.compile(
+    r"^(?:sync-)?states(?:-fips)?\.[a-z0-9-]+\.(?:amazonaws\.com(?:\.cn)?|api\.aws|c2s\.ic\.gov|sc2s\.sgov\.gov)$"
+)
+MOTO_SERVICE_NAME = "stepfunctions"
+_EVENT = "before-send.sfn"  # botocore's event for every request of a Step Functions client
+_HANDLER_ID = "sfn-emulator-inprocess"
+# SigV4 `Credential=AKID/...`: the access key id that names the caller's account.
+_ACCESS_KEY = re.compile(r"(Credential=)[^/,\s]*/")
+
+
+class _Target:
+    """An emulator requests are answered by, and the account they act in (None: as their credentials say)."""
+
+    def __init__(self, app: WSGIApp, account: str | None) -> None:
+        self.client = Client(app, use_cookies=False)
+        self.account = account
+
+    def answer(self, request: AWSPreparedRequest) -> AWSResponse:
+        url = urlsplit(request.url)
+        headers = {name: _text(value) for name, value in request.headers.items()}
+        if self.account is not None and "Authorization" in headers:
+            headers["Authorization"] = _ACCESS_KEY.sub(rf"\g<1>{self.account}/", headers["Authorization"], count=1)
+        response = self.client.open(
+            url.path or "/",
+            base_url=f"{url.scheme}://{url.netloc}",
+            query_string=url.query,
+            method=request.method,
+            headers=headers,
+            data=_body_bytes(request.body),
+        )
+        raw = HTTPResponse(body=io.BytesIO(response.get_data()), headers=list(response.headers.items()),
+                           status=response.status_code, preload_content=False)
+        return AWSResponse(request.url, response.status_code, raw.headers, raw)
+
+
+_lock = threading.Lock()
+_targets: list[_Target] = []  # a stack: the innermost `intercept` answers
+_added_to_moto_passthrough = False  # whether we, not the user, listed Step Functions there
+
+
+@contextmanager
+def intercept(emulator: Any, *, account: str | None = None) -> Iterator[None]:
+    """Send Step Functions requests to `emulator` (a runtime `Emulator`, or any WSGI app serving the
+    API) while the block runs, from every thread of the process.
+
+    With `account`, intercepted requests act in that account whatever their credentials (the
+    pytest plugin uses this to give each test an account of its own); otherwise, as over HTTP, an
+    access key id of 12 digits names the account and any other key acts in the emulator's default.
+    """
+    target = _Target(getattr(emulator, "app", emulator), account)
+    with _lock:
+        if not _targets:
+            _tell_moto_to_pass_step_functions_through(True)
+        _targets.append(target)
+    try:
+        yield
+    finally:
+        with _lock:
+            _targets.remove(target)
+            if not _targets:
+                _tell_moto_to_pass_step_functions_through(False)
+
+
+def _tell_moto_to_pass_step_functions_through(passing: bool) -> None:
+    """botocore calls every `before-send` handler, moto's too, and uses the first answer: ours comes
+    first, but moto's `mock_aws` would still act on the request in its own Step Functions backend.
+    moto's documented passthrough setting makes it leave Step Functions alone while we answer."""
+    global _added_to_moto_passthrough
+    services = default_user_config["core"]["passthrough"]["services"]
+    if passing and MOTO_SERVICE_NAME not in services:
+        services.append(MOTO_SERVICE_NAME)
+        _added_to_moto_passthrough = True
+    elif not passing and _added_to_moto_passthrough:
+        if MOTO_SERVICE_NAME in services:
+            services.remove(MOTO_SERVICE_NAME)
+        _added_to_moto_passthrough = False
+
+
+def is_step_functions_endpoint(url: str) -> bool:
+    """Whether `url` is AWS's own Step Functions endpoint (what a client without `endpoint_url` uses)."""
+    return STEP_FUNCTIONS_HOST.match(urlsplit(url).hostname or "") is not None
+
+
+def _answer_in_process(request: AWSPreparedRequest, **kwargs: Any) -> AWSResponse | None:
+    """The `before-send` handler: an answer ends botocore's sending; None lets the request go on."""
+    with _lock:
+        target = _targets[-1] if _targets else None
+    if target is None or not is_step_functions_endpoint(request.url):
+        return None
+    return target.answer(request)
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value  # HTTP headers are Latin-1
+
+
+def _body_bytes(body: Any) -> bytes:
+    if body is None:
+        return b""
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    if isinstance(body, (bytes, bytearray)):
+        return bytes(body)
+    return bytes(body.read())  # a file-like body
+
+
+def _install() -> None:
+    botocore.handlers.BUILTIN_HANDLERS.append((_EVENT, _answer_in_process, botocore.handlers.REGISTER_FIRST))
+    boto3 = sys.modules.get("boto3")
+    default_session = getattr(boto3, "DEFAULT_SESSION", None)
+    if default_session is not None:
+        default_session.events.register_first(_EVENT, _answer_in_process, unique_id=_HANDLER_ID)
+
+
+_install()
