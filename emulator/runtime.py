@@ -47,6 +47,7 @@ class Emulator:
         self.service = StepFunctionsService(
             self.engine, default_account=settings.account, default_region=settings.region
         )
+        self.service.mock_config_loaded = lambda: self.mocks is not None
         self._resources: list[TaskResource] = [self.functions, StartExecution(self.service), self.aws]
         self.engine.resources = TaskResources(self._chain())
         self.engine.on_finished.append(self._forget_mocked_execution)

@@ -18,7 +18,7 @@ import math
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Callable
 
 from emulator.engine.errors import NotRedrivable
 from emulator.engine.execution import RUNNING, SUCCEEDED, Execution
@@ -127,7 +127,20 @@ def _without_execution_data(event: dict[str, Any]) -> dict[str, Any]:
 
 
 class ExecutionOperations(ServiceBase):
+    # Whether a mock configuration is loaded (the runtime sets this): without one, an execution
+    # started with `stateMachineArn#CASE` is refused rather than silently run unmocked.
+    mock_config_loaded: Callable[[], bool] = staticmethod(lambda: True)
+
     # ------------------------------------------------------------------ look-ups
+
+    def _machine_ref(self, state_machine_arn: str) -> arns.MachineRef:
+        """The ARN StartExecution/StartSyncExecution got, with its `#CASE` when a mock configuration serves it."""
+        ref = arns.state_machine(state_machine_arn, allow_test_case=True)
+        if ref.test_case is not None and not self.mock_config_loaded():
+            raise ValidationException(
+                f"The state machine ARN names the mock test case '{ref.test_case}', but no mock configuration "
+                "is loaded: start sfn-emulator with --mock-config FILE (or SFN_MOCK_CONFIG)")
+        return ref
 
     def _route(self, alias: Alias) -> str:
         """The version ARN an alias sends this execution to, chosen by weight."""
@@ -205,7 +218,7 @@ class ExecutionOperations(ServiceBase):
         traceHeader: str | None = None,
     ) -> dict[str, Any]:
         with self._locked(store):
-            ref = arns.state_machine(stateMachineArn, allow_test_case=True)
+            ref = self._machine_ref(stateMachineArn)
             target = self._target(store, ref)
             execution = self._new_execution(store, target, ref, name, input, traceHeader)
             if target.record.type == STANDARD:
@@ -230,7 +243,7 @@ class ExecutionOperations(ServiceBase):
         includedData: str | None = None,
     ) -> dict[str, Any]:
         with self._locked(store):
-            ref = arns.state_machine(stateMachineArn, allow_test_case=True)
+            ref = self._machine_ref(stateMachineArn)
             target = self._target(store, ref)
             if target.record.type != EXPRESS:
                 raise StateMachineTypeNotSupported(_TYPE_NOT_SUPPORTED)

@@ -53,7 +53,8 @@ def work(flow: Flow, activity_arn: str, answer: Callable[[Any, dict[str, Any]], 
     return run
 
 
-def test_a_worker_that_long_polls_receives_the_input_heartbeats_and_succeeds(flow: Flow, workers: ThreadPoolExecutor) -> None:
+def test_a_worker_that_long_polls_receives_the_input_heartbeats_and_succeeds(
+        flow: Flow, workers: ThreadPoolExecutor) -> None:
     activity_arn = activity(flow)
 
     def succeed(client: Any, received: dict[str, Any]) -> None:

@@ -65,8 +65,10 @@ def test_each_mapped_function_answers_lambda_invoke(flow: Flow, function: str) -
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ('{"greet": "orders.py:no_such_handler"}', "functions map entry 'greet': orders.py has no attribute 'no_such_handler'"),
-    ('{"greet": "orders.py"}', "functions map entry 'greet': 'orders.py' is not 'package.module:callable' or 'file.py:callable'"),
+    ('{"greet": "orders.py:no_such_handler"}',
+     "functions map entry 'greet': orders.py has no attribute 'no_such_handler'"),
+    ('{"greet": "orders.py"}',
+     "functions map entry 'greet': 'orders.py' is not 'package.module:callable' or 'file.py:callable'"),
     ('{"greet": "no_such_module_anywhere:greet"}', "functions map entry 'greet': cannot import 'no_such_module_anywhere:greet': "
                                                     "ModuleNotFoundError: No module named 'no_such_module_anywhere'"),
     ('["orders.py:greet"]', "the functions map {path} must be an object of function name or ARN -> 'module:callable'"),
