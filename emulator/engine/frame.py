@@ -28,7 +28,7 @@ class Run:
     """One execution's shared interpreter state."""
 
     __slots__ = ("execution", "now", "random", "execution_context", "state_machine_context", "restart_point",
-                 "resources")
+                 "resources", "item_reader_items")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], rng: random.Random | None = None) -> None:
         self.execution = execution
@@ -36,6 +36,7 @@ class Run:
         self.random = rng or random.Random(execution.arn)  # JitterStrategy FULL: reproducible per execution
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
         self.resources: Any = None  # a TaskResources chain of this run's own (TestState mocks), else the engine's
+        self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
         self.execution_context = {
             "Id": execution.arn,
             "Input": json.loads(execution.input),

@@ -520,7 +520,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     if state.processor_mode == "DISTRIBUTED":
         return (yield from run_distributed_map(state, raw, frame))
     value = _input(state, raw, frame)
-    items = _evaluate_path(state.items_path, value, frame) if state.items_path is not None else value
+    items = _items(state, value, frame)
     if not isinstance(items, list):
         raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
     max_concurrency = state.max_concurrency
@@ -540,7 +540,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
 def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     """A Distributed Map: a map run whose items run as child executions (histories of their own)."""
     value = _input(state, raw, frame)
-    items = _evaluate_path(state.items_path, value, frame) if state.items_path is not None else value
+    items = _items(state, value, frame)
     if state.item_reader is None and not isinstance(items, list):
         raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
     max_concurrency = state.max_concurrency
@@ -565,9 +565,13 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     frame.emit("MapRunStarted", "mapRunStartedEventDetails", {"mapRunArn": map_run.arn})
     try:
         if state.item_reader is not None:
-            raise StatesError(names.ITEM_READER_FAILED, "sfn-emulator does not read ItemReader sources yet: "
-                                                        f"{state.item_reader.get('Resource')}")
-        inputs = _batched(state, value, [_selected_item(state, value, index, item, frame) for index, item in enumerate(items)], frame)
+            items = _read_items(state, frame)
+        selected = [_selected_item(state, value, index, item, frame) for index, item in enumerate(items)]
+        if state.item_selector is not None:
+            frame.inspect("afterItemSelector", selected)
+        inputs = _batched(state, value, selected, frame)
+        if state.item_batcher is not None:
+            frame.inspect("afterItemBatcher", inputs)
         map_run.total_items = len(inputs)
         results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
                                   tolerated_count, tolerated_percentage)
@@ -578,6 +582,24 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     frame.emit("MapStateSucceeded")
     output = _result_path(state, raw, _select(state, results, frame), frame)
     return _output(state, output, frame), state.next
+
+
+def _items(state: MapState, value: JSON, frame: Frame) -> JSON:
+    """The items ItemsPath selects (the whole input without one)."""
+    if state.items_path is None:
+        return value
+    items = _evaluate_path(state.items_path, value, frame)
+    frame.inspect("afterItemsPath", items)
+    return items
+
+
+def _read_items(state: MapState, frame: Frame) -> list[JSON]:
+    """The items of an ItemReader: only those a TestState caller supplied, for now."""
+    items = frame.run.item_reader_items
+    if items is None:
+        raise StatesError(names.ITEM_READER_FAILED, "sfn-emulator does not read ItemReader sources yet: "
+                                                    f"{(state.item_reader or {}).get('Resource')}")
+    return items
 
 
 def _selected_item(state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> JSON:

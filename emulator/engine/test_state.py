@@ -2,18 +2,24 @@
 
 Runs the real interpreter on a throw-away run (no execution is recorded): Retry and Catch are
 not carried out but reported (`RETRIABLE`, `CAUGHT_ERROR` with the Catcher's output and next
-state), Wait states do not wait, and a `mock` stands in for the Task's resource.
+state, and which Retrier or Catcher it was), and Wait states do not wait. A `mock` stands in for
+a Task's resource, or for the branches of a Parallel or the iterations of a Map (the mocked
+result is then the state's whole result). A caller's `context` replaces the Context Object, and
+a `StateConfiguration` says where in a longer run this attempt stands (retries already made,
+Map iterations already failed).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
+from emulator.asl import errors as names
 from emulator.asl.errors import StatesError
-from emulator.asl.model import JSON, State, StateMachine
-from emulator.engine.effects import Interpreter, Sleep
+from emulator.asl.model import JSON, BaseState, MapState, ParallelState, Retrier, State, StateMachine
+from emulator.engine.effects import Fork, Interpreter, RunMapRun, Sleep
 from emulator.engine.execution import Execution
 from emulator.engine.frame import Frame, Run, to_json_text
 from emulator.engine.interpreter import catch_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
@@ -21,11 +27,25 @@ from emulator.engine.scheduler import Engine
 from emulator.resources.base import TaskRequest, TaskResources
 
 TEST_MACHINE_NAME = "TestStateMachine"
-INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "result", "afterResultSelector", "afterResultPath")
+INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterItemsPath", "afterItemSelector",
+                   "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
+THRESHOLD_EXCEEDED_CAUSE = "The specified tolerated failure threshold was exceeded"
+
+
+@dataclass(frozen=True)
+class StateConfiguration:
+    """TestState's `stateConfiguration`, as the engine uses it."""
+
+    retrier_retry_count: int = 0  # retries the matching Retrier has already made
+    map_iteration_failure_count: int = 0  # Map iterations that failed (checked against the tolerance)
+    map_item_reader_items: list[JSON] | None = None  # what a Map's ItemReader reads, instead of reading it
 
 
 class MockedResult:
-    """A TestState `mock`: the Task's resource returns `result` (JSON text) or fails with `errorOutput`."""
+    """A TestState `mock` for a Task: its resource returns `result` (JSON text) or fails with `errorOutput`.
+    The mocked answer is the task's whole result, for callbacks, `.sync` and activities too."""
+
+    settles_task = True
 
     def __init__(self, mock: dict[str, Any]) -> None:
         self._mock = mock
@@ -34,14 +54,38 @@ class MockedResult:
         return True
 
     def invoke(self, request: TaskRequest) -> Any:
-        failure = self._mock.get("errorOutput")
-        if failure is not None:
-            raise StatesError(failure.get("error") or "", failure.get("cause"))
-        return json.loads(self._mock.get("result") or "null")
+        raise_mocked_error(self._mock)
+        return mocked_value(self._mock)
+
+
+def mocked_value(mock: dict[str, Any]) -> JSON:
+    return json.loads(mock.get("result") or "null")
+
+
+def raise_mocked_error(mock: dict[str, Any]) -> None:
+    failure = mock.get("errorOutput")
+    if failure is not None:
+        raise StatesError(failure.get("error") or "", failure.get("cause"))
+
+
+class TestStateFrame(Frame):
+    """The frame of the tested state: its Context Object is the caller's, when one was given."""
+
+    __slots__ = ("supplied_context",)
+
+    def __init__(self, run: Run, supplied_context: dict[str, JSON] | None) -> None:
+        super().__init__(run, 0)
+        self.supplied_context = supplied_context
+        self.inspection = {}
+
+    @property
+    def context_object(self) -> dict[str, JSON]:
+        return self.supplied_context if self.supplied_context is not None else super().context_object
 
 
 def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, account: str, region: str,
                inspection_level: str = "INFO", mock: dict[str, Any] | None = None,
+               context: dict[str, JSON] | None = None, configuration: StateConfiguration = StateConfiguration(),
                timeout: float | None = 70.0) -> dict[str, Any]:
     """Run `state` once on `input_text` (JSON) and answer in TestState's output shape."""
     execution = Execution(
@@ -56,50 +100,140 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
     run = Run(execution, engine.clock.now)
     if mock is not None:
         run.resources = TaskResources([MockedResult(mock)])
-    frame = Frame(run, 0)
-    frame.inspection = {}
+    run.item_reader_items = configuration.map_item_reader_items
+    frame = TestStateFrame(run, context)
     value = run.execution_context["Input"]
     frame.inspect("input", value)
-    answer, _ = engine.run_detached(run, _without_waiting(_attempt(state, value, frame)), timeout)
+    attempt = _Attempt(state, frame, mock, configuration)
+    answer, _ = engine.run_detached(run, attempt.answering_locally(attempt.run(value)), timeout)
     if inspection_level in ("DEBUG", "TRACE"):
-        answer["inspectionData"] = {step: frame.inspection[step] for step in INSPECTED_STEPS if step in frame.inspection}
+        answer["inspectionData"] = attempt.inspection_data()
     return answer
 
 
-def _attempt(state: State, value: JSON, frame: Frame) -> Interpreter:
-    frame.state_name = state.name
-    frame.entered_time = frame.run.now()
-    try:
-        output, next_name = yield from run_attempt(state, value, frame)
-    except StatesError as raised:
-        error = with_runtime_prefix(raised, frame)
+class _Attempt:
+    """One attempt at the tested state, and what TestState reports of it."""
+
+    def __init__(self, state: State, frame: TestStateFrame, mock: dict[str, Any] | None,
+                 configuration: StateConfiguration) -> None:
+        self.state = state
+        self.frame = frame
+        self.mock = mock if isinstance(state, (MapState, ParallelState)) else None  # Task mocks are resources
+        self.configuration = configuration
+        self.error_details: dict[str, int] = {}
+        self.map_settings: dict[str, JSON] = {}
+
+    def run(self, value: JSON) -> Interpreter:
+        state, frame = self.state, self.frame
+        frame.state_name = state.name
+        frame.entered_time = frame.run.now()
+        frame.retry_count = self.configuration.retrier_retry_count
+        try:
+            output, next_name = yield from run_attempt(state, value, frame)
+        except StatesError as raised:
+            return self._failed(value, with_runtime_prefix(raised, frame))
+        answer: dict[str, Any] = {"status": "SUCCEEDED", "output": to_json_text(output)}
+        if next_name is not None:
+            answer["nextState"] = next_name
+        return answer
+
+    def _failed(self, value: JSON, error: StatesError) -> dict[str, Any]:
         failure = {"error": error.error, **({"cause": error.cause} if error.cause is not None else {})}
-        if matching_retrier(state, error) is not None:
-            return {"status": "RETRIABLE", **failure}
-        catcher = matching_catcher(state, error)
+        retrier = matching_retrier(self.state, error)
+        if retrier is not None:
+            self.error_details["retryIndex"] = self.state.retry.index(retrier)
+            retries = self.configuration.retrier_retry_count
+            if retries < retrier.max_attempts:
+                self.error_details["retryBackoffIntervalSeconds"] = _backoff_seconds(retrier, retries)
+                return {"status": "RETRIABLE", **failure}
+        catcher = matching_catcher(self.state, error)
         if catcher is not None:
+            self.error_details["catchIndex"] = self.state.catch.index(catcher)
             output = catch_output(catcher, value, error)
             return {"status": "CAUGHT_ERROR", **failure, "output": to_json_text(output), "nextState": catcher.next}
         return {"status": "FAILED", **failure}
-    answer: dict[str, Any] = {"status": "SUCCEEDED", "output": to_json_text(output)}
-    if next_name is not None:
-        answer["nextState"] = next_name
-    return answer
 
+    def inspection_data(self) -> dict[str, Any]:
+        steps = self.frame.inspection or {}
+        data: dict[str, Any] = {step: steps[step] for step in INSPECTED_STEPS if step in steps}
+        data.update(self.map_settings)
+        if self.error_details:
+            data["errorDetails"] = self.error_details
+        return data
 
-def _without_waiting(gen: Interpreter) -> Interpreter:
-    """Pass effects through, but answer Sleep at once: TestState does not wait."""
-    reply: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            effect = gen.throw(error) if error is not None else gen.send(reply)
-        except StopIteration as stop:
-            return stop.value
-        if isinstance(effect, Sleep):
+    # -- the world around the state ------------------------------------------------------------
+    def answering_locally(self, gen: Interpreter) -> Interpreter:
+        """Pass effects through, but answer Sleep at once (TestState does not wait) and, under a
+        mock, the branches of a Parallel and the iterations of a Map with the mocked result."""
+        reply: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                effect = gen.throw(error) if error is not None else gen.send(reply)
+            except StopIteration as stop:
+                return stop.value
             reply, error = None, None
-            continue
-        try:
-            reply, error = (yield effect), None
-        except StatesError as failure:
-            reply, error = None, failure
+            if isinstance(effect, Sleep):
+                continue
+            if self.mock is not None and isinstance(effect, (Fork, RunMapRun)):
+                try:
+                    reply = self._mocked_children(effect)
+                except StatesError as failure:
+                    error = failure
+                continue
+            try:
+                reply = yield effect
+            except StatesError as failure:
+                error = failure
+
+    def _mocked_children(self, effect: Fork | RunMapRun) -> JSON:
+        assert self.mock is not None
+        if isinstance(effect, RunMapRun):
+            self._note_map_settings(effect.map_run.max_concurrency, effect.tolerated_failure_count,
+                                    effect.tolerated_failure_percentage)
+        elif isinstance(self.state, MapState):
+            self._note_map_settings(effect.max_concurrency, None, None)
+        raise_mocked_error(self.mock)
+        if isinstance(effect, RunMapRun) and _beyond_tolerance(
+                self.configuration.map_iteration_failure_count, len(effect.inputs),
+                effect.tolerated_failure_count, effect.tolerated_failure_percentage):
+            raise StatesError(names.EXCEED_TOLERATED_FAILURE_THRESHOLD, THRESHOLD_EXCEEDED_CAUSE)
+        return mocked_value(self.mock)
+
+    def _note_map_settings(self, max_concurrency: int, count: int | None, percentage: float | None) -> None:
+        self.map_settings["maxConcurrency"] = max_concurrency
+        if count is not None:
+            self.map_settings["toleratedFailureCount"] = count
+        if percentage is not None:
+            self.map_settings["toleratedFailurePercentage"] = percentage
+
+
+def _beyond_tolerance(failed: int, items: int, count: int | None, percentage: float | None) -> bool:
+    """Whether `failed` iterations exceed the Map's tolerance; a Map without one tolerates any count
+    here, as AWS's TestState does."""
+    if count is not None and failed > count:
+        return True
+    return percentage is not None and items > 0 and failed * 100 / items > percentage
+
+
+def _backoff_seconds(retrier: Retrier, retries: int) -> int:
+    """The wait before the next retry (no jitter: TestState reports the nominal interval)."""
+    delay = retrier.interval_seconds * retrier.backoff_rate**retries
+    if retrier.max_delay_seconds is not None:
+        delay = min(delay, retrier.max_delay_seconds)
+    return int(delay)
+
+
+def find_state(machine: StateMachine, name: str) -> BaseState | None:
+    """The state `name` anywhere in `machine`: its own states, then those of its Parallel branches and
+    Map processors, depth first."""
+    if name in machine.states:
+        return machine.states[name]
+    for state in machine.states.values():
+        inner = state.branches if isinstance(state, ParallelState) else (
+            (state.item_processor,) if isinstance(state, MapState) else ())
+        for branch in inner:
+            found = find_state(branch, name)
+            if found is not None:
+                return found
+    return None
