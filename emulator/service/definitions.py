@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.asl.model import State, StateMachine
-from emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state, validate_definition
+from emulator.asl.model import StateMachine
+from emulator.asl.parser import InvalidDefinitionError, parse_definition, validate_definition
 from emulator.engine.test_state import test_state as run_test_state
 from emulator.service import arns
 from emulator.service.base import ServiceBase, unlocked_operation
 from emulator.service.errors import InvalidDefinition, ValidationException
 from emulator.service.json_input import check_json_input
 from emulator.service.store import Store
+from emulator.service.test_state_requests import check_mock, read_configuration, read_context, state_to_test
 
 DEFAULT_DIAGNOSTICS = 100  # AWS's default (and maximum) maxResults for ValidateStateMachineDefinition
 
@@ -23,19 +24,6 @@ def parse_or_raise(definition: str, state_machine_type: str) -> StateMachine:
         return parse_definition(definition, state_machine_type=state_machine_type)
     except InvalidDefinitionError as error:
         raise InvalidDefinition(error.message) from None
-
-
-def _state_to_test(definition: str, state_name: str | None) -> State:
-    """The state TestState runs: the definition of one state, or the state `state_name` of a machine."""
-    try:
-        if state_name is None:
-            return parse_single_state(definition)
-        machine = parse_definition(definition)
-    except InvalidDefinitionError as error:
-        raise InvalidDefinition(error.message) from None
-    if state_name not in machine.states:
-        raise ValidationException("State not found in definition")
-    return machine.states[state_name]
 
 
 class DefinitionOperations(ServiceBase):
@@ -74,20 +62,21 @@ class DefinitionOperations(ServiceBase):
         context: str | None = None,
         stateConfiguration: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Run one state once (no execution is recorded). `revealSecrets` changes nothing here: no
-        state this emulator runs has secrets to hide."""
-        unsupported = [name for name, value in
-                       (("variables", variables), ("context", context), ("stateConfiguration", stateConfiguration))
-                       if value is not None]
-        if unsupported:
-            raise ValidationException(f"TestState parameters not supported by this emulator: {', '.join(unsupported)}")
+        """Run one state once (no execution is recorded). `revealSecrets` changes nothing else here: no
+        state this emulator runs has secrets to hide. Workflow variables are not implemented yet."""
+        if variables is not None:
+            raise ValidationException("TestState parameters not supported by this emulator: variables")
         if roleArn is not None:
             arns.role(roleArn)
         input_text = "{}" if input is None else input
         check_json_input(input_text)
-        state = _state_to_test(definition, stateName)
+        state = state_to_test(definition, stateName)
+        check_mock(state, mock, bool(revealSecrets))
+        supplied_context = read_context(context, state, mock)
+        configuration = read_configuration(stateConfiguration, state)
         return run_test_state(
             self.engine, state, input_text,
             role_arn=roleArn or "", account=store.account, region=store.region,
-            inspection_level=inspectionLevel or "INFO", mock=mock,
+            inspection_level=inspectionLevel or "INFO", mock=mock, context=supplied_context,
+            configuration=configuration,
         )
