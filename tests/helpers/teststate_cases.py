@@ -1,0 +1,66 @@
+"""TestState cases from tests/fixtures/test_state/*.json, shared by the in-process and HTTP tests.
+
+Each file is a list of cases, `{"name", "request", "expect"}`. In `request`, JSON values stand for
+the JSON text the API takes (`definition`, `input`, `context`, `mock.result`); `context_text` and
+`mock.result_text` give raw text instead, for malformed JSON. `expect` is either the answer
+(`status`, `output` as a JSON value, `error`, `cause`, `nextState`, and optionally a subset of
+`inspectionData` with its data-flow steps as JSON values), or `{"refused": [code, message]}`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CASES_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "test_state"
+DATA_FLOW_STEPS = ("input", "afterInputPath", "afterParameters", "result", "afterResultSelector", "afterResultPath")
+
+
+def cases() -> list[Any]:
+    """Every case, as pytest params named `<file>/<case name>`."""
+    found = []
+    for path in sorted(CASES_DIR.glob("*.json")):
+        for case in json.loads(path.read_text()):
+            found.append(pytest.param(case, id=f"{path.stem}/{case['name']}"))
+    return found
+
+
+def api_request(case: dict[str, Any]) -> dict[str, Any]:
+    """The TestState parameters of a case, with JSON values written as the JSON text the API takes."""
+    request = dict(case["request"])
+    for key in ("definition", "input"):
+        if key in request and not isinstance(request[key], str):
+            request[key] = json.dumps(request[key])
+    if "context" in request:
+        request["context"] = json.dumps(request["context"])
+    if "context_text" in request:
+        request["context"] = request.pop("context_text")
+    if "mock" in request:
+        mock = dict(request["mock"])
+        if "result" in mock:
+            mock["result"] = json.dumps(mock["result"])
+        if "result_text" in mock:
+            mock["result"] = mock.pop("result_text")
+        request["mock"] = mock
+    return request
+
+
+def check_answer(answer: dict[str, Any], expect: dict[str, Any]) -> None:
+    """The answer says what the case expects: status, output, error, cause, next state, inspection."""
+    shown = json.dumps(answer, indent=1, default=str)
+    assert answer["status"] == expect["status"], shown
+    output = json.loads(answer["output"]) if "output" in answer else None
+    assert output == expect.get("output"), shown
+    assert (answer.get("error"), answer.get("cause"), answer.get("nextState")) == (
+        expect.get("error"), expect.get("cause"), expect.get("nextState")), shown
+    if "inspectionData" in expect:
+        inspection = answer.get("inspectionData", {})
+        for key, value in expect["inspectionData"].items():
+            actual = inspection.get(key)
+            actual = json.loads(actual) if isinstance(actual, str) else actual
+            assert actual == value, f"inspectionData.{key}: {shown}"
+        # Beyond the data-flow steps, nothing is reported that the case does not expect.
+        assert set(inspection) <= set(expect["inspectionData"]) | set(DATA_FLOW_STEPS), shown
