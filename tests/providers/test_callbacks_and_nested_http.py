@@ -1,0 +1,167 @@
+"""Callbacks, nested executions and synchronous EXPRESS executions over HTTP with boto3.
+
+- `.waitForTaskToken` answered by the test: SendTaskSuccess, SendTaskFailure, SendTaskHeartbeat,
+  and AWS's refusals (InvalidToken, TaskDoesNotExist, TaskTimedOut).
+- `arn:aws:states:::states:startExecution`: request-response, `.sync` (Output as JSON text),
+  `.sync:2` (Output as JSON), `.waitForTaskToken`, `AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID`
+  passed in the child's input, and the parent failing with States.TaskFailed and the child's
+  description when the child fails.
+- StartSyncExecution returning output, error and cause.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flow import ACCOUNT, Flow, Server, outcome, task
+
+TOKEN = {"token.$": "$$.Task.Token"}
+
+
+@pytest.fixture(scope="module")
+def flow(start_server: Callable[..., Server]) -> Flow:
+    server = start_server()
+    server.emulator.functions.register("hold", lambda event, context: None)
+    server.emulator.functions.register("refuse", refuse)
+    return Flow(server)
+
+
+def refuse(event: Any, context: Any) -> Any:
+    raise PermissionError(f"{event['who']} may not")
+
+
+def waiting_for_token(flow: Flow, **fields: Any) -> tuple[str, str]:
+    """Start an execution whose Task waits for a token; return (execution ARN, token)."""
+    definition = task("arn:aws:states:::lambda:invoke.waitForTaskToken",
+                      Parameters={"FunctionName": "hold", "Payload": TOKEN}, **fields)
+    execution = flow.start(flow.machine(definition))
+    flow.settle()
+    scheduled = next(event for event in flow.events(execution) if event["type"] == "TaskScheduled")
+    token = json.loads(scheduled["taskScheduledEventDetails"]["parameters"])["Payload"]["token"]
+    return execution, token
+
+
+# -- callbacks ----------------------------------------------------------------------------------------
+
+def test_send_task_success_completes_the_task_with_its_output(flow: Flow) -> None:
+    execution, token = waiting_for_token(flow)
+    flow.sfn.send_task_heartbeat(taskToken=token)
+    flow.sfn.send_task_success(taskToken=token, output='{"approved": true}')
+    flow.settle()
+    assert outcome(flow.describe(execution)) == {"status": "SUCCEEDED", "output": {"approved": True}}
+    with pytest.raises(flow.sfn.exceptions.TaskDoesNotExist):
+        flow.sfn.send_task_success(taskToken=token, output="{}")  # a closed task is gone
+
+
+def test_send_task_failure_fails_the_task_with_its_error_and_cause(flow: Flow) -> None:
+    execution, token = waiting_for_token(flow)
+    flow.sfn.send_task_failure(taskToken=token, error="Rejected", cause="by a human")
+    flow.settle()
+    assert outcome(flow.describe(execution)) == {"status": "FAILED", "error": "Rejected", "cause": "by a human"}
+    assert flow.event_types(execution)[-2:] == ["TaskFailed", "ExecutionFailed"]
+
+
+@pytest.mark.parametrize(("token", "code"), [
+    ("not a token", "InvalidToken"),
+    ("0" * 64, "TaskDoesNotExist"),
+])
+def test_tokens_nobody_issued_are_refused(flow: Flow, token: str, code: str) -> None:
+    for send in (lambda: flow.sfn.send_task_success(taskToken=token, output="{}"),
+                 lambda: flow.sfn.send_task_failure(taskToken=token, error="E"),
+                 lambda: flow.sfn.send_task_heartbeat(taskToken=token)):
+        with pytest.raises(flow.sfn.exceptions.ClientError) as refused:
+            send()
+        assert refused.value.response["Error"]["Code"] == code
+
+
+def test_a_callback_that_timed_out_refuses_a_late_answer(start_server: Callable[..., Server]) -> None:
+    server = start_server(clock="manual")
+    server.emulator.functions.register("hold", lambda event, context: None)
+    flow = Flow(server)
+    execution, token = waiting_for_token(flow, TimeoutSeconds=60)
+    server.emulator.clock.advance(60)
+    flow.settle()
+    assert outcome(flow.describe(execution)) == {"status": "FAILED", "error": "States.Timeout"}
+    assert flow.event_types(execution)[-2:] == ["TaskTimedOut", "ExecutionFailed"]
+    with pytest.raises(flow.sfn.exceptions.TaskTimedOut):
+        flow.sfn.send_task_success(taskToken=token, output="{}")
+
+
+# -- nested executions -----------------------------------------------------------------------------------
+
+CHILD = {"StartAt": "Greet", "States": {"Greet": {
+    "Type": "Pass", "Parameters": {"greeting.$": "States.Format('hello {}', $.name)",
+                                   "parent.$": "$.AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"}, "End": True}}}
+FAILING_CHILD = {"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "ChildBroke", "Cause": "on purpose"}}}
+
+
+def start_child(pattern: str, child_arn: str) -> dict[str, Any]:
+    return task(f"arn:aws:states:::states:startExecution{pattern}", Parameters={
+        "StateMachineArn": child_arn, "Name": f"child-{uuid.uuid4().hex[:8]}",
+        "Input": {"name": "Ada", "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id"}})
+
+
+def test_start_execution_request_response_returns_the_child_arn_at_once(flow: Flow) -> None:
+    child = flow.machine(CHILD)
+    parent = flow.start(flow.machine(start_child("", child)))
+    flow.settle()
+    output = outcome(flow.describe(parent))["output"]
+    assert set(output) == {"ExecutionArn", "StartDate", "SdkHttpMetadata", "SdkResponseMetadata"}
+    assert outcome(flow.describe(output["ExecutionArn"]))["output"] == {"greeting": "hello Ada", "parent": parent}
+
+
+@pytest.mark.parametrize(("pattern", "as_json"), [(".sync", False), (".sync:2", True)])
+def test_sync_waits_for_the_child_and_returns_its_description(flow: Flow, pattern: str, as_json: bool) -> None:
+    child = flow.machine(CHILD)
+    parent = flow.start(flow.machine(start_child(pattern, child)))
+    flow.settle()
+    output = outcome(flow.describe(parent))["output"]
+    child_output = {"greeting": "hello Ada", "parent": parent}
+    assert output["Status"] == "SUCCEEDED" and output["StateMachineArn"] == child
+    assert output["Output"] == (child_output if as_json else json.dumps(child_output, separators=(",", ":")))
+    assert isinstance(output["Input"], dict if as_json else str)
+    assert flow.event_types(parent) == [
+        "ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded",
+        "TaskStateExited", "ExecutionSucceeded"]
+
+
+def test_a_failed_child_fails_the_sync_parent_with_states_task_failed(flow: Flow) -> None:
+    child = flow.machine(FAILING_CHILD)
+    parent = flow.start(flow.machine(start_child(".sync", child)))
+    flow.settle()
+    described = flow.describe(parent)
+    assert (described["status"], described["error"]) == ("FAILED", "States.TaskFailed")
+    cause = json.loads(described["cause"])
+    assert (cause["Status"], cause["Error"], cause["Cause"]) == ("FAILED", "ChildBroke", "on purpose")
+
+
+def test_start_execution_wait_for_task_token_waits_for_the_childs_callback(flow: Flow) -> None:
+    child = flow.machine({"StartAt": "Done", "States": {"Done": {"Type": "Pass", "End": True}}})
+    definition = task("arn:aws:states:::states:startExecution.waitForTaskToken", Parameters={
+        "StateMachineArn": child, "Input": {"callback.$": "$$.Task.Token"}})
+    parent = flow.start(flow.machine(definition))
+    flow.settle()
+    assert flow.describe(parent)["status"] == "RUNNING"
+    [child_execution] = flow.sfn.list_executions(stateMachineArn=child)["executions"]
+    token = json.loads(flow.describe(child_execution["executionArn"])["output"])["callback"]
+    flow.sfn.send_task_success(taskToken=token, output='"child reported"')
+    flow.settle()
+    assert outcome(flow.describe(parent)) == {"status": "SUCCEEDED", "output": "child reported"}
+
+
+# -- EXPRESS, synchronously ---------------------------------------------------------------------------------
+
+def test_start_sync_execution_answers_with_output_error_and_cause(flow: Flow) -> None:
+    machine = flow.machine(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:refuse"), type="EXPRESS")
+    answered = flow.sfn.start_sync_execution(stateMachineArn=machine, input='{"who": "Eve"}')
+    assert (answered["status"], answered["error"]) == ("FAILED", "PermissionError")
+    assert json.loads(answered["cause"])["errorMessage"] == "Eve may not"
+
+    greeter = flow.machine(CHILD, type="EXPRESS")
+    answered = flow.sfn.start_sync_execution(
+        stateMachineArn=greeter, input='{"name": "Bo", "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID": "none"}')
+    assert outcome(answered) == {"status": "SUCCEEDED", "output": {"greeting": "hello Bo", "parent": "none"}}
