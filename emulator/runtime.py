@@ -30,6 +30,7 @@ from emulator.resources.nested_executions import StartExecution
 from emulator.service import StepFunctionsService
 from emulator.wire import create_app
 from emulator.wire.aws_passthrough import mount_aws_passthrough
+from emulator.wire.clock_api import mount_clock_api
 
 
 class Emulator:
@@ -52,6 +53,7 @@ class Emulator:
         self.engine.resources = TaskResources(self._chain())
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
+        mount_clock_api(self.app, self.clock, self.engine)
         mount_aws_passthrough(self.app, default_account=settings.account)
 
     def use_mock_config(self, path: str | Path | None) -> None:

@@ -60,7 +60,12 @@ class HttpServer:
 
     def stop(self) -> None:
         """Close every socket from inside the server's loop, which then ends; wait for a started thread."""
-        self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._sockets))
+        try:
+            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(self._sockets))
+        except OSError:
+            # Another pull (a request thread finishing) woke the loop, which ran our already queued
+            # close before our own write reached the trigger it closed: the server is stopping.
+            pass
         if self._thread is not None:
             self._thread.join()
             self._thread = None
