@@ -139,6 +139,10 @@ say "boto3 against http://127.0.0.1:$PORT"
 "$PYTHON" "$ROOT/docker/smoke_check.py" "http://127.0.0.1:$PORT" --account 111122223333 --region eu-west-1 \
     --fixtures "$ROOT/fixtures" || { podman logs "$CONTAINER" >&2; fail "the boto3 check failed"; }
 
+say "the image runs the other commands too, on files in /config"
+podman_without_systemd run --rm --volume "$ROOT/fixtures:/config:ro" "$IMAGE" validate machines/OrderPolling.asl.json \
+    || fail "sfn-emulator validate in the image failed"
+
 say "stopping with SIGTERM"
 started=$(date +%s.%N)
 podman_without_systemd stop --time 30 "$CONTAINER" >/dev/null
