@@ -1,0 +1,217 @@
+"""What the pytest plugin's fixtures hand to tests (`sfn_emulator_plugins.pytest_plugin` wires them up).
+
+- `SessionEmulator`: the emulator a test session talks to: an `Emulator` served on a free loopback
+  port in this process (one per pytest-xdist worker), or a server already running elsewhere
+  (`--sfn-emulator-endpoint`, e.g. a Docker container).
+- `EmulatorFixture`: that emulator as one test sees it: its own account, its own Lambda callables
+  and mock configuration, boto3 clients, and helpers that run a definition and wait for it.
+- `RemoteClock`: a remote emulator's clock through `/_emulator/clock`, with the local clock's methods.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import boto3
+from botocore.config import Config
+
+from emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionResult, ExecutionRunner, write_mock_config
+from emulator.clock import Clock, format_time, parse_time
+from emulator.config import Settings
+from emulator.runtime import Emulator
+from emulator.wire import HttpServer
+
+CLOCK_PATH = "/_emulator/clock"
+Handler = Callable[[Any, Any], Any]
+
+
+class RemoteClock:
+    """The clock of the emulator at `endpoint_url`: `now`, `mode`, `advance`, `set`, `run_until_idle`."""
+
+    def __init__(self, endpoint_url: str) -> None:
+        self._url = endpoint_url.rstrip("/") + CLOCK_PATH
+
+    def now(self) -> datetime:
+        return parse_time(self._send(None)["now"])
+
+    @property
+    def mode(self) -> str:
+        return str(self._send(None)["mode"])
+
+    @mode.setter
+    def mode(self, mode: str) -> None:
+        self._send({"mode": mode})
+
+    def advance(self, seconds: float | timedelta) -> datetime:
+        """Move time forward; answers once the timers due by then have fired and what they woke has run."""
+        delta = seconds.total_seconds() if isinstance(seconds, timedelta) else seconds
+        return parse_time(self._send({"advance": delta})["now"])
+
+    def set(self, moment: datetime) -> datetime:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        return parse_time(self._send({"set": format_time(moment)})["now"])
+
+    def run_until_idle(self, timeout: float | None = None) -> bool:
+        """Let everything runnable run (a move of zero seconds waits for the engine to settle)."""
+        self._send({"advance": 0}, timeout)
+        return True
+
+    def _send(self, change: dict[str, Any] | None, timeout: float | None = None) -> dict[str, Any]:
+        data = json.dumps(change).encode() if change is not None else None
+        request = urllib.request.Request(self._url, data=data, method="POST" if data else "GET",
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout or DEFAULT_TIMEOUT) as response:
+                return dict(json.load(response))
+        except urllib.error.HTTPError as error:
+            message = json.loads(error.read() or b"{}").get("message", error.reason)
+            raise ValueError(f"{self._url}: {message}") from None
+
+
+class SessionEmulator:
+    """The emulator of one test session (of one xdist worker): local, or at a remote endpoint."""
+
+    def __init__(self, endpoint_url: str, clock: Clock | RemoteClock, *, local: Emulator | None,
+                 server: HttpServer | None, scratch: Path, region: str, default_account: str) -> None:
+        self.endpoint_url = endpoint_url
+        self.clock = clock
+        self.local = local  # None when the emulator runs elsewhere
+        self.region = region
+        self.default_account = default_account
+        self.scratch = scratch  # where mock configurations given as dicts are written
+        self.clock_mode = clock.mode  # what each test's clock mode is put back to
+        self._server = server
+
+    @classmethod
+    def start(cls, settings: Settings, scratch: Path) -> SessionEmulator:
+        """An emulator in this process, served on a free loopback port."""
+        local = Emulator(settings)
+        server = HttpServer(local.app, "127.0.0.1", 0).start()
+        return cls(server.endpoint_url, local.clock, local=local, server=server, scratch=scratch,
+                   region=settings.region, default_account=settings.account)
+
+    @classmethod
+    def connect(cls, endpoint_url: str, scratch: Path, clock_mode: str | None) -> SessionEmulator:
+        """The emulator already serving at `endpoint_url` (its default account and region are assumed)."""
+        clock = RemoteClock(endpoint_url)
+        if clock_mode is not None:
+            clock.mode = clock_mode
+        settings = Settings()
+        return cls(endpoint_url.rstrip("/"), clock, local=None, server=None, scratch=scratch,
+                   region=settings.region, default_account=settings.account)
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+        if self.local is not None:
+            self.local.close()
+
+
+def new_account_id() -> str:
+    """A random 12-digit account id: a test's own account, even on a server shared between runs."""
+    return f"{uuid.uuid4().int % 10**12:012d}"
+
+
+class EmulatorFixture:
+    """The `sfn_emulator` fixture: the session's emulator, seen from one test.
+
+    Requests from `client()` (and `sfn_client`) act in `account`, the test's own unless it is marked
+    `sfn_emulator_shared`. Lambda callables registered and the mock configuration chosen here last
+    for the test only. Relative definition paths given to `run` are looked up from the test file's
+    directory.
+    """
+
+    def __init__(self, session: SessionEmulator, account: str, base_dir: Path) -> None:
+        self.session = session
+        self.account = account
+        self.base_dir = base_dir
+        self._registered: list[str] = []
+        self._runner: ExecutionRunner | None = None
+
+    @property
+    def endpoint_url(self) -> str:
+        return self.session.endpoint_url
+
+    @property
+    def region(self) -> str:
+        return self.session.region
+
+    @property
+    def clock(self) -> Clock | RemoteClock:
+        """The emulator's clock (shared by every test of the session): `now()`, `mode`,
+        `advance(seconds)`, `set(datetime)`, `run_until_idle()`."""
+        return self.session.clock
+
+    def client(self, service_name: str = "stepfunctions", **config: Any) -> Any:
+        """A boto3 client on the emulator's endpoint, acting in this test's account; other services
+        (SQS, DynamoDB, ...) are answered there by moto's backends, as Task states see them.
+        `config` adds botocore `Config` options."""
+        session = boto3.session.Session(aws_access_key_id=self.account, aws_secret_access_key="testing",
+                                        region_name=self.region)
+        options: dict[str, Any] = {"inject_host_prefix": False, "retries": {"total_max_attempts": 1}, **config}
+        return session.client(service_name, endpoint_url=self.endpoint_url, config=Config(**options))
+
+    def register(self, name_or_arn: str, handler: Handler) -> Handler:
+        """Serve the Lambda function `name_or_arn` with `handler(event, context)` for this test."""
+        self._local("register a Lambda callable").functions.register(name_or_arn, handler)
+        self._registered.append(name_or_arn)
+        return handler
+
+    def use_mock_config(self, config: str | Path | Mapping[str, Any] | None) -> None:
+        """Answer mocked test cases from this mock configuration (a file, relative paths from the
+        test's directory, or a dict) for this test; None: no mocks."""
+        local = self._local("choose a mock configuration")
+        if isinstance(config, Mapping):
+            config = write_mock_config(config, self.session.scratch)
+        elif config is not None and not Path(config).is_absolute():
+            config = self.base_dir / config
+        local.use_mock_config(config)
+
+    def run(self, definition: Definition, input: Any = None, *, name: str | None = None,
+            test_case: str | None = None, type: str | None = None,
+            timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
+        """Run `definition` (a dict, JSON text, a JSON/YAML file, or a state machine ARN) once with
+        `input` and return the execution once it has ended or waits for someone; see
+        `emulator.api.ExecutionRunner.run`."""
+        return self.runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
+
+    def create_state_machine(self, definition: Definition, *, name: str | None = None,
+                             type: str = "STANDARD") -> str:
+        return self.runner.create_state_machine(definition, name=name, type=type)
+
+    def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
+        """An execution started some other way, once it has ended or waits for someone."""
+        return self.runner.wait(execution_arn, timeout=timeout)
+
+    @property
+    def runner(self) -> ExecutionRunner:
+        if self._runner is None:
+            self._runner = ExecutionRunner(self.client(), self.clock, role_arn=f"arn:aws:iam::{self.account}:role/sfn",
+                                           base_dir=self.base_dir)
+        return self._runner
+
+    def finish(self) -> None:
+        """Undo what the test changed on the shared emulator: callables, mocks, clock mode."""
+        local = self.session.local
+        if local is not None:
+            for name in self._registered:
+                local.functions.unregister(name)
+            if local.mocks is not None:
+                local.use_mock_config(None)
+        if self.clock.mode != self.session.clock_mode:
+            self.clock.mode = self.session.clock_mode
+
+    def _local(self, doing: str) -> Emulator:
+        if self.session.local is None:
+            raise RuntimeError(
+                f"cannot {doing}: the emulator runs at {self.endpoint_url} (--sfn-emulator-endpoint), not in this "
+                "process; configure that server instead (--functions, --mock-config)"
+            )
+        return self.session.local

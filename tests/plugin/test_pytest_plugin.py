@@ -1,0 +1,187 @@
+"""The pytest plugin, as a user meets it: small test files run by pytest (`pytester`), outcomes checked."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+# Imported here, once: pytester's in-process sessions drop the modules they import when they end,
+# and would import the emulator (and moto) afresh each time.
+import emulator.inprocess  # noqa: F401
+import sfn_emulator_plugins.pytest_emulator  # noqa: F401
+
+pytest_plugins = ["pytester"]
+
+CHARGE = """
+CHARGE = {
+    "StartAt": "Validate",
+    "States": {
+        "Validate": {"Type": "Pass", "Next": "Charge"},
+        "Charge": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+                   "Parameters": {"FunctionName": "charge", "Payload.$": "$"}, "OutputPath": "$.Payload",
+                   "End": True},
+    },
+}
+"""
+
+
+# Plugins the inner sessions do not need, and which would only slow them down.
+QUIET = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider", "-p", "no:randomly")
+
+
+def run_tests(pytester: pytest.Pytester, source: str, *arguments: str) -> pytest.RunResult:
+    pytester.makepyfile(test_user=CHARGE + textwrap.dedent(source))
+    return pytester.runpytest(*QUIET, *arguments)
+
+
+def test_fixtures_run_a_definition_with_a_registered_callable(pytester: pytest.Pytester) -> None:
+    result = run_tests(pytester, """
+        import json
+
+        def test_run(sfn_emulator):
+            sfn_emulator.register("charge", lambda event, context: {"paid": event["amount"]})
+            result = sfn_emulator.run(CHARGE, {"amount": 5})
+            result.assert_succeeded(output={"paid": 5})
+            assert result.visited_states == ["Validate", "Charge"]
+
+        def test_client(sfn_client, sfn_emulator):
+            machine = sfn_client.create_state_machine(
+                name="hello", definition=json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}),
+                roleArn=f"arn:aws:iam::{sfn_emulator.account}:role/r")
+            assert machine["stateMachineArn"].split(":")[4] == sfn_emulator.account
+            execution = sfn_client.start_execution(stateMachineArn=machine["stateMachineArn"], input="[1]")
+            assert sfn_emulator.wait(execution["executionArn"]).output == [1]
+    """)
+    result.assert_outcomes(passed=2)
+
+
+def test_a_failed_assertion_shows_the_failing_state_its_input_and_the_error(pytester: pytest.Pytester) -> None:
+    result = run_tests(pytester, """
+        def declined(event, context):
+            raise ValueError("card declined")
+
+        def test_charge(sfn_emulator):
+            sfn_emulator.register("charge", declined)
+            sfn_emulator.run(CHARGE, {"amount": 5}).assert_succeeded()
+    """)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "E*AssertionError: expected the execution to succeed",
+        "E*execution arn:aws:states:us-east-1:*:execution:machine-*: FAILED",
+        "E*stopped in state 'Charge' (Task) with input {\"amount\": 5}",
+        "E*error: ValueError",
+        "E*cause: {\"errorMessage\":\"card declined\",*",
+        "E*states visited: Validate, Charge",
+    ])
+
+
+def test_each_test_has_its_own_account_callables_and_mocks(pytester: pytest.Pytester) -> None:
+    result = run_tests(pytester, """
+        import pytest
+        from botocore.exceptions import ClientError
+
+        MOCKS = {"StateMachines": {"Pay": {"TestCases": {"Paid": {"Charge": "Ok"}}}},
+                 "MockedResponses": {"Ok": {"0": {"Return": {"Payload": "mocked"}}}}}
+
+        def test_first(sfn_emulator, sfn_client):
+            sfn_emulator.register("charge", lambda event, context: "called")
+            sfn_emulator.use_mock_config(MOCKS)
+            sfn_emulator.run(CHARGE, name="Pay", test_case="Paid").assert_succeeded(output="mocked")
+
+        def test_second_sees_none_of_it(sfn_emulator, sfn_client):
+            assert sfn_client.list_state_machines()["stateMachines"] == []
+            sfn_emulator.run(CHARGE, name="Pay").assert_failed(error="Lambda.ResourceNotFoundException")
+            with pytest.raises(ClientError, match="no mock configuration is loaded"):
+                sfn_emulator.run(CHARGE, name="Pay", test_case="Paid")
+
+        @pytest.mark.sfn_emulator_shared
+        def test_shared_one(sfn_emulator):
+            sfn_emulator.create_state_machine({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}},
+                                              name="kept")
+
+        @pytest.mark.sfn_emulator_shared
+        def test_shared_two(sfn_emulator, sfn_client):
+            assert sfn_emulator.account == "123456789012"
+            assert [m["name"] for m in sfn_client.list_state_machines()["stateMachines"]] == ["kept"]
+    """)
+    result.assert_outcomes(passed=4)
+
+
+def test_definition_and_mock_files_are_found_next_to_the_test(pytester: pytest.Pytester) -> None:
+    pytester.mkdir("fixtures")
+    pytester.path.joinpath("fixtures", "Approve.asl.json").write_text(
+        '{"StartAt": "Decide", "States": {"Decide": {"Type": "Task", "Resource": '
+        '"arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "decide"}, "End": true}}}')
+    pytester.path.joinpath("fixtures", "mocks.json").write_text(
+        '{"StateMachines": {"Approve": {"TestCases": {"Yes": {"Decide": "Approved"}}}},'
+        ' "MockedResponses": {"Approved": {"0": {"Return": {"approved": true}}}}}')
+    result = run_tests(pytester, """
+        def test_file(sfn_emulator):
+            sfn_emulator.use_mock_config("fixtures/mocks.json")
+            result = sfn_emulator.run("fixtures/Approve.asl.json", test_case="Yes")
+            result.assert_succeeded(output={"approved": True})
+    """)
+    result.assert_outcomes(passed=1)
+
+
+def test_the_clock_option_and_the_clock_fixture(pytester: pytest.Pytester) -> None:
+    result = run_tests(pytester, """
+        WAIT = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": True}}}
+
+        def test_manual(sfn_emulator):
+            assert sfn_emulator.clock.mode == "manual"
+            waiting = sfn_emulator.run(WAIT)
+            assert waiting.stopped_in.name == "W"
+            sfn_emulator.clock.advance(3600)
+            sfn_emulator.wait(waiting.execution_arn).assert_succeeded()
+            sfn_emulator.clock.mode = "auto"
+
+        def test_the_mode_is_put_back(sfn_emulator):
+            assert sfn_emulator.clock.mode == "manual"
+    """, "--sfn-emulator-clock=manual")
+    result.assert_outcomes(passed=2)
+
+
+def test_in_process_clients_reach_the_emulator_in_the_tests_account(pytester: pytest.Pytester) -> None:
+    result = run_tests(pytester, """
+        import json
+        import boto3
+
+        def create_machine_the_way_application_code_does():
+            client = boto3.client("stepfunctions")  # no endpoint_url, no credentials of its own
+            definition = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
+            return client.create_state_machine(name="app", definition=json.dumps(definition),
+                                               roleArn="arn:aws:iam::123456789012:role/r")["stateMachineArn"]
+
+        def test_in_process(sfn_emulator_inprocess, sfn_client):
+            arn = create_machine_the_way_application_code_does()
+            assert arn == f"arn:aws:states:us-east-1:{sfn_emulator_inprocess.account}:stateMachine:app"
+            assert sfn_emulator_inprocess.run(arn, {"a": 1}).output == {"a": 1}
+    """)
+    result.assert_outcomes(passed=1)
+
+
+def test_each_xdist_worker_has_its_own_server(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_user="""
+        import os
+        import pytest
+
+        @pytest.mark.parametrize("round", range(4))
+        def test_worker(sfn_emulator, sfn_client, round):
+            sfn_emulator.register("work", lambda event, context: os.environ["PYTEST_XDIST_WORKER"])
+            definition = {"StartAt": "T", "States": {"T": {"Type": "Task", "End": True,
+                          "Resource": "arn:aws:lambda:us-east-1:123456789012:function:work"}}}
+            assert sfn_emulator.run(definition).output == os.environ["PYTEST_XDIST_WORKER"]
+    """)
+    result = pytester.runpytest_subprocess(*QUIET, "-p", "xdist", "-n", "2")
+    result.assert_outcomes(passed=4)
+
+
+def test_loading_the_plugin_imports_nothing_of_the_emulator() -> None:
+    check = ("import sys, sfn_emulator_plugins.pytest_plugin; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('emulator', 'boto3', 'botocore', 'flask')))")
+    loaded = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
