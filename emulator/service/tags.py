@@ -9,7 +9,7 @@ from typing import Any
 
 from emulator.service import arns
 from emulator.service.base import ServiceBase, operation
-from emulator.service.errors import ResourceNotFound, TooManyTags
+from emulator.service.errors import ResourceNotFound, TooManyTags, ValidationException
 from emulator.service.store import ActivityRecord, StateMachineRecord, Store
 
 MAX_TAGS = 50  # per resource (AWS quota)
@@ -20,9 +20,17 @@ _TOO_MANY_TAGS = (
 
 
 def tag_dict(tags: list[dict[str, str]], existing: dict[str, str] | None = None) -> dict[str, str]:
-    """`existing` with `tags` added (a repeated key takes the later value); TooManyTags past 50."""
+    """`existing` with `tags` added (a repeated key takes the later value); TooManyTags past 50.
+
+    botocore's model leaves a Tag's members optional; a tag needs a key, and a missing value is empty.
+    """
+    missing = [f"Value null at 'tags.{index}.member.key' failed to satisfy constraint: Member must not be null"
+               for index, tag in enumerate(tags, start=1) if tag.get("key") is None]
+    if missing:
+        count = f"{len(missing)} validation error{'s' if len(missing) > 1 else ''} detected: "
+        raise ValidationException(count + "; ".join(missing))
     merged = dict(existing or {})
-    merged.update((tag["key"], tag["value"]) for tag in tags)
+    merged.update((tag["key"], tag.get("value") or "") for tag in tags)
     if len(merged) > MAX_TAGS:
         raise TooManyTags(_TOO_MANY_TAGS)
     return merged

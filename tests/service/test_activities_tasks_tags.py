@@ -17,6 +17,7 @@ from emulator.service.errors import (
     ResourceNotFound,
     TaskDoesNotExist,
     TooManyTags,
+    ValidationException,
 )
 
 ACTIVITY = f"arn:aws:states:us-east-1:{ACCOUNT}:activity:work"
@@ -110,3 +111,15 @@ def test_tag_refusals(service: StepFunctionsService) -> None:
         assert refused.value.message == f"Resource not found: '{arn}'"
     with pytest.raises(InvalidArn):
         service.list_tags_for_resource(resourceArn="not-an-arn")
+
+
+def test_a_tag_needs_a_key_and_its_value_defaults_to_empty(service: StepFunctionsService) -> None:
+    with pytest.raises(ValidationException) as refused:
+        service.create_activity(name="work", tags=[{"value": "v"}, {}])
+    assert refused.value.message == (
+        "2 validation errors detected: "
+        "Value null at 'tags.1.member.key' failed to satisfy constraint: Member must not be null; "
+        "Value null at 'tags.2.member.key' failed to satisfy constraint: Member must not be null"
+    )
+    service.create_activity(name="work", tags=[{"key": "team"}])
+    assert service.list_tags_for_resource(resourceArn=ACTIVITY) == {"tags": [{"key": "team", "value": ""}]}
