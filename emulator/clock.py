@@ -1,8 +1,10 @@
 """The single source of time for the whole emulator.
 
 Modes:
-- ``auto``: time follows the wall clock while something runs; when nothing can run, the engine
-  jumps the clock to the next timer it may skip (see `Engine` for the rules).
+- ``auto``: time follows the wall clock only while something needs it (a task resource runs, or
+  someone outside races a deadline); otherwise it stands still, and when nothing can run the
+  engine jumps it to the next timer it may skip (see `Engine` for the rules). So the engine's own
+  work takes no time and every timestamp is reproducible to the millisecond.
 - ``manual``: time stands still until `advance` or `set` moves it.
 - ``real``: wall time, with Wait-like delays scaled by ``scale`` (AWS Step Functions Local's
   ``WAIT_TIME_SCALE``: 0.5 makes a 10 s wait take 5 s of wall time; virtual time then runs
@@ -64,6 +66,7 @@ class Clock:
         self._scale = scale
         self._anchor_virtual = truncate_to_millis(start or datetime.now(timezone.utc))
         self._anchor_wall = time.monotonic()
+        self._held = False  # auto mode: standing still until the engine releases it
         self._listener: TimeListener | None = None
 
     # -- reading -----------------------------------------------------------------------------
@@ -86,7 +89,7 @@ class Clock:
 
     def now(self) -> datetime:
         with self._lock:
-            if self._mode == "manual":
+            if self._mode == "manual" or self._held:
                 return self._anchor_virtual
             elapsed = time.monotonic() - self._anchor_wall
             if self._mode == "real" and self._scale != 1.0 and self._scale > 0:
@@ -94,8 +97,8 @@ class Clock:
             return truncate_to_millis(self._anchor_virtual + timedelta(seconds=elapsed))
 
     def wall_seconds_until(self, moment: datetime) -> float | None:
-        """Wall-clock seconds until virtual time reaches `moment` by itself (None in manual mode)."""
-        if self._mode == "manual":
+        """Wall-clock seconds until virtual time reaches `moment` by itself (None while it stands still)."""
+        if self._mode == "manual" or self._held:
             return None
         seconds = max(0.0, (moment - self.now()).total_seconds())
         if self._mode == "real" and self._scale > 0:
@@ -104,14 +107,34 @@ class Clock:
 
     # -- moving --------------------------------------------------------------------------------
     def attach(self, listener: TimeListener) -> None:
-        """Bind the engine that owns the timers: moving time by hand lets it fire what fell due."""
-        self._listener = listener
+        """Bind the engine that owns the timers: moving time by hand lets it fire what fell due.
+        In auto mode the engine then decides when time flows: it starts standing still."""
+        with self._lock:
+            self._listener = listener
+            self._held = self._mode == "auto"
 
     def jump_to(self, moment: datetime) -> None:
-        """Move time forward to `moment` (used by the engine in auto mode); never backwards."""
+        """Move time forward to `moment` (used by the engine in auto mode) and hold it there until
+        `release`; never backwards."""
         with self._lock:
             if moment > self.now():
                 self._reanchor(moment)
+                self._held = True
+
+    def hold(self) -> None:
+        """Stop time where it is until `release` (the engine's call, in auto mode, when nothing needs time)."""
+        with self._lock:
+            if not self._held:
+                self._reanchor(self.now())
+                self._held = True
+
+    def release(self) -> None:
+        """Let time follow the wall clock again from where it was held (the engine's call when a
+        task resource starts or someone outside races a deadline)."""
+        with self._lock:
+            if self._held:
+                self._held = False
+                self._anchor_wall = time.monotonic()
 
     def advance(self, seconds: float | timedelta) -> datetime:
         """Move time forward, fire every timer due by then and run what they woke until it blocks."""
@@ -121,6 +144,7 @@ class Clock:
         with self._lock:
             target = self.now() + delta
             self._reanchor(target)
+            self._held = self._listener is not None
         self._notify()
         return target
 
@@ -133,6 +157,7 @@ class Clock:
             if moment < self.now():
                 raise ValueError(f"the clock cannot be set backwards (now {format_time(self.now())})")
             self._reanchor(moment)
+            self._held = self._listener is not None
         self._notify()
         return moment
 
@@ -143,6 +168,7 @@ class Clock:
     def _reanchor(self, moment: datetime) -> None:
         self._anchor_virtual = truncate_to_millis(moment)
         self._anchor_wall = time.monotonic()
+        self._held = False
 
     def _notify(self) -> None:
         if self._listener:

@@ -11,7 +11,10 @@ task resource is running, the engine jumps the clock to the next timer, unless s
 timeout, or the timeout of an execution that waits for them. Those actors live in wall time, so
 while such a deadline is pending no timer is jumped to, not even another execution's Wait (a jump
 would move time under their feet); the deadline arrives in wall time or when the clock is
-advanced. With ``skip_external_deadlines`` every timer is jumped to.
+advanced. With ``skip_external_deadlines`` every timer is jumped to. Otherwise the auto clock
+stands still: it follows the wall clock only while a task resource runs or while a deadline
+someone outside races is pending, so the engine's own work takes no virtual time and every
+timestamp is reproducible (a jump, an advance or a set holds the clock at its instant too).
 """
 
 from __future__ import annotations
@@ -306,6 +309,10 @@ class Engine:
                     if due is not None and self._may_jump():
                         self.clock.jump_to(due)
                         continue
+                    if self._needs_wall_time():
+                        self.clock.release()
+                    else:
+                        self.clock.hold()
                     self._busy = False
                     self._cv.notify_all()
                     self._cv.wait(self.clock.wall_seconds_until(due) if due is not None else None)
@@ -392,6 +399,7 @@ class Engine:
         call = _Call(fiber)
         fiber.waiting = call
         self._in_flight += 1
+        self.clock.release()  # time follows the wall clock while a task resource works
         if effect.timeout_seconds:
             call.timer = self._set_timer(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
                                          lambda: self._settle(call, None, StatesError(names.TIMEOUT)), skippable=False)
@@ -848,6 +856,13 @@ class Engine:
         if timer is None:
             return False
         return self.skip_external_deadlines or not self._outside_deadline_pending()
+
+    def _needs_wall_time(self) -> bool:
+        """Must time follow the wall clock while the engine is idle? In auto mode only while a task
+        resource runs or someone outside races a deadline (which then arrives in wall time)."""
+        if self.clock.mode != "auto" or self._in_flight:
+            return True
+        return not self.skip_external_deadlines and self._outside_deadline_pending()
 
     def _outside_deadline_pending(self) -> bool:
         """Is someone outside racing a deadline: a callback, activity or heartbeat timeout, or the
