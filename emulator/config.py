@@ -33,6 +33,8 @@ class Settings:
     clock: str = "auto"
     clock_start: datetime | None = None
     wait_time_scale: float = 1.0
+    clock_skip_external_deadlines: bool = False
+    execution_retention_days: int = 90
     functions: Path | None = None
     mock_config: Path | None = None
     log_level: str = "INFO"
@@ -60,6 +62,7 @@ class Option:
     help: str
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
+    const: str | None = None  # the value of the flag given alone (boolean switches)
 
     def convert(self, value: Any, source: str) -> Any:
         """The typed value; a bad one raises SettingsError naming where it came from."""
@@ -107,6 +110,23 @@ def _scale(text: str) -> float:
     return scale
 
 
+_BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def _boolean(text: str) -> bool:
+    try:
+        return _BOOLEANS[text.strip().lower()]
+    except KeyError:
+        raise ValueError(f"must be one of true, false, 1, 0, yes, no, not {text!r}") from None
+
+
+def _days(text: str) -> int:
+    days = int(text)
+    if days < 0:
+        raise ValueError(f"the retention must be a whole number of days >= 0, not {text!r}")
+    return days
+
+
 def _path(text: str) -> Path:
     return Path(text).expanduser()
 
@@ -132,6 +152,11 @@ OPTIONS: tuple[Option, ...] = (
            "the clock's first instant, ISO-8601 (default: now)", metavar="TIME"),
     Option("wait_time_scale", "--wait-time-scale", "WAIT_TIME_SCALE", _scale,
            "real clock only: multiply wait durations by this (0.5 halves them)", metavar="FACTOR"),
+    Option("clock_skip_external_deadlines", "--clock-skip-external-deadlines",
+           "SFN_EMULATOR_CLOCK_SKIP_EXTERNAL_DEADLINES", _boolean,
+           "auto clock: also jump to callback, activity and heartbeat deadlines", metavar="BOOL", const="true"),
+    Option("execution_retention_days", "--execution-retention-days", "SFN_EMULATOR_EXECUTION_RETENTION_DAYS",
+           _days, "clock days a finished execution stays visible (0: forever)", metavar="DAYS"),
     Option("functions", "--functions", "SFN_EMULATOR_FUNCTIONS", _path,
            "Python file whose functions serve Lambda task states", metavar="FILE"),
     Option("mock_config", "--mock-config", "SFN_MOCK_CONFIG", _path,
@@ -156,6 +181,7 @@ def add_arguments(parser: argparse.ArgumentParser, fields: Collection[str] | Non
             option.flag,
             dest=option.field,
             default=None,
+            **({"nargs": "?", "const": option.const} if option.const is not None else {}),
             metavar=option.metavar or ("|".join(option.choices) if option.choices else None),
             help=f"{option.help} [env {option.env}{shown_default}]",
         )

@@ -13,6 +13,7 @@ and otherwise a clear error naming the resource and how to map it.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
 
@@ -44,9 +45,11 @@ class Emulator:
             self.functions.update(load_function_map(settings.functions))
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
         self.aws = AwsServiceIntegrations()
-        self.engine = Engine(self.clock)
+        self.engine = Engine(self.clock, skip_external_deadlines=settings.clock_skip_external_deadlines)
+        retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
-            self.engine, default_account=settings.account, default_region=settings.region
+            self.engine, default_account=settings.account, default_region=settings.region,
+            execution_retention=retention,
         )
         self.service.mock_config_loaded = lambda: self.mocks is not None
         self._resources: list[TaskResource] = [self.functions, StartExecution(self.service), self.aws]

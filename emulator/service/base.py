@@ -1,5 +1,10 @@
 """What every group of operations shares: the engine, the clock, one store per (account, region),
-one lock, and the look-ups that turn ARNs into records with AWS's not-found errors."""
+one lock, and the look-ups that turn ARNs into records with AWS's not-found errors.
+
+Finished executions are kept for a retention period of clock time (AWS keeps a closed STANDARD
+execution for 90 days); past it they are gone as if never started. They are purged lazily, when
+looked up or listed: no thread watches the clock.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,19 @@ import contextlib
 import functools
 import random
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from emulator.service import arns
 from emulator.service.errors import StateMachineDeleting, StateMachineDoesNotExist
-from emulator.service.store import DELETING, StateMachineRecord, Store, Version
+from emulator.service.store import DELETING, ExecutionEntry, StateMachineRecord, Store, Version
 
 if TYPE_CHECKING:
     from emulator.engine import Engine
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+EXECUTION_RETENTION = timedelta(days=90)  # AWS's, for closed STANDARD executions
 
 
 class ServiceBase:
@@ -28,8 +35,10 @@ class ServiceBase:
         default_account: str = "123456789012",
         default_region: str = "us-east-1",
         seed: int = 0,
+        execution_retention: timedelta | None = EXECUTION_RETENTION,
     ) -> None:
         self.engine = engine
+        self.execution_retention = execution_retention  # None: finished executions are kept forever
         self.default_account = default_account
         self.default_region = default_region
         self._stores: dict[tuple[str, str], Store] = {}
@@ -46,6 +55,25 @@ class ServiceBase:
         with self._lock:
             store.finish_deletions()
             yield store
+
+    def _expired(self, entry: ExecutionEntry) -> bool:
+        """Has this execution been finished for longer than the retention period?"""
+        stop = entry.execution.stop_date
+        return (self.execution_retention is not None and stop is not None and not entry.execution.is_running
+                and self._now() >= stop + self.execution_retention)
+
+    def _retained(self, store: Store, execution_arn: str) -> ExecutionEntry | None:
+        """The stored execution, or None if there is none or it has outlived the retention (then purged)."""
+        entry = store.executions.get(execution_arn)
+        if entry is not None and self._expired(entry):
+            store.forget_execution(execution_arn)
+            return None
+        return entry
+
+    def _purge_expired(self, store: Store) -> None:
+        """Forget every execution that has outlived the retention (before a listing)."""
+        for entry in [entry for entry in store.executions.values() if self._expired(entry)]:
+            store.forget_execution(entry.execution.arn)
 
     def _store(self, account: str | None, region: str | None) -> Store:
         key = (account or self.default_account, region or self.default_region)

@@ -10,6 +10,7 @@ AWS's rules kept here:
   described (InvalidArn: the resource type `express` is not valid in those contexts).
 - StartSyncExecution runs EXPRESS machines only and answers when the execution has ended.
 - Only FAILED, TIMED_OUT and ABORTED executions, ended less than 14 days ago, can be redriven.
+- A finished execution is gone once its retention has passed (see `ServiceBase`); its name is free again.
 """
 
 from __future__ import annotations
@@ -166,10 +167,9 @@ class ExecutionOperations(ServiceBase):
             return _Target(record, version.revision, version.arn, None)
         return _Target(record, record.current, None, None)
 
-    @staticmethod
-    def _entry(store: Store, execution_arn: str) -> ExecutionEntry:
+    def _entry(self, store: Store, execution_arn: str) -> ExecutionEntry:
         arns.execution(execution_arn)
-        entry = store.executions.get(execution_arn)
+        entry = self._retained(store, execution_arn)
         if entry is None:
             raise ExecutionDoesNotExist(f"Execution Does Not Exist: '{execution_arn}'")
         return entry
@@ -222,7 +222,7 @@ class ExecutionOperations(ServiceBase):
             target = self._target(store, ref)
             execution = self._new_execution(store, target, ref, name, input, traceHeader)
             if target.record.type == STANDARD:
-                existing = store.executions.get(execution.arn)
+                existing = self._retained(store, execution.arn)
                 if existing is not None:
                     if existing.execution.is_running and existing.execution.input == execution.input:
                         return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
@@ -305,6 +305,7 @@ class ExecutionOperations(ServiceBase):
         if stateMachineArn is None and mapRunArn is None:
             raise ValidationException("1 validation error detected: Must provide a StateMachine ARN or MapRun ARN")
         with self._locked(store):
+            self._purge_expired(store)
             if stateMachineArn is None:
                 arns.map_run(mapRunArn or "")
                 if mapRunArn not in store.map_runs:

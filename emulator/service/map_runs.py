@@ -16,15 +16,15 @@ from emulator.service.pagination import paginate
 from emulator.service.store import ExecutionEntry, Store
 
 
-def _map_run(store: Store, map_run_arn: str) -> MapRun:
-    arns.map_run(map_run_arn)
-    map_run = store.map_runs.get(map_run_arn)
-    if map_run is None:
-        raise ResourceNotFound(f"Resource not found: '{map_run_arn}'")
-    return map_run
-
-
 class MapRunOperations(ServiceBase):
+    def _map_run(self, store: Store, map_run_arn: str) -> MapRun:
+        """The map run, unless it or its parent execution (past its retention) is gone."""
+        arns.map_run(map_run_arn)
+        map_run = store.map_runs.get(map_run_arn)
+        if map_run is None or self._retained(store, map_run.execution_arn) is None:
+            raise ResourceNotFound(f"Resource not found: '{map_run_arn}'")
+        return map_run
+
     def _map_run_started(self, map_run: MapRun) -> None:
         """Engine listener: file a new map run with its parent execution."""
         parent = self._parent(map_run)
@@ -50,7 +50,7 @@ class MapRunOperations(ServiceBase):
 
     @operation
     def describe_map_run(self, store: Store, *, mapRunArn: str) -> dict[str, Any]:
-        map_run = _map_run(store, mapRunArn)
+        map_run = self._map_run(store, mapRunArn)
         counts = map_run.counts()
         described: dict[str, Any] = {
             "mapRunArn": map_run.arn,
@@ -78,7 +78,7 @@ class MapRunOperations(ServiceBase):
         toleratedFailurePercentage: float | None = None,
         toleratedFailureCount: int | None = None,
     ) -> dict[str, Any]:
-        map_run = _map_run(store, mapRunArn)
+        map_run = self._map_run(store, mapRunArn)
         if maxConcurrency is None and toleratedFailurePercentage is None and toleratedFailureCount is None:
             raise ValidationException("1 validation error detected: at least one of maxConcurrency, "
                                       "toleratedFailurePercentage or toleratedFailureCount must be given")
@@ -95,7 +95,7 @@ class MapRunOperations(ServiceBase):
         self, store: Store, *, executionArn: str, maxResults: int | None = None, nextToken: str | None = None
     ) -> dict[str, Any]:
         arns.execution(executionArn)
-        if executionArn not in store.executions:
+        if self._retained(store, executionArn) is None:
             raise ExecutionDoesNotExist(f"Execution Does Not Exist: '{executionArn}'")
         started = [run for run in store.map_runs.values() if run.execution_arn == executionArn]  # in start order
         newest_first = [(-position, run) for position, run in reversed(list(enumerate(started)))]

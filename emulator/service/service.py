@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import botocore.session
@@ -11,6 +12,7 @@ from botocore import xform_name
 from emulator.engine import Engine
 from emulator.service.activities import ActivityOperations
 from emulator.service.aliases import AliasOperations
+from emulator.service.base import EXECUTION_RETENTION
 from emulator.service.definitions import DefinitionOperations
 from emulator.service.errors import UnknownOperationException
 from emulator.service.executions import ExecutionOperations
@@ -46,8 +48,10 @@ class StepFunctionsService(
     """
 
     def __init__(self, engine: Engine, *, default_account: str = "123456789012",
-                 default_region: str = "us-east-1", seed: int = 0) -> None:
-        super().__init__(engine, default_account=default_account, default_region=default_region, seed=seed)
+                 default_region: str = "us-east-1", seed: int = 0,
+                 execution_retention: timedelta | None = EXECUTION_RETENTION) -> None:
+        super().__init__(engine, default_account=default_account, default_region=default_region, seed=seed,
+                         execution_retention=execution_retention)
         engine.activity_exists = self._activity_exists
         engine.on_map_run.append(self._map_run_started)
         engine.on_child_execution.append(self._map_run_child_started)

@@ -116,7 +116,11 @@ class Store:
             if not any(entry.execution.is_running for entry in entries):
                 del self.state_machines[record.arn]
                 for entry in entries:
-                    del self.executions[entry.execution.arn]
-                    for map_run_arn in [arn for arn, run in self.map_runs.items() if run.execution_arn == entry.execution.arn]:
-                        for child in self.map_runs.pop(map_run_arn).executions:
-                            self.executions.pop(child.arn, None)
+                    self.forget_execution(entry.execution.arn)
+
+    def forget_execution(self, execution_arn: str) -> None:
+        """Remove an execution with its map runs and their child executions."""
+        self.executions.pop(execution_arn, None)
+        for map_run_arn in [arn for arn, run in self.map_runs.items() if run.execution_arn == execution_arn]:
+            for child in self.map_runs.pop(map_run_arn).executions:
+                self.executions.pop(child.arn, None)
