@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -161,6 +162,20 @@ def test_in_process_clients_reach_the_emulator_in_the_tests_account(pytester: py
             assert arn == f"arn:aws:states:us-east-1:{sfn_emulator_inprocess.account}:stateMachine:app"
             assert sfn_emulator_inprocess.run(arn, {"a": 1}).output == {"a": 1}
     """)
+    result.assert_outcomes(passed=1)
+
+
+def test_an_endpoint_option_uses_a_running_server(pytester: pytest.Pytester, emulator_server: Any) -> None:
+    result = run_tests(pytester, """
+        import pytest
+
+        def test_remote(sfn_emulator, sfn_client):
+            assert sfn_emulator.endpoint_url == ENDPOINT
+            assert sfn_emulator.run({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}, 1).output == 1
+            assert sfn_emulator.clock.mode == "auto"
+            with pytest.raises(RuntimeError, match="cannot register a Lambda callable: the emulator runs at"):
+                sfn_emulator.register("charge", print)
+    """.replace("ENDPOINT", repr(emulator_server.endpoint_url)), f"--sfn-emulator-endpoint={emulator_server.endpoint_url}")
     result.assert_outcomes(passed=1)
 
 
