@@ -15,8 +15,6 @@ from emulator.engine.execution import SUCCEEDED, Execution
 from emulator.resources.base import SYNC2, TaskRequest
 from emulator.service.errors import ApiError
 
-STARTED_BY = "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"
-
 
 class ControlPlane(Protocol):
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]: ...
