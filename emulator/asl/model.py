@@ -165,6 +165,40 @@ class ParallelState(BaseState):
     catch: tuple[Catcher, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class ReaderConfig:
+    """An ItemReader's ReaderConfig: how the object's text becomes items, and how many."""
+
+    input_type: str | None = None  # JSON | JSONL | CSV | MANIFEST | PARQUET; None: the objects a listing names
+    csv_header_location: str | None = None  # FIRST_ROW | GIVEN
+    csv_headers: tuple[str, ...] = ()
+    csv_delimiter: str = "COMMA"  # COMMA | PIPE | SEMICOLON | SPACE | TAB
+    max_items: int | None = None
+    max_items_path: Expression | None = None
+    items_pointer: str | None = None  # a JSON Pointer to the array inside a JSON object
+    transformation: str = "NONE"  # NONE | LOAD_AND_FLATTEN (read the listed objects themselves)
+    manifest_type: str | None = None  # ATHENA_DATA | S3_INVENTORY
+
+
+@dataclass(frozen=True, slots=True)
+class ItemReader:
+    """A Distributed Map's `ItemReader`: the S3 call (`arn:aws:states:::s3:getObject`/`listObjectsV2`)
+    whose answer holds the items, with its `Parameters`."""
+
+    resource: str
+    parameters: Expression | None = None
+    reader_config: ReaderConfig = field(default_factory=ReaderConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultWriter:
+    """A Distributed Map's `ResultWriter`: where the child executions' results go (`s3:putObject`
+    with Bucket and Prefix in `Parameters`)."""
+
+    resource: str
+    parameters: Expression | None = None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MapState(BaseState):
     item_processor: StateMachine
@@ -173,9 +207,9 @@ class MapState(BaseState):
     items_path: Expression | None = None
     items: Expression | None = None  # JSONata `Items`
     item_selector: Expression | None = None  # ItemSelector, or the older Parameters
-    item_reader: Mapping[str, JSON] | None = None
+    item_reader: ItemReader | None = None
     item_batcher: Mapping[str, JSON] | None = None
-    result_writer: Mapping[str, JSON] | None = None
+    result_writer: ResultWriter | None = None
     max_concurrency: int = 0
     max_concurrency_path: Expression | None = None
     tolerated_failure_percentage: float | None = None

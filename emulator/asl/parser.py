@@ -23,11 +23,14 @@ from emulator.asl.model import (
     ChoiceState,
     Expression,
     FailState,
+    ItemReader,
     MapState,
     ParallelState,
     PassState,
+    ReaderConfig,
     Retrier,
     ResultPath,
+    ResultWriter,
     State,
     StateMachine,
     SucceedState,
@@ -114,6 +117,17 @@ _RETRIER_FIELDS = frozenset({
 })
 _CATCHER_FIELDS = frozenset({"ErrorEquals", "Next", "ResultPath", "Comment", "Assign"})
 _PROCESSOR_CONFIG_FIELDS = frozenset({"Mode", "ExecutionType"})
+_ITEM_READER_FIELDS = frozenset({"Resource", "Parameters", "ReaderConfig"})
+_READER_CONFIG_FIELDS = frozenset({
+    "InputType", "CSVHeaderLocation", "CSVHeaders", "CSVDelimiter", "MaxItems", "MaxItemsPath", "ItemsPointer",
+    "Transformation", "ManifestType",
+})
+_READER_INPUT_TYPES = ("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET")
+_CSV_DELIMITERS = ("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")
+_MAX_ITEMS = 100_000_000  # AWS reads no more items than this
+_ITEM_READER_RESOURCES = ("arn:aws:states:::s3:getObject", "arn:aws:states:::s3:listObjectsV2")
+_RESULT_WRITER_FIELDS = frozenset({"Resource", "Parameters"})
+_RESULT_WRITER_RESOURCES = ("arn:aws:states:::s3:putObject",)
 _PROCESSOR_MODES = ("INLINE", "DISTRIBUTED")
 _EXECUTION_TYPES = (STANDARD, EXPRESS)
 _JITTER_STRATEGIES = ("FULL", "NONE")
@@ -579,9 +593,9 @@ class _Parser:
         selector_field = "ItemSelector" if "ItemSelector" in value else "Parameters"
         item_selector = self.template(value, selector_field, location)
         items_path = self.path(value, "ItemsPath", location, compile_reference_path, nullable=False)
-        item_reader = self.typed(value, "ItemReader", "OBJECT", location)
+        item_reader = self.item_reader(value, location, mode)
         item_batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
-        result_writer = self.typed(value, "ResultWriter", "OBJECT", location)
+        result_writer = self.result_writer(value, location, mode)
         self.at_most_one(value, "Map", ("MaxConcurrency", "MaxConcurrencyPath"), location)
         max_concurrency = self.integer(value, "MaxConcurrency", location, minimum=0)
         max_concurrency_path = self.path(value, "MaxConcurrencyPath", location, compile_reference_path, nullable=False)
@@ -622,6 +636,57 @@ class _Parser:
             retry=retry,
             catch=catch,
         )
+
+    def item_reader(self, value: dict, location: str, mode: str) -> ItemReader | None:
+        """A Distributed Map's ItemReader: its S3 resource, Parameters and ReaderConfig."""
+        reader = self.typed(value, "ItemReader", "OBJECT", location)
+        if reader is None:
+            return None
+        here = f"{location}/ItemReader"
+        if mode != "DISTRIBUTED":
+            self.error("Field 'ItemReader' is not supported", location)
+        self.unknown_fields(reader, _ITEM_READER_FIELDS, here)
+        resource = self.map_resource(reader, here, _ITEM_READER_RESOURCES)
+        config = self.typed(reader, "ReaderConfig", "OBJECT", here)
+        reader_config = self.reader_config(config, f"{here}/ReaderConfig") if config is not None else ReaderConfig()
+        return ItemReader(resource or "", self.template(reader, "Parameters", here), reader_config)
+
+    def reader_config(self, config: dict, location: str) -> ReaderConfig:
+        self.unknown_fields(config, _READER_CONFIG_FIELDS, location)
+        self.at_most_one(config, "ReaderConfig", ("MaxItems", "MaxItemsPath"), location)
+        headers = self.typed(config, "CSVHeaders", "ARRAY", location) or []
+        if not all(isinstance(header, str) for header in headers):
+            self.error("Expected value of type [STRING]", f"{location}/CSVHeaders")
+        return ReaderConfig(
+            input_type=self.enum(config, "InputType", _READER_INPUT_TYPES, location),
+            csv_header_location=self.enum(config, "CSVHeaderLocation", ("FIRST_ROW", "GIVEN"), location),
+            csv_headers=tuple(str(header) for header in headers),
+            csv_delimiter=self.enum(config, "CSVDelimiter", _CSV_DELIMITERS, location) or "COMMA",
+            max_items=self.integer(config, "MaxItems", location, minimum=0, maximum=_MAX_ITEMS),
+            max_items_path=self.path(config, "MaxItemsPath", location, compile_reference_path, nullable=False),
+            items_pointer=self.typed(config, "ItemsPointer", "STRING", location),
+            transformation=self.enum(config, "Transformation", ("NONE", "LOAD_AND_FLATTEN"), location) or "NONE",
+            manifest_type=self.enum(config, "ManifestType", ("ATHENA_DATA", "S3_INVENTORY"), location),
+        )
+
+    def result_writer(self, value: dict, location: str, mode: str) -> ResultWriter | None:
+        """A Distributed Map's ResultWriter: `s3:putObject` and the Bucket and Prefix to write under."""
+        writer = self.typed(value, "ResultWriter", "OBJECT", location)
+        if writer is None:
+            return None
+        here = f"{location}/ResultWriter"
+        if mode != "DISTRIBUTED":
+            self.error("Field 'ResultWriter' is not supported", location)
+        self.unknown_fields(writer, _RESULT_WRITER_FIELDS, here)
+        resource = self.map_resource(writer, here, _RESULT_WRITER_RESOURCES)
+        return ResultWriter(resource or "", self.template(writer, "Parameters", here))
+
+    def map_resource(self, value: dict, location: str, allowed: tuple[str, ...]) -> str | None:
+        """The Resource of an ItemReader or ResultWriter: one of the S3 actions Step Functions calls for it."""
+        if "Resource" not in value:
+            self.error("These fields are required: [Resource]", location)
+            return None
+        return self.enum(value, "Resource", allowed, location)
 
     def processor_config(self, processor: dict, location: str) -> tuple[str, str | None]:
         """ProcessorConfig's Mode (INLINE by default) and, for a distributed Map, its ExecutionType."""

@@ -68,6 +68,7 @@ class MapRun:
     status: str = RUNNING  # RUNNING | SUCCEEDED | FAILED | ABORTED
     stop_date: datetime | None = None
     total_items: int = 0
+    results_written: int = 0  # child executions a ResultWriter wrote to S3
     executions: list[Execution] = field(default_factory=list)
     redrive_count: int = 0
 
@@ -84,7 +85,7 @@ class MapRun:
             "timedOut": by_status[TIMED_OUT],
             "aborted": by_status[ABORTED],
             "total": self.total_items,
-            "resultsWritten": 0,
+            "resultsWritten": self.results_written,
             "failuresNotRedrivable": 0,
             "pendingRedrive": 0,
         }

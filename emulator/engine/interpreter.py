@@ -26,10 +26,12 @@ from emulator.asl.model import (
     Catcher,
     ChoiceState,
     FailState,
+    ItemReader,
     MapState,
     ParallelState,
     PassState,
     Retrier,
+    ResultWriter,
     StateMachine,
     SucceedState,
     TaskState,
@@ -52,11 +54,14 @@ from emulator.engine.effects import (
 )
 from emulator.engine.execution import MapRun
 from emulator.engine.frame import Frame, Run, to_json_text
+from emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
+from emulator.engine.result_writer import destination, map_output, result_files
 from emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
 PAYLOAD_LIMIT_BYTES = 256 * 1024
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
 RUNTIME_PREFIX = "An error occurred while executing the state"
+_GET_OBJECT = "arn:aws:states:::s3:getObject"
 
 
 class BranchFailure(StatesError):
@@ -540,13 +545,17 @@ def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
 def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     """A Distributed Map: a map run whose items run as child executions (histories of their own)."""
     value = _input(state, raw, frame)
-    items = _items(state, value, frame)
-    if state.item_reader is None and not isinstance(items, list):
-        raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
+    # An ItemReader's items are read once the map run has started (MapStateStarted says length 0 then,
+    # as AWS's histories do), and ItemsPath does not apply to them.
+    items: JSON = []
+    if state.item_reader is None:
+        items = _items(state, value, frame)
+        if not isinstance(items, list):
+            raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
     max_concurrency = state.max_concurrency
     if state.max_concurrency_path is not None:
         max_concurrency = _max_concurrency_from_path(state, value, frame)
-    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items) if isinstance(items, list) else 0})
+    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
     tolerated_count = _tolerated_failure_count(state, value, frame)
     tolerated_percentage = _tolerated_failure_percentage(state, value, frame)
     run = frame.run
@@ -565,7 +574,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     frame.emit("MapRunStarted", "mapRunStartedEventDetails", {"mapRunArn": map_run.arn})
     try:
         if state.item_reader is not None:
-            items = _read_items(state, frame)
+            items = yield from _read_items(state.item_reader, value, frame)
         selected = [_selected_item(state, value, index, item, frame) for index, item in enumerate(items)]
         if state.item_selector is not None:
             frame.inspect("afterItemSelector", selected)
@@ -573,8 +582,15 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
         if state.item_batcher is not None:
             frame.inspect("afterItemBatcher", inputs)
         map_run.total_items = len(inputs)
-        results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
-                                  tolerated_count, tolerated_percentage)
+        try:
+            results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
+                                      tolerated_count, tolerated_percentage)
+        except StatesError:
+            if state.result_writer is not None:  # the executions that ran are written all the same
+                yield from _write_results(state.result_writer, value, map_run, frame)
+            raise
+        if state.result_writer is not None:
+            results = yield from _write_results(state.result_writer, value, map_run, frame)
     except StatesError as error:
         frame.emit("MapRunFailed", "mapRunFailedEventDetails", _error_details(error))
         raise BranchFailure(error.error, error.cause) from None
@@ -593,13 +609,79 @@ def _items(state: MapState, value: JSON, frame: Frame) -> JSON:
     return items
 
 
-def _read_items(state: MapState, frame: Frame) -> list[JSON]:
-    """The items of an ItemReader: only those a TestState caller supplied, for now."""
-    items = frame.run.item_reader_items
-    if items is None:
-        raise StatesError(names.ITEM_READER_FAILED, "sfn-emulator does not read ItemReader sources yet: "
-                                                    f"{(state.item_reader or {}).get('Resource')}")
+def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
+    """The items an ItemReader reads from S3 (or those a TestState caller supplied instead)."""
+    if frame.run.item_reader_items is not None:
+        return frame.run.item_reader_items
+    config = reader.reader_config
+    max_items: JSON = config.max_items
+    if config.max_items_path is not None:
+        max_items = _evaluate_path(config.max_items_path, value, frame)
+    limit = item_limit(max_items, config.max_items_path.text if config.max_items_path is not None else None)
+    parameters = reader.parameters.evaluate(value, frame) if reader.parameters is not None else {}
+    if not reader.resource.endswith(":listObjectsV2"):
+        answer = yield from _call_s3(reader.resource, parameters, frame, names.ITEM_READER_FAILED)
+        return items_from_object(_body(answer), config, limit)
+    listing = yield from _listed_objects(reader.resource, parameters, limit, frame)
+    if config.transformation != "LOAD_AND_FLATTEN":
+        return listing
+    items: list[JSON] = []
+    for listed in listing:
+        if len(items) >= limit:
+            break
+        if str(listed["Key"]).endswith("/"):  # a folder has no data
+            continue
+        location = {"Bucket": parameters.get("Bucket") if isinstance(parameters, dict) else None, "Key": listed["Key"]}
+        answer = yield from _call_s3(_GET_OBJECT, location, frame, names.ITEM_READER_FAILED)
+        items.extend(items_from_object(_body(answer), config, limit - len(items)))
     return items
+
+
+def _listed_objects(resource: str, parameters: JSON, limit: int, frame: Frame) -> Interpreter:
+    """Every object ListObjectsV2 names (page after page), up to `limit`, as Map items."""
+    contents: list[Any] = []
+    request = parameters
+    while True:
+        page = yield from _call_s3(resource, request, frame, names.ITEM_READER_FAILED)
+        page = page if isinstance(page, dict) else {}
+        contents.extend(page.get("Contents") or [])
+        if len(contents) >= limit or not page.get("IsTruncated") or not isinstance(parameters, dict):
+            return listed_items(contents[:limit])
+        request = {**parameters, "ContinuationToken": page.get("NextContinuationToken")}
+
+
+def _write_results(writer: ResultWriter, value: JSON, map_run: MapRun, frame: Frame) -> Interpreter:
+    """Write the child executions' results and the manifest to S3; returns the Map's result."""
+    parameters = writer.parameters.evaluate(value, frame) if writer.parameters is not None else {}
+    bucket, folder = destination(parameters, map_run.arn)
+    files, manifest = result_files(bucket, folder, map_run.arn, map_run.executions)
+    for written in (*files, manifest):
+        # PutObject stores a JSON Body as its compact JSON text: `written.size` bytes.
+        yield from _call_s3(writer.resource, {"Bucket": bucket, "Key": written.key, "Body": written.body},
+                            frame, names.RESULT_WRITER_FAILED)
+    map_run.results_written = len(map_run.executions)
+    return map_output(map_run.arn, bucket, manifest.key)
+
+
+def _call_s3(resource: str, payload: JSON, frame: Frame, failure: str) -> Interpreter:
+    """Make an ItemReader's or ResultWriter's S3 call through the task resources (no mock answers it:
+    it is no Task). Its failure is the reader's or writer's, with S3's cause."""
+    run = frame.run
+    execution = run.execution
+    request = TaskRequest(
+        resource=_resource(s3_call(resource)), payload=payload, execution_arn=execution.arn,
+        state_machine_name=execution.state_machine_name, state_name=frame.state_name,
+        account=execution.account, region=execution.region, now=run.now(),
+    )
+    try:
+        return (yield Invoke(request))
+    except StatesError as error:
+        raise StatesError(failure, error.cause) from None
+
+
+def _body(answer: JSON) -> str:
+    body = answer.get("Body") if isinstance(answer, dict) else None
+    return body if isinstance(body, str) else ""
 
 
 def _selected_item(state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> JSON:

@@ -183,7 +183,7 @@ def test_distributed_map_configuration() -> None:
 
     assert (map_state.processor_mode, map_state.execution_type, map_state.max_concurrency) == ("DISTRIBUTED", "STANDARD", 7)
     assert (map_state.tolerated_failure_count, map_state.label) == (2, "L")
-    assert map_state.item_reader["Resource"] == "arn:aws:states:::s3:getObject"
+    assert map_state.item_reader is not None and map_state.item_reader.resource == "arn:aws:states:::s3:getObject"
 
 
 def test_machine_level_fields() -> None:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 from emulator.asl.parser import parse_definition
 from emulator.clock import Clock, parse_time
 from emulator.engine import Engine, Execution
+from emulator.resources.aws_services import AwsServiceIntegrations
 from emulator.resources.base import TaskResources
 from emulator.resources.lambda_functions import LambdaFunctions
 
@@ -145,10 +146,17 @@ class Harness:
     """One virtual clock and one engine; close it (or use `with`) to stop the engine and free workers."""
 
     def __init__(self, *, mode: str = "auto", start: str = DEFAULT_START, scale: float = 1.0,
-                 functions: Mapping[str, str] | None = None, activities: Mapping[str, str] | None = None) -> None:
+                 functions: Mapping[str, str] | None = None, activities: Mapping[str, str] | None = None,
+                 s3: Mapping[str, Mapping[str, str]] | None = None) -> None:
         self.clock = Clock(mode, start=parse_time(start), scale=scale)
         self.functions = LambdaFunctions()
-        self.engine = Engine(self.clock, TaskResources([self.functions]))
+        resources: list[Any] = [self.functions]
+        self._buckets = dict(s3 or {})
+        if self._buckets:  # S3 objects (bucket -> key -> text), served by moto as AWS integrations are
+            self.aws = AwsServiceIntegrations()
+            resources.append(self.aws)
+            self._put_objects()
+        self.engine = Engine(self.clock, TaskResources(resources))
         self.released = threading.Event()  # lets `block` handlers return once the test is done
         self._count = 0
         self._workers: list[threading.Thread] = []
@@ -171,6 +179,28 @@ class Harness:
         self.engine.close()
         for worker in self._workers:
             worker.join(timeout=WAIT_LIMIT_SECONDS)
+        self._delete_buckets()
+
+    # -- S3 objects ------------------------------------------------------------------------------
+    def s3_client(self) -> Any:
+        return self.aws.backends.client("s3", account=ACCOUNT, region=REGION)
+
+    def _put_objects(self) -> None:
+        client = self.s3_client()
+        for bucket, objects in self._buckets.items():
+            client.create_bucket(Bucket=bucket)
+            for key, text in objects.items():
+                client.put_object(Bucket=bucket, Key=key, Body=text.encode("utf-8"))
+
+    def _delete_buckets(self) -> None:
+        """Moto's backends live as long as the process: leave no bucket behind for the next case."""
+        if not self._buckets:
+            return
+        client = self.s3_client()
+        for bucket in self._buckets:
+            for listed in client.list_objects_v2(Bucket=bucket).get("Contents", []):
+                client.delete_object(Bucket=bucket, Key=listed["Key"])
+            client.delete_bucket(Bucket=bucket)
 
     # -- Lambda behaviours ---------------------------------------------------------------------
     def behaviour(self, name: str) -> Handler:

@@ -5,6 +5,7 @@ A case is a definition, an input and what AWS does with them:
     {"comment": "...", "definition": {...}, "input": ...,
      "functions": {"<function name or ARN>": "<behaviour>"},        (engine_harness.behaviour)
      "activities": {"<activity ARN>": "<worker behaviour>" | "no_worker" | "deleted"},
+     "s3": {"<bucket>": {"<key>": "<object text>"}},    (in moto's S3, account 111111111111, us-east-1)
      "clock": {"start": "2024-01-01T00:00:00Z", "mode": "auto" | "manual" | "real", "scale": 1.0,
                "advance": [<seconds>, ...]},       (manual mode: moved by hand, in these steps)
      "expect": {"status": "...", "output": ... | "error": "...", "cause": "..." | {...},
@@ -47,7 +48,7 @@ CASES = _load_cases()
 def test_every_topic_has_cases() -> None:
     topics = {param.id.split("/")[0] for param in CASES}
     assert topics >= {"pass", "choice", "wait", "task", "retry_catch", "parallel", "map", "fail",
-                      "context_object", "io_processing", "timeouts", "callbacks", "activities"}
+                      "context_object", "io_processing", "timeouts", "callbacks", "activities", "item_reader"}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -55,7 +56,7 @@ def test_case(case: dict[str, Any]) -> None:
     clock = case.get("clock", {})
     with Harness(mode=clock.get("mode", "auto"), start=clock.get("start", DEFAULT_START),
                  scale=clock.get("scale", 1.0), functions=case.get("functions"),
-                 activities=case.get("activities")) as harness:
+                 activities=case.get("activities"), s3=case.get("s3")) as harness:
         execution = harness.start(case["definition"], case.get("input"))
         for seconds in clock.get("advance", []):
             harness.settle()

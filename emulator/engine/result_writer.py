@@ -1,0 +1,97 @@
+"""What a Distributed Map's ResultWriter writes to S3, and what the Map then outputs: pure functions.
+
+AWS writes, under `<Prefix>/<map run id>/`, one file per outcome with the child executions of that
+outcome (`SUCCEEDED_0.json`; `FAILED_0.json` for failed, timed-out and aborted ones) and a
+`manifest.json` naming them; the Map's result is then the map run ARN and where the manifest is.
+The interpreter writes each `ResultFile` through the task resources (S3's PutObject).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from emulator.asl import errors as names
+from emulator.asl.errors import StatesError
+from emulator.asl.model import JSON
+from emulator.clock import format_time
+from emulator.engine.execution import SUCCEEDED, Execution
+from emulator.engine.frame import to_json_text
+
+FAILED_OUTCOMES = "FAILED"
+
+
+@dataclass(frozen=True, slots=True)
+class ResultFile:
+    """One object to write: `body` is JSON, stored as its compact JSON text."""
+
+    key: str
+    body: JSON
+
+    @property
+    def size(self) -> int:
+        return len(to_json_text(self.body).encode("utf-8"))
+
+
+def destination(parameters: JSON, map_run_arn: str) -> tuple[str, str]:
+    """(bucket, folder) of a map run's results: `<Prefix>/<map run id>/` in the Bucket the ResultWriter's
+    parameters name."""
+    parameters = parameters if isinstance(parameters, dict) else {}
+    bucket = parameters.get("Bucket")
+    if not isinstance(bucket, str) or not bucket:
+        raise StatesError(names.RESULT_WRITER_FAILED, "The ResultWriter's parameters must name a Bucket.")
+    prefix = parameters.get("Prefix") or ""
+    if not isinstance(prefix, str):
+        raise StatesError(names.RESULT_WRITER_FAILED, "The ResultWriter's Prefix must be a string.")
+    if prefix and not prefix.endswith("/"):
+        prefix += "/"
+    return bucket, f"{prefix}{map_run_arn.rsplit(':', 1)[-1]}/"
+
+
+def result_files(bucket: str, folder: str, map_run_arn: str,
+                 executions: Sequence[Execution]) -> tuple[list[ResultFile], ResultFile]:
+    """The outcome files (only those with executions) and the manifest that lists them."""
+    succeeded = [_entry(execution) for execution in executions if execution.status == SUCCEEDED]
+    failed = [_entry(execution) for execution in executions if execution.status != SUCCEEDED]
+    files = [ResultFile(f"{folder}{outcome}_0.json", entries)
+             for outcome, entries in ((SUCCEEDED, succeeded), (FAILED_OUTCOMES, failed)) if entries]
+    listed: dict[str, list[dict[str, Any]]] = {"FAILED": [], "PENDING": [], "SUCCEEDED": []}
+    for written in files:
+        outcome = written.key.rsplit("/", 1)[-1].split("_", 1)[0]
+        listed[outcome].append({"Key": written.key, "Size": written.size})
+    manifest = ResultFile(f"{folder}manifest.json",
+                          {"DestinationBucket": bucket, "MapRunArn": map_run_arn, "ResultFiles": listed})
+    return files, manifest
+
+
+def map_output(map_run_arn: str, bucket: str, manifest_key: str) -> dict[str, JSON]:
+    """The Map state's result when a ResultWriter wrote the results."""
+    return {"MapRunArn": map_run_arn, "ResultWriterDetails": {"Bucket": bucket, "Key": manifest_key}}
+
+
+def _entry(execution: Execution) -> dict[str, JSON]:
+    """A child execution as the result files show it: DescribeExecution's fields, in PascalCase."""
+    entry: dict[str, JSON] = {
+        "ExecutionArn": execution.arn,
+        "Input": execution.input,
+        "InputDetails": {"Included": True},
+        "Name": execution.name,
+    }
+    if execution.status == SUCCEEDED:
+        entry["Output"] = execution.output
+        entry["OutputDetails"] = {"Included": True}
+    else:
+        entry.update({key: value for key, value in (("Error", execution.error), ("Cause", execution.cause))
+                      if value is not None})
+    entry["RedriveCount"] = execution.redrive_count
+    if execution.status == SUCCEEDED:
+        entry["RedriveStatus"] = "NOT_REDRIVABLE"
+        entry["RedriveStatusReason"] = "Execution is SUCCEEDED and cannot be redriven"
+    else:
+        entry["RedriveStatus"] = "REDRIVABLE_BY_MAP_RUN"
+    entry["StartDate"] = format_time(execution.start_date)
+    entry["StateMachineArn"] = execution.state_machine_arn
+    entry["Status"] = execution.status
+    if execution.stop_date is not None:
+        entry["StopDate"] = format_time(execution.stop_date)
+    return entry
