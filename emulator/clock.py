@@ -143,8 +143,7 @@ class Clock:
             raise ValueError("the clock cannot be moved backwards")
         with self._lock:
             target = self.now() + delta
-            self._reanchor(target)
-            self._held = self._listener is not None
+            self._move_to(target)
         self._notify()
         return target
 
@@ -156,14 +155,20 @@ class Clock:
             moment = truncate_to_millis(moment.astimezone(timezone.utc))
             if moment < self.now():
                 raise ValueError(f"the clock cannot be set backwards (now {format_time(self.now())})")
-            self._reanchor(moment)
-            self._held = self._listener is not None
+            self._move_to(moment)
         self._notify()
         return moment
 
     def run_until_idle(self, timeout: float | None = None) -> bool:
         """Block until every execution that can run has run and is blocked or finished."""
         return self._listener.run_until_idle(timeout) if self._listener else True
+
+    def _move_to(self, moment: datetime) -> None:
+        """Move by hand: time stands still after if it stood still before (auto mode: what falls due
+        then runs at exactly `moment`), and flows on otherwise."""
+        held = self._held
+        self._reanchor(moment)
+        self._held = held
 
     def _reanchor(self, moment: datetime) -> None:
         self._anchor_virtual = truncate_to_millis(moment)

@@ -14,7 +14,7 @@ would move time under their feet); the deadline arrives in wall time or when the
 advanced. With ``skip_external_deadlines`` every timer is jumped to. Otherwise the auto clock
 stands still: it follows the wall clock only while a task resource runs or while a deadline
 someone outside races is pending, so the engine's own work takes no virtual time and every
-timestamp is reproducible (a jump, an advance or a set holds the clock at its instant too).
+timestamp is reproducible (after a jump it stands still at the timer's due time).
 """
 
 from __future__ import annotations
@@ -399,10 +399,10 @@ class Engine:
         call = _Call(fiber)
         fiber.waiting = call
         self._in_flight += 1
-        self.clock.release()  # time follows the wall clock while a task resource works
         if effect.timeout_seconds:
             call.timer = self._set_timer(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
                                          lambda: self._settle(call, None, StatesError(names.TIMEOUT)), skippable=False)
+        self.clock.release()  # time follows the wall clock while a task resource works
 
         def work() -> None:
             try:

@@ -56,7 +56,8 @@ def parse_clock_change(raw: bytes, now: datetime) -> ClockChange:
         raise BadClockRequest(f"The request body must be a JSON object with any of {_listed(_KEYS)}")
     unknown = [key for key in body if key not in _KEYS]
     if unknown:
-        raise BadClockRequest(f"Unknown key {_listed(unknown)} in the request body; allowed: {_listed(_KEYS)}")
+        raise BadClockRequest(f"Unknown key {_listed(json.dumps(key) for key in unknown)} in the request body; "
+                              f"allowed: {_listed(_KEYS)}")
     mode = body.get("mode")
     if mode is not None and mode not in MODES:
         raise BadClockRequest(f"mode must be one of {_listed(MODES)}, not {json.dumps(mode)}")
