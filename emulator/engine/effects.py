@@ -48,6 +48,7 @@ class AwaitToken:
     token: str
     timeout_seconds: float | None = None
     heartbeat_seconds: float | None = None
+    counted_from: datetime | None = None  # when the task started: its timeout runs from there, not from the wait
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,11 +47,12 @@ class Run:
         }
         self.state_machine_context = {"Id": execution.state_machine_arn, "Name": execution.state_machine_name}
 
-    def emit(self, frame: Frame | None, event_type: str, details_key: str | None = None, details: dict | None = None) -> int:
+    def emit(self, frame: Frame | None, event_type: str, details_key: str | None = None, details: dict | None = None,
+             *, timestamp: datetime | None = None) -> int:
         history = self.execution.history
         event_id = len(history) + 1
         event: dict[str, Any] = {
-            "timestamp": self.now(),
+            "timestamp": timestamp or self.now(),
             "type": event_type,
             "id": event_id,
             "previousEventId": frame.prev_event_id if frame else max(0, event_id - 1),
@@ -93,8 +94,9 @@ class Frame:
     def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
         return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item)
 
-    def emit(self, event_type: str, details_key: str | None = None, details: dict | None = None) -> int:
-        return self.run.emit(self, event_type, details_key, details)
+    def emit(self, event_type: str, details_key: str | None = None, details: dict | None = None, *,
+             timestamp: datetime | None = None) -> int:
+        return self.run.emit(self, event_type, details_key, details, timestamp=timestamp)
 
     # -- Scope ---------------------------------------------------------------------------------
     @property

@@ -449,7 +449,8 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
     if heartbeat is not None:
         scheduled["heartbeatInSeconds"] = int(heartbeat)
     frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
+    started_at = frame.run.now()
+    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
     try:
         settled = resource.pattern != REQUEST_RESPONSE and (yield AnswersWholeTask(request))
         result = yield Invoke(request, timeout)
@@ -457,7 +458,7 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
             frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
                        {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
             if resource.pattern == WAIT_FOR_TASK_TOKEN:
-                result = yield AwaitToken(request.task_token or "", timeout, heartbeat)
+                result = yield AwaitToken(request.task_token or "", timeout, heartbeat, counted_from=started_at)
             else:
                 result = yield AwaitCompletion(request, result)
         text = _checked_size(result, resource)

@@ -27,7 +27,9 @@ import random
 import threading
 import uuid
 from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
@@ -164,6 +166,7 @@ class Engine:
         self._timers: list[tuple[datetime, int, Timer]] = []
         self._sequence = itertools.count()
         self._in_flight = 0
+        self._starting = 0  # executions whose start instant is taken but that the engine has not taken up yet
         self._busy = False
         self._closed = False
         self._roots: dict[str, Fiber] = {}  # execution ARN -> top-level fiber
@@ -182,6 +185,23 @@ class Engine:
         self._thread.start()
 
     # == entry points (any thread) ==================================================================
+    @contextmanager
+    def starting(self) -> Iterator[datetime]:
+        """The instant an execution started within the block begins at. In auto mode time stands
+        still from that instant until the engine has taken the execution up (`start` inside the
+        block), so its first events share its startDate exactly."""
+        with self._cv:
+            self._starting += 1
+            if self.clock.mode == "auto":
+                self.clock.hold()
+            instant = self.clock.now()
+        try:
+            yield instant
+        finally:
+            with self._cv:
+                self._starting -= 1
+                self._cv.notify_all()
+
     def start(self, execution: Execution) -> None:
         """Begin running `execution` (status RUNNING, start_date set by the caller)."""
         self._post(lambda: self._start(execution))
@@ -443,9 +463,9 @@ class Engine:
             self._resume(fiber, result, error)
             return
         self._external_waits[fiber.run.execution.arn] = self._external_waits.get(fiber.run.execution.arn, 0) + 1
-        now = self.clock.now()
+        counted_from = effect.counted_from or self.clock.now()
         if effect.timeout_seconds and wait.timeout is None:
-            wait.timeout = self._set_timer(now + timedelta(seconds=effect.timeout_seconds),
+            wait.timeout = self._set_timer(counted_from + timedelta(seconds=effect.timeout_seconds),
                                            lambda: self._token_expired(wait, names.TIMEOUT), skippable=False)
         if effect.heartbeat_seconds:
             wait.heartbeat_seconds = effect.heartbeat_seconds
@@ -741,7 +761,7 @@ class Engine:
             details["stateMachineAliasArn"] = execution.state_machine_alias_arn
         if execution.state_machine_version_arn:
             details["stateMachineVersionArn"] = execution.state_machine_version_arn
-        run.emit(None, "ExecutionStarted", "executionStartedEventDetails", details)
+        run.emit(None, "ExecutionStarted", "executionStartedEventDetails", details, timestamp=execution.start_date)
         self._launch(run, run_execution(run))
 
     def _new_run(self, execution: Execution) -> Run:
@@ -858,9 +878,14 @@ class Engine:
         return self.skip_external_deadlines or not self._outside_deadline_pending()
 
     def _needs_wall_time(self) -> bool:
-        """Must time follow the wall clock while the engine is idle? In auto mode only while a task
-        resource runs or someone outside races a deadline (which then arrives in wall time)."""
+        """Must time follow the wall clock while the engine is idle? In auto mode: while no execution
+        is live or starting (an idle emulator keeps up with the wall clock), while a task resource
+        runs, or while someone outside races a deadline (which then arrives in wall time)."""
         if self.clock.mode != "auto" or self._in_flight:
+            return True
+        if self._starting:
+            return False
+        if not self._roots:
             return True
         return not self.skip_external_deadlines and self._outside_deadline_pending()
 

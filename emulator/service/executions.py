@@ -176,7 +176,7 @@ class ExecutionOperations(ServiceBase):
 
     def _new_execution(
         self, store: Store, target: _Target, ref: arns.MachineRef, name: str | None, input: str | None,
-        trace_header: str | None,
+        trace_header: str | None, start_date: datetime,
     ) -> Execution:
         record = target.record
         execution_name = check_name(name) if name is not None else str(uuid.uuid4())
@@ -194,7 +194,7 @@ class ExecutionOperations(ServiceBase):
             machine=target.revision.machine,
             definition=target.revision.definition,
             input=input_text,
-            start_date=self._now(),
+            start_date=start_date,
             account=store.account,
             region=store.region,
             role_arn=target.revision.role_arn,
@@ -217,18 +217,19 @@ class ExecutionOperations(ServiceBase):
         input: str | None = None,
         traceHeader: str | None = None,
     ) -> dict[str, Any]:
-        with self._locked(store):
-            ref = self._machine_ref(stateMachineArn)
-            target = self._target(store, ref)
-            execution = self._new_execution(store, target, ref, name, input, traceHeader)
-            if target.record.type == STANDARD:
-                existing = self._retained(store, execution.arn)
-                if existing is not None:
-                    if existing.execution.is_running and existing.execution.input == execution.input:
-                        return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
-                    raise ExecutionAlreadyExists(f"Execution Already Exists: '{execution.arn}'")
-                store.executions[execution.arn] = ExecutionEntry(execution, target.revision, store.next_sequence())
-        self.engine.start(execution)
+        with self.engine.starting() as start_date:
+            with self._locked(store):
+                ref = self._machine_ref(stateMachineArn)
+                target = self._target(store, ref)
+                execution = self._new_execution(store, target, ref, name, input, traceHeader, start_date)
+                if target.record.type == STANDARD:
+                    existing = self._retained(store, execution.arn)
+                    if existing is not None:
+                        if existing.execution.is_running and existing.execution.input == execution.input:
+                            return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
+                        raise ExecutionAlreadyExists(f"Execution Already Exists: '{execution.arn}'")
+                    store.executions[execution.arn] = ExecutionEntry(execution, target.revision, store.next_sequence())
+            self.engine.start(execution)
         return {"executionArn": execution.arn, "startDate": execution.start_date}
 
     @unlocked_operation
@@ -242,13 +243,14 @@ class ExecutionOperations(ServiceBase):
         traceHeader: str | None = None,
         includedData: str | None = None,
     ) -> dict[str, Any]:
-        with self._locked(store):
-            ref = self._machine_ref(stateMachineArn)
-            target = self._target(store, ref)
-            if target.record.type != EXPRESS:
-                raise StateMachineTypeNotSupported(_TYPE_NOT_SUPPORTED)
-            execution = self._new_execution(store, target, ref, name, input, traceHeader)
-        self.engine.start(execution)
+        with self.engine.starting() as start_date:
+            with self._locked(store):
+                ref = self._machine_ref(stateMachineArn)
+                target = self._target(store, ref)
+                if target.record.type != EXPRESS:
+                    raise StateMachineTypeNotSupported(_TYPE_NOT_SUPPORTED)
+                execution = self._new_execution(store, target, ref, name, input, traceHeader, start_date)
+            self.engine.start(execution)
         self.engine.wait(execution, None)
         answer: dict[str, Any] = {
             "executionArn": execution.arn,

@@ -1,9 +1,11 @@
 """The virtual clock over HTTP with boto3: waits, back-off and timeouts skip ahead, and every
 timestamp is the expected virtual instant to the millisecond.
 
-Each test runs its own server whose clock starts at `T0`. In auto mode the clock stands still
-while nothing needs wall time, so instants are exact; `settle` is a `POST /_emulator/clock` of
-zero seconds, which answers once every execution has run until it blocks.
+Each test runs its own server whose clock starts at `T0`. An idle auto-mode clock keeps up with
+the wall clock, so an execution starts a little after T0; from its start on, the clock stands still
+while nothing needs wall time, so every instant is exact relative to the execution's startDate.
+`settle` is a `POST /_emulator/clock` of zero seconds, which answers once every execution has run
+until it blocks.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from botocore.exceptions import ClientError
 from helpers.clients import make_client
 from helpers.rawhttp import RawResponse, send
 
+from emulator.clock import format_time
 from emulator.config import Settings
 from emulator.runtime import Emulator
 from emulator.wire import HttpServer
@@ -66,10 +69,14 @@ class Server:
     def status(self, execution_arn: str) -> str:
         return self.sfn.describe_execution(executionArn=execution_arn)["status"]
 
+    def started(self, execution_arn: str) -> datetime:
+        return self.sfn.describe_execution(executionArn=execution_arn)["startDate"]
+
     def history(self, execution_arn: str) -> list[tuple[str, timedelta]]:
-        """(event type, time since T0) of every event."""
+        """(event type, time since the execution's startDate) of every event."""
+        start = self.started(execution_arn)
         events = self.sfn.get_execution_history(executionArn=execution_arn, maxResults=1000)["events"]
-        return [(event["type"], event["timestamp"] - T0) for event in events]
+        return [(event["type"], event["timestamp"] - start) for event in events]
 
     def events(self, execution_arn: str) -> list[dict[str, Any]]:
         return self.sfn.get_execution_history(executionArn=execution_arn, maxResults=1000)["events"]
@@ -104,10 +111,16 @@ def wait(seconds_: int, **fields: Any) -> dict[str, Any]:
 # -- the clock endpoint -----------------------------------------------------------------------------
 
 def test_get_shows_the_time_and_mode(serve: Callable[..., Server]) -> None:
-    server = serve(clock="auto")
+    server = serve(clock="manual")
     answer = server.clock()
     assert (answer.status, answer.headers["content-type"]) == (200, "application/json")
-    assert answer.json() == {"now": "2024-01-01T00:00:00.000Z", "mode": "auto"}
+    assert answer.json() == {"now": "2024-01-01T00:00:00.000Z", "mode": "manual"}
+
+
+def test_an_idle_auto_clock_keeps_up_with_the_wall_clock(serve: Callable[..., Server]) -> None:
+    server = serve(clock="auto")
+    assert server.clock().json()["mode"] == "auto"
+    assert T0 <= server.now() < T0 + seconds(60)
 
 
 def test_post_applies_mode_then_set_then_advance(serve: Callable[..., Server]) -> None:
@@ -120,10 +133,10 @@ def test_post_applies_mode_then_set_then_advance(serve: Callable[..., Server]) -
 
 @pytest.mark.parametrize("case", BAD_BODIES, ids=[case["case"] for case in BAD_BODIES])
 def test_a_bad_body_is_refused_and_changes_nothing(serve: Callable[..., Server], case: dict[str, str]) -> None:
-    server = serve(clock="auto")
+    server = serve(clock="manual")
     answer = send(server.url, case["body"], path=CLOCK_PATH, headers={"Content-Type": "application/json"})
     assert (answer.status, answer.json()) == (400, {"message": case["message"]})
-    assert server.clock().json() == {"now": "2024-01-01T00:00:00.000Z", "mode": "auto"}
+    assert server.clock().json() == {"now": "2024-01-01T00:00:00.000Z", "mode": "manual"}
 
 
 # -- auto mode: long waits finish at once, at exact virtual instants ---------------------------------
@@ -136,15 +149,15 @@ def test_a_wait_of_a_day(serve: Callable[..., Server]) -> None:
         ("ExecutionStarted", seconds(0)), ("WaitStateEntered", seconds(0)), ("WaitStateExited", day),
         ("PassStateEntered", day), ("PassStateExited", day), ("ExecutionSucceeded", day)]
     described = server.sfn.describe_execution(executionArn=execution)
-    assert (described["status"], described["startDate"], described["stopDate"]) == ("SUCCEEDED", T0, T0 + day)
-    assert server.now() == T0 + day
+    assert (described["status"], described["stopDate"] - described["startDate"]) == ("SUCCEEDED", day)
+    assert server.now() >= described["stopDate"]
 
 
 def test_a_wait_until_a_timestamp_a_year_ahead(serve: Callable[..., Server]) -> None:
     server = serve(clock="auto")
     machine = {"StartAt": "Until", "States": {"Until": {"Type": "Wait", "Timestamp": "2025-01-01T00:00:00Z", "End": True}}}
     execution = server.start(server.machine(machine))
-    year = datetime(2025, 1, 1, tzinfo=timezone.utc) - T0
+    year = datetime(2025, 1, 1, tzinfo=timezone.utc) - server.started(execution)
     assert server.history(execution) == [
         ("ExecutionStarted", seconds(0)), ("WaitStateEntered", seconds(0)), ("WaitStateExited", year),
         ("ExecutionSucceeded", year)]
@@ -164,7 +177,8 @@ def test_a_failing_parallel_retried_with_backoff(serve: Callable[..., Server]) -
     assert attempts == [seconds(s) for s in (0, 60, 180, 420, 900, 1860)]  # waits of 60, 120, 240, 480, 960
     assert history[-2:] == [("ParallelStateFailed", seconds(1860)), ("ExecutionFailed", seconds(1860))]
     described = server.sfn.describe_execution(executionArn=execution)
-    assert (described["status"], described["error"], described["stopDate"]) == ("FAILED", "Boom", T0 + seconds(1860))
+    assert (described["status"], described["error"], described["stopDate"] - described["startDate"]) == (
+        "FAILED", "Boom", seconds(1860))
 
 
 def test_the_state_machine_timeout(serve: Callable[..., Server]) -> None:
@@ -173,7 +187,7 @@ def test_the_state_machine_timeout(serve: Callable[..., Server]) -> None:
     assert server.history(execution) == [
         ("ExecutionStarted", seconds(0)), ("WaitStateEntered", seconds(0)), ("ExecutionTimedOut", seconds(30))]
     described = server.sfn.describe_execution(executionArn=execution)
-    assert (described["status"], described["stopDate"]) == ("TIMED_OUT", T0 + seconds(30))
+    assert (described["status"], described["stopDate"] - described["startDate"]) == ("TIMED_OUT", seconds(30))
 
 
 def test_an_activity_heartbeat_timeout_with_external_deadlines_skipped(serve: Callable[..., Server]) -> None:
@@ -214,7 +228,7 @@ def test_auto_mode_waits_for_a_callback_the_test_can_still_answer(serve: Callabl
     tokens = collect_tokens(server)
     execution = server.start(server.machine(callback_machine(TimeoutSeconds=300)))
     assert server.status(execution) == "RUNNING"
-    assert server.now() < T0 + seconds(300)  # the clock did not jump to the deadline
+    assert server.now() < server.started(execution) + seconds(300)  # the clock did not jump to the deadline
     server.sfn.send_task_success(taskToken=tokens[0], output='"answered"')
     server.settle()
     described = server.sfn.describe_execution(executionArn=execution)
@@ -230,7 +244,7 @@ def test_auto_mode_waits_for_an_activity_worker(serve: Callable[..., Server]) ->
     task = server.sfn.get_activity_task(activityArn=activity, workerName="busy")
     server.settle()
     assert server.status(execution) == "RUNNING"
-    assert server.now() < T0 + seconds(10)
+    assert server.now() < server.started(execution) + seconds(10)
     server.sfn.send_task_success(taskToken=task["taskToken"], output="{}")
     server.settle()
     assert server.status(execution) == "SUCCEEDED"
@@ -242,8 +256,8 @@ def test_the_skip_setting_jumps_to_a_callback_deadline(serve: Callable[..., Serv
     assert server.clock({"skipExternalDeadlines": True}).status == 200
     execution = server.start(server.machine(callback_machine(TimeoutSeconds=300)))
     history = dict(server.history(execution))
-    # The deadline counts from the submission, once the callable has run (in wall time: auto mode).
-    assert history["TaskTimedOut"] == history["ExecutionFailed"] == history["TaskSubmitted"] + seconds(300)
+    # The deadline counts from TaskStarted, though the callable that took the token ran in wall time.
+    assert history["TaskTimedOut"] == history["ExecutionFailed"] == history["TaskStarted"] + seconds(300)
     assert server.sfn.describe_execution(executionArn=execution)["error"] == "States.Timeout"
 
 
@@ -318,11 +332,12 @@ def test_context_object_and_callables_see_clock_time(serve: Callable[..., Server
     }}
     execution = server.start(server.machine(machine))
     output = json.loads(server.sfn.describe_execution(executionArn=execution)["output"])
-    assert (output["start"], output["entered"]) == ("2024-01-01T00:00:00.000Z", "2024-01-01T01:00:00.000Z")
+    start = server.started(execution)
+    assert (output["start"], output["entered"]) == (format_time(start), format_time(start + seconds(3_600)))
     events = {event["type"]: event["timestamp"] for event in server.events(execution)}
     asked = datetime.fromisoformat(output["asked"]["now"])
     assert events["TaskStarted"] <= asked <= events["TaskSucceeded"] + timedelta(milliseconds=1)
-    assert asked - T0 >= seconds(3_600)
+    assert asked - start >= seconds(3_600)
 
 
 # -- retention of finished executions on clock time ---------------------------------------------------
