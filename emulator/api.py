@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from emulator.config import Settings
+from emulator.definition_files import default_machine_name, read_definition_file
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"
@@ -206,9 +207,12 @@ class ExecutionRunner:
     def create_state_machine(self, definition: Definition, *, name: str | None = None, type: str = STANDARD) -> str:
         """The ARN of a new state machine (or of the same one, created again with the same definition)."""
         text, default_name = load_definition(definition, self.base_dir)
-        answer = self.api.create_state_machine(
-            name=name or default_name, definition=text, roleArn=self.role_arn, type=type
-        )
+        return self.create_state_machine_from_json(text, name=name or default_name, type=type)
+
+    def create_state_machine_from_json(self, definition_json: str, *, name: str, type: str = STANDARD) -> str:
+        """Like `create_state_machine`, with the definition as JSON text passed on untouched, so
+        that whatever is wrong with it is what CreateStateMachine says."""
+        answer = self.api.create_state_machine(name=name, definition=definition_json, roleArn=self.role_arn, type=type)
         return str(answer["stateMachineArn"])
 
     def run(self, definition: Definition, input: Any = None, *, name: str | None = None,
@@ -223,21 +227,36 @@ class ExecutionRunner:
         """
         if isinstance(definition, str) and definition.startswith("arn:"):
             machine_arn = definition
-            if type is None:
-                type = self.api.describe_state_machine(stateMachineArn=machine_arn)["type"]
         else:
             type = type or STANDARD
             machine_arn = self.create_state_machine(definition, name=name, type=type)
-        target = f"{machine_arn}#{test_case}" if test_case else machine_arn
-        input_text = json.dumps({} if input is None else input)
-        if type == EXPRESS:
-            return ExecutionResult.from_api(self.api.start_sync_execution(stateMachineArn=target, input=input_text))
-        execution_arn = self.api.start_execution(stateMachineArn=target, input=input_text)["executionArn"]
-        return self.wait(execution_arn, timeout=timeout)
+        return self.execute(machine_arn, json.dumps({} if input is None else input), test_case=test_case, type=type,
+                            timeout=timeout)
 
-    def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
-        """The execution once it has ended or cannot move by itself (see the class docstring)."""
-        if self.clock.mode != "real":
+    def execute(self, machine_arn: str, input_json: str, *, test_case: str | None = None, type: str | None = None,
+                timeout: float | None = DEFAULT_TIMEOUT, until_ended: bool = False) -> ExecutionResult:
+        """Run the state machine `machine_arn` once with `input_json`, JSON text passed on untouched
+        (what is wrong with it is what StartExecution says), and return the execution.
+
+        `type` None asks the state machine for its type; `until_ended` is `wait`'s.
+        """
+        if type is None:
+            type = self.api.describe_state_machine(stateMachineArn=machine_arn)["type"]
+        target = f"{machine_arn}#{test_case}" if test_case else machine_arn
+        if type == EXPRESS:
+            return ExecutionResult.from_api(self.api.start_sync_execution(stateMachineArn=target, input=input_json))
+        execution_arn = self.api.start_execution(stateMachineArn=target, input=input_json)["executionArn"]
+        return self.wait(execution_arn, timeout=timeout, until_ended=until_ended)
+
+    def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT,
+             until_ended: bool = False) -> ExecutionResult:
+        """The execution once it has ended or cannot move by itself (see the class docstring).
+
+        `until_ended` polls until the execution ends whatever the clock, and does not return it
+        for waiting on someone: a callback's or an activity's timeout, which runs in wall time,
+        ends it too (`sfn-emulator run`, where no one else can answer, waits like this).
+        """
+        if self.clock.mode != "real" and not until_ended:
             self.clock.run_until_idle(timeout)
         else:
             deadline = None if timeout is None else time.monotonic() + timeout
@@ -267,9 +286,8 @@ def load_definition(definition: Definition, base_dir: Path | None = None) -> tup
 
     A file's name is its file name up to the first dot (`OrderFlow.asl.json` -> `OrderFlow`), the
     name a mock configuration's `StateMachines` would use; other definitions get a unique name.
+    Raises `UnreadableDefinition` for a file it cannot read as JSON or YAML.
     """
-    from emulator.cli_definitions import read_definition  # JSON or YAML, as `sfn-emulator run` reads them
-
     if isinstance(definition, Mapping):
         return json.dumps(definition), _unique_name()
     if isinstance(definition, str) and definition.lstrip().startswith("{"):
@@ -277,7 +295,7 @@ def load_definition(definition: Definition, base_dir: Path | None = None) -> tup
     path = Path(definition)
     if base_dir is not None and not path.is_absolute():
         path = base_dir / path
-    return read_definition(str(path)), path.name.split(".", 1)[0]
+    return read_definition_file(path), default_machine_name(path)
 
 
 def run_definition(

@@ -15,19 +15,13 @@ import argparse
 import json
 import logging
 import sys
-import threading
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any
 
-import yaml
-
+from emulator.api import RUNNING, STANDARD, ExecutionResult, ExecutionRunner
+from emulator.clock import Clock, format_time
 from emulator.config import Settings, add_arguments
-
-if TYPE_CHECKING:
-    from emulator.engine.execution import Execution
-    from emulator.runtime import Emulator
+from emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, read_definition, source_label
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
@@ -36,22 +30,10 @@ EXIT_UNUSABLE = 2
 # The settings that mean something for one execution run in-process (no host or port: nothing is served).
 RUN_SETTINGS = ("account", "region", "clock", "clock_start", "wait_time_scale", "functions", "mock_config",
                 "log_level")
-_YAML_SUFFIXES = (".yaml", ".yml")
-_HISTORY_PAGE = 1000  # GetExecutionHistory's largest page
 
 
 class UnusableInput(Exception):
-    """A definition or input the command cannot even read; the message says which and why."""
-
-
-class _JsonShapedYamlLoader(yaml.SafeLoader):
-    """YAML read as the JSON it stands for: timestamps stay strings, as they would in a JSON definition."""
-
-
-_JsonShapedYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+    """An `--input` the command cannot even read; the message says which and why."""
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -93,30 +75,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 
 # == reading ========================================================================================
 
-def read_definition(source: str, stdin: TextIO | None = None) -> str:
-    """The definition as JSON text. YAML (a *.yaml/*.yml file, or text not starting with `{`) is
-    converted; JSON text is passed on untouched, so that its syntax errors are AWS's diagnostics."""
-    if source == "-":
-        text, is_yaml_file = (stdin or sys.stdin).read(), False
-    else:
-        path = Path(source)
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UnusableInput(f"cannot read the definition {source}: {error}") from None
-        is_yaml_file = path.suffix.lower() in _YAML_SUFFIXES
-    if not is_yaml_file and text.lstrip().startswith("{"):
-        return text
-    try:
-        value = yaml.load(text, Loader=_JsonShapedYamlLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as error:
-        raise UnusableInput(f"{_shown(source)} is neither JSON nor valid YAML: {error}") from None
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError) as error:  # e.g. a binary scalar: nothing JSON can hold
-        raise UnusableInput(f"{_shown(source)} holds a YAML value JSON cannot: {error}") from None
-
-
 def read_input(argument: str) -> str:
     """`--input`: the JSON text itself, or `@FILE` naming a file that holds it."""
     if not argument.startswith("@"):
@@ -127,27 +85,22 @@ def read_input(argument: str) -> str:
         raise UnusableInput(f"cannot read the input {argument[1:]}: {error}") from None
 
 
-def _shown(source: str) -> str:
-    return "standard input" if source == "-" else source
-
-
 def machine_name(source: str, given: str | None) -> str:
     if given is not None:
         return given
-    return "run" if source == "-" else Path(source).name.split(".", 1)[0]
+    return "run" if source == STDIN else default_machine_name(source)
 
 
 # == validate =======================================================================================
 
 def validate_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` answers without loading the engine.
-    from emulator.clock import Clock
     from emulator.engine import Engine
     from emulator.service import StepFunctionsService
 
     try:
         definition = read_definition(arguments.definition)
-    except UnusableInput as error:
+    except UnreadableDefinition as error:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
     engine = Engine(Clock())
@@ -167,7 +120,7 @@ def validate_command(settings: Settings, arguments: argparse.Namespace) -> int:
 def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
     diagnostics = response["diagnostics"]
     errors = sum(1 for diagnostic in diagnostics if diagnostic["severity"] == "ERROR")
-    lines = [f"{_shown(source)}: {'valid' if response['result'] == 'OK' else 'invalid'} "
+    lines = [f"{source_label(source)}: {'valid' if response['result'] == 'OK' else 'invalid'} "
              f"({errors} error(s), {len(diagnostics) - errors} warning(s))"]
     for diagnostic in diagnostics:
         where = f" at {diagnostic['location']}" if "location" in diagnostic else ""
@@ -178,115 +131,6 @@ def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
 
 
 # == run ============================================================================================
-
-@dataclass(frozen=True)
-class StateVisit:
-    name: str
-    entered: datetime
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """How one execution ended (status RUNNING if it did not end in time), as DescribeExecution and
-    GetExecutionHistory tell it."""
-
-    execution_arn: str
-    status: str
-    start_date: datetime
-    stop_date: datetime | None
-    output: Any
-    error: str | None
-    cause: str | None
-    states_visited: tuple[StateVisit, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "executionArn": self.execution_arn,
-            "status": self.status,
-            "startDate": _iso(self.start_date),
-            "stopDate": _iso(self.stop_date) if self.stop_date else None,
-            "output": self.output,
-            "error": self.error,
-            "cause": self.cause,
-            "statesVisited": [visit.name for visit in self.states_visited],
-        }
-
-    def to_text(self) -> str:
-        lines = [f"Execution: {self.execution_arn}", f"Status:    {self.status}"]
-        if self.status == "SUCCEEDED":
-            lines.append(f"Output:    {json.dumps(self.output)}")
-        if self.error is not None:
-            lines.append(f"Error:     {self.error}")
-        if self.cause is not None:
-            lines.append(f"Cause:     {self.cause}")
-        lines.append("States visited:")
-        lines += [f"  {_iso(visit.entered)}  {visit.name}" for visit in self.states_visited]
-        return "\n".join(lines)
-
-
-class _FinishedExecutions:
-    """Collects executions as the engine finishes them, for a caller that learns the ARN it waits
-    for only after starting it (it may finish before then)."""
-
-    def __init__(self) -> None:
-        self._finished: set[str] = set()
-        self._condition = threading.Condition()
-
-    def __call__(self, execution: Execution) -> None:
-        with self._condition:
-            self._finished.add(execution.arn)
-            self._condition.notify_all()
-
-    def wait_for(self, arn: str, timeout: float | None) -> bool:
-        with self._condition:
-            return self._condition.wait_for(lambda: arn in self._finished, timeout)
-
-
-def run_once(
-    instance: Emulator, definition: str, input_text: str, *, name: str, test_case: str | None = None,
-    timeout: float | None = None,
-) -> RunResult:
-    """Create the machine `name` on `instance`, run one execution and describe how it went.
-
-    Raises the control plane's `ApiError` (InvalidDefinition, InvalidName, InvalidExecutionInput...)
-    when AWS would refuse the request.
-    """
-    service = instance.service
-    role = f"arn:aws:iam::{instance.settings.account}:role/sfn-emulator-run"
-    machine = service.create_state_machine(name=name, definition=definition, roleArn=role)
-    target = machine["stateMachineArn"] + (f"#{test_case}" if test_case else "")
-    finished = _FinishedExecutions()
-    instance.engine.on_finished.append(finished)
-    try:
-        arn = service.start_execution(stateMachineArn=target, input=input_text)["executionArn"]
-        finished.wait_for(arn, timeout)
-    finally:
-        instance.engine.on_finished.remove(finished)
-    described = service.describe_execution(executionArn=arn)
-    output = described.get("output")
-    return RunResult(
-        execution_arn=arn,
-        status=described["status"],
-        start_date=described["startDate"],
-        stop_date=described.get("stopDate"),
-        output=json.loads(output) if output is not None else None,
-        error=described.get("error"),
-        cause=described.get("cause"),
-        states_visited=tuple(_states_entered(instance, arn)),
-    )
-
-
-def _states_entered(instance: Emulator, arn: str) -> list[StateVisit]:
-    visits: list[StateVisit] = []
-    token: str | None = None
-    while True:
-        page = instance.service.get_execution_history(executionArn=arn, maxResults=_HISTORY_PAGE, nextToken=token)
-        visits += [StateVisit(event["stateEnteredEventDetails"]["name"], event["timestamp"])
-                   for event in page["events"] if "stateEnteredEventDetails" in event]
-        token = page.get("nextToken")
-        if token is None:
-            return visits
-
 
 def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` answers without loading the engine.
@@ -302,7 +146,7 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     try:
         definition = read_definition(arguments.definition)
         input_text = read_input(arguments.input)
-    except UnusableInput as error:
+    except (UnreadableDefinition, UnusableInput) as error:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
     logging.basicConfig(level=settings.log_level, stream=sys.stderr,
@@ -313,18 +157,47 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
     with instance:
+        runner = ExecutionRunner(instance.service, instance.clock,
+                                 role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator-run")
         try:
-            result = run_once(instance, definition, input_text, name=machine_name(arguments.definition, arguments.name),
-                              test_case=arguments.test_case, timeout=arguments.timeout)
+            machine_arn = runner.create_state_machine_from_json(
+                definition, name=machine_name(arguments.definition, arguments.name)
+            )
+            # Nobody else can answer a callback here, so even such a wait is seen to its end (or --timeout).
+            result = runner.execute(machine_arn, input_text, test_case=arguments.test_case, type=STANDARD,
+                                    timeout=arguments.timeout, until_ended=True)
         except ApiError as error:
             print(f"sfn-emulator: {error.code}: {error.message}", file=sys.stderr)
             return EXIT_UNUSABLE
-    print(json.dumps(result.to_json(), indent=2) if arguments.json else result.to_text())
-    if result.status == "RUNNING":
+    print(json.dumps(result_json(result), indent=2) if arguments.json else result_text(result))
+    if result.status == RUNNING:
         print(f"sfn-emulator: the execution was still running after {arguments.timeout:g} s", file=sys.stderr)
-    return EXIT_OK if result.status == "SUCCEEDED" else EXIT_NOT_OK
+    return EXIT_OK if result.succeeded else EXIT_NOT_OK
 
 
-def _iso(moment: datetime) -> str:
-    """A clock instant as AWS prints one: UTC, milliseconds, `Z`."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+def result_json(result: ExecutionResult) -> dict[str, Any]:
+    """`run --json`: how the execution ended and the names of the states it entered."""
+    return {
+        "executionArn": result.execution_arn,
+        "status": result.status,
+        "startDate": format_time(result.start_date),
+        "stopDate": format_time(result.stop_date) if result.stop_date else None,
+        "output": result.output,
+        "error": result.error,
+        "cause": result.cause,
+        "statesVisited": result.visited_states,
+    }
+
+
+def result_text(result: ExecutionResult) -> str:
+    """`run`'s report: status, output or error and cause, and each state entered with its clock time."""
+    lines = [f"Execution: {result.execution_arn}", f"Status:    {result.status}"]
+    if result.succeeded:
+        lines.append(f"Output:    {json.dumps(result.output)}")
+    if result.error is not None:
+        lines.append(f"Error:     {result.error}")
+    if result.cause is not None:
+        lines.append(f"Cause:     {result.cause}")
+    lines.append("States visited:")
+    lines += [f"  {format_time(visit.entered)}  {visit.name}" for visit in result.visits]
+    return "\n".join(lines)

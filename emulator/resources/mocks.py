@@ -43,6 +43,7 @@ import yaml
 
 from emulator.asl import errors as names
 from emulator.asl.errors import StatesError
+from emulator.definition_files import JsonShapedYamlLoader, is_yaml_file
 from emulator.resources.base import TaskRequest
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,6 @@ JSON = Any
 _INVOCATION_KEY = re.compile(r"^(\d+)(?:-(\d+))?$")
 _PLAIN_SEGMENT = re.compile(r"^[^.\s\[\]\"]+$")
 _TOP_LEVEL_FIELDS = ("StateMachines", "MockedResponses")
-_YAML_SUFFIXES = (".yaml", ".yml")
 
 
 class MockConfigError(ValueError):
@@ -129,14 +129,8 @@ def _object_from_pairs(pairs: list[tuple[Any, Any]]) -> _JsonObject:
     return result
 
 
-class _YamlLoader(yaml.SafeLoader):
-    """YAML read as JSON-shaped data: timestamps stay strings, repeated keys are reported."""
-
-
-_YamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+class _YamlLoader(JsonShapedYamlLoader):
+    """YAML read as JSON-shaped data (timestamps stay strings) whose repeated keys are reported."""
 
 
 def _construct_yaml_object(loader: _YamlLoader, node: yaml.MappingNode) -> _JsonObject:
@@ -160,7 +154,7 @@ def read_mock_config(path: str | Path) -> MockDocument:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise MockConfigError(source, [f"cannot read the file: {exc}"]) from None
-    if path.suffix.lower() in _YAML_SUFFIXES:
+    if is_yaml_file(path):
         try:
             data = yaml.load(text, Loader=_YamlLoader)  # noqa: S506 - a SafeLoader subclass
         except yaml.YAMLError as exc:

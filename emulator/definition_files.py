@@ -1,0 +1,78 @@
+"""Reading state machine definitions from JSON or YAML files, or from standard input.
+
+Shared by the Python API, the `sfn-emulator` commands and the mock configuration reader, so that a
+definition or a YAML file reads the same whichever of them is given it. YAML is read as the JSON
+it stands for: a timestamp-looking scalar stays a string, as it would be in JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import yaml
+
+STDIN = "-"  # the source that names standard input on a command line
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class UnreadableDefinition(ValueError):
+    """A definition that cannot be read or is not JSON-shaped data; the message says which and why."""
+
+
+class JsonShapedYamlLoader(yaml.SafeLoader):
+    """YAML read as the JSON it stands for: timestamps stay strings, as they would in a JSON file."""
+
+
+JsonShapedYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def is_yaml_file(path: str | Path) -> bool:
+    return Path(path).suffix.lower() in YAML_SUFFIXES
+
+
+def read_definition(source: str, stdin: TextIO | None = None) -> str:
+    """The definition named on a command line, as JSON text: a JSON or YAML file, or `-` for `stdin`
+    (default: standard input)."""
+    if source == STDIN:
+        return _as_json_text((stdin or sys.stdin).read(), source_label(source), yaml_file=False)
+    return read_definition_file(source)
+
+
+def read_definition_file(path: str | Path) -> str:
+    """A definition file as JSON text. YAML (a *.yaml/*.yml file, or text not starting with `{`) is
+    converted; JSON text is passed on untouched, so that its syntax errors are AWS's diagnostics."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UnreadableDefinition(f"cannot read the definition {path}: {error}") from None
+    return _as_json_text(text, str(path), yaml_file=is_yaml_file(path))
+
+
+def source_label(source: str) -> str:
+    """How messages name a command line's definition source."""
+    return "standard input" if source == STDIN else source
+
+
+def default_machine_name(path: str | Path) -> str:
+    """The file name up to its first dot (`OrderFlow.asl.json` -> `OrderFlow`): the name a mock
+    configuration's `StateMachines` would use for the definition in that file."""
+    return Path(path).name.split(".", 1)[0]
+
+
+def _as_json_text(text: str, shown: str, *, yaml_file: bool) -> str:
+    if not yaml_file and text.lstrip().startswith("{"):
+        return text
+    try:
+        value = yaml.load(text, Loader=JsonShapedYamlLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as error:
+        raise UnreadableDefinition(f"{shown} is neither JSON nor valid YAML: {error}") from None
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError) as error:  # e.g. a binary scalar: nothing JSON can hold
+        raise UnreadableDefinition(f"{shown} holds a YAML value JSON cannot: {error}") from None
