@@ -65,7 +65,7 @@ def attempts(scenario: Scenario, server: RunningServer, profile: Profile) -> Res
             values.append(measurement.value)
             note = measurement.note
     except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as error:  # API error, no answer
-        return Result(None, values, problem=str(error))
+        return Result(None, values, problem=str(error).splitlines()[0][:160])
     return Result(statistics.median(values), values, note=note)
 
 

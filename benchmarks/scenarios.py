@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime
 import json
 import time
+import urllib.error
+import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -311,11 +313,54 @@ def retried_parallel(now: Instant) -> ClockMachine:
     return ClockMachine(definition, lambda started: started + waits)
 
 
+HEARTBEAT_SECONDS = 60
+
+
+def advance_clock(client: Client, seconds: float) -> bool:
+    """Move the server's clock as a test would (`POST /_emulator/clock`); False if it has no such control."""
+    request = urllib.request.Request(f"{client.meta.endpoint_url}/_emulator/clock", method="POST",
+                                     data=json.dumps({"advance": seconds}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status == 200
+    except urllib.error.URLError:  # HTTPError included: moto answers 404
+        return False
+
+
+def prepare_heartbeat(client: Client, profile: Profile) -> str:
+    return str(client.create_activity(name=f"bench-{uuid.uuid4().hex[:12]}")["activityArn"])
+
+
+def attempt_heartbeat(client: Client, activity_arn: str, profile: Profile) -> Measurement:
+    """An activity worker takes the task and never sends a heartbeat: the task times out after
+    HeartbeatSeconds. Auto mode leaves that deadline to the worker, so the test moves the clock
+    past it, as the README says; a server without a clock control can only be waited for."""
+    task = {"Type": "Task", "Resource": activity_arn, "HeartbeatSeconds": HEARTBEAT_SECONDS, "End": True}
+    machine_arn = create_machine(client, {"StartAt": "Work", "States": {"Work": task}})
+    execution = start(client, machine_arn, {})
+    worker_task = client.get_activity_task(activityArn=activity_arn, workerName="silent")
+    if not worker_task.get("taskToken"):
+        return Measurement(None, problem="the worker got no task")
+    clock_moved = advance_clock(client, HEARTBEAT_SECONDS)
+    if not wait_for(client, [execution], profile.clock_budget):
+        return Measurement(None, gave_up_after=profile.clock_budget,
+                           note=f"needs {HEARTBEAT_SECONDS} s of execution time")
+    if problem := unexpected(execution, "FAILED"):
+        return Measurement(None, problem=problem)
+    started, stopped = execution.description["startDate"], execution.description["stopDate"]
+    if abs((stopped - started).total_seconds() - HEARTBEAT_SECONDS) > 1.0:
+        return Measurement(None, problem=f"timed out after {(stopped - started).total_seconds():.3f} s of execution time")
+    how = "clock advanced by the test" if clock_moved else "waited in real time"
+    return Measurement(execution.ended - execution.started, note=f"{how}; execution time {HEARTBEAT_SECONDS} s")
+
+
 CLOCK_SCENARIOS = [
     clock_scenario("Wait 86,400 s", waiting(86_400), "SUCCEEDED"),
     clock_scenario("Wait until a timestamp 1 year ahead", waiting_until_a_year_ahead, "SUCCEEDED"),
     clock_scenario("Parallel failing, retried 5x from 60 s, backoff 2", retried_parallel, "FAILED"),
     clock_scenario("TimeoutSeconds 30 over a Wait of 3,600 s", waiting(3_600, timeout_seconds=30), "TIMED_OUT"),
+    Scenario(f"Activity heartbeat timeout ({HEARTBEAT_SECONDS} s)", "s", prepare_heartbeat, attempt_heartbeat),
 ]
 
 
