@@ -9,6 +9,7 @@ are pure functions of (value, scope).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Mapping, Protocol, Union
 
 JSON = Any  # a decoded JSON value: dict, list, str, int, float, bool or None
@@ -27,6 +28,14 @@ class Scope(Protocol):
 
     def variable(self, name: str) -> JSON:
         """The value of workflow variable `name`; raises KeyError when it is not defined."""
+        ...
+
+    def visible_variables(self) -> Mapping[str, JSON]:
+        """Every workflow variable in scope (JSONata expressions bind them all)."""
+        ...
+
+    def now(self) -> datetime:
+        """The execution's clock (JSONata's `$now()` and `$millis()` read it)."""
         ...
 
 
@@ -97,8 +106,13 @@ class BaseState:
     end: bool = False
     input_path: Expression | None = None
     output_path: Expression | None = None
-    assign: Expression | None = None
+    assign: Expression | None = None  # evaluates to {variable name: value}
     output: Expression | None = None  # JSONata `Output`
+
+    @property
+    def jsonata(self) -> bool:
+        """True when the state's expressions are JSONata: they then read `$states`, not `$`."""
+        return self.query_language == JSONATA
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,6 +135,8 @@ class TaskState(BaseState):
     timeout_seconds_path: Expression | None = None
     heartbeat_seconds: int | None = None
     heartbeat_seconds_path: Expression | None = None
+    timeout_seconds_expression: Expression | None = None  # JSONata `TimeoutSeconds: "{% ... %}"`
+    heartbeat_seconds_expression: Expression | None = None
     credentials: Expression | None = None
 
 
@@ -175,6 +191,7 @@ class ReaderConfig:
     csv_delimiter: str = "COMMA"  # COMMA | PIPE | SEMICOLON | SPACE | TAB
     max_items: int | None = None
     max_items_path: Expression | None = None
+    max_items_expression: Expression | None = None  # JSONata `MaxItems: "{% ... %}"`
     items_pointer: str | None = None  # a JSON Pointer to the array inside a JSON object
     transformation: str = "NONE"  # NONE | LOAD_AND_FLATTEN (read the listed objects themselves)
     manifest_type: str | None = None  # ATHENA_DATA | S3_INVENTORY
@@ -212,10 +229,13 @@ class MapState(BaseState):
     result_writer: ResultWriter | None = None
     max_concurrency: int = 0
     max_concurrency_path: Expression | None = None
+    max_concurrency_expression: Expression | None = None  # JSONata `MaxConcurrency: "{% ... %}"`
     tolerated_failure_percentage: float | None = None
     tolerated_failure_percentage_path: Expression | None = None
     tolerated_failure_count: int | None = None
     tolerated_failure_count_path: Expression | None = None
+    tolerated_failure_percentage_expression: Expression | None = None  # JSONata
+    tolerated_failure_count_expression: Expression | None = None  # JSONata
     label: str | None = None
     result_selector: Expression | None = None
     result_path: ResultPath | None = None

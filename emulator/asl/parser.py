@@ -15,6 +15,14 @@ from typing import Any, Callable, Iterator, Mapping
 
 from emulator.asl.choice import ChoiceRuleError, compile_choice_rule
 from emulator.asl.intrinsics import IntrinsicSyntaxError, compile_intrinsic
+from emulator.asl.jsonata_expressions import (
+    Constant,
+    JsonataCondition,
+    JsonataSyntaxError,
+    compile_jsonata,
+    compile_jsonata_template,
+    is_jsonata,
+)
 from emulator.asl.model import (
     JSONATA,
     JSONPATH,
@@ -48,7 +56,6 @@ from emulator.asl.validation import (
     NO_DOLLAR,
     PASS_RESULT_IS_STATIC,
     SCHEMA_VALIDATION_FAILED,
-    UNSUPPORTED_FEATURE,
     WARNING,
     Diagnostic,
     InvalidDefinitionError,
@@ -79,7 +86,8 @@ _TOP_LEVEL_FIELDS = frozenset({"Comment", "StartAt", "States", "TimeoutSeconds",
 _BRANCH_FIELDS = frozenset({"Comment", "StartAt", "States"})
 _ITEM_PROCESSOR_FIELDS = frozenset({"Comment", "StartAt", "States", "ProcessorConfig"})
 
-_COMMON_FIELDS = frozenset({"Type", "Comment", "QueryLanguage", "Assign"})
+_COMMON_FIELDS = frozenset({"Type", "Comment", "QueryLanguage"})
+_ASSIGNING_TYPES = ("Pass", "Task", "Choice", "Wait", "Parallel", "Map")  # the states that take Assign
 _IO = frozenset({"InputPath", "OutputPath"})
 _FLOW = frozenset({"Next", "End"})
 _STATE_FIELDS: dict[str, frozenset[str]] = {
@@ -111,13 +119,39 @@ _JSONATA_FIELDS: dict[str, tuple[str, ...]] = {
     "Parallel": ("Arguments", "Output"),
     "Map": ("Items", "Output"),
 }
+# The fields of each state type in the JSONata query language.
+_JSONATA_STATE_FIELDS: dict[str, frozenset[str]] = {
+    "Pass": _FLOW | {"Output"},
+    "Task": _FLOW | {
+        "Resource", "Arguments", "Output", "Retry", "Catch", "Credentials", "TimeoutSeconds", "HeartbeatSeconds",
+    },
+    "Choice": frozenset({"Choices", "Default", "Output"}),
+    "Wait": _FLOW | {"Seconds", "Timestamp", "Output"},
+    "Succeed": frozenset({"Output"}),
+    "Fail": frozenset({"Error", "Cause"}),
+    "Parallel": _FLOW | {"Branches", "Arguments", "Output", "Retry", "Catch"},
+    "Map": _FLOW | {
+        "ItemProcessor", "Iterator", "Items", "ItemSelector", "ItemReader", "ItemBatcher", "ResultWriter",
+        "MaxConcurrency", "ToleratedFailurePercentage", "ToleratedFailureCount", "Label", "Output", "Retry", "Catch",
+    },
+}
+# Fields of the JSONPath query language that a JSONata state may not have.
+_JSONPATH_ONLY_FIELDS = (
+    "InputPath", "Parameters", "ResultSelector", "ResultPath", "OutputPath", "ItemsPath", "SecondsPath",
+    "TimestampPath", "TimeoutSecondsPath", "HeartbeatSecondsPath", "MaxConcurrencyPath",
+    "ToleratedFailurePercentagePath", "ToleratedFailureCountPath", "ErrorPath", "CausePath", "Result",
+)
+_MAX_VARIABLE_NAME_LENGTH = 80
+_RESERVED_VARIABLE = "states"
 _TERMINAL_TYPES = ("Succeed", "Fail")  # a tuple: membership tests may meet unhashable JSON values
 _RETRIER_FIELDS = frozenset({
     "ErrorEquals", "IntervalSeconds", "MaxAttempts", "BackoffRate", "MaxDelaySeconds", "JitterStrategy", "Comment",
 })
 _CATCHER_FIELDS = frozenset({"ErrorEquals", "Next", "ResultPath", "Comment", "Assign"})
+_JSONATA_CATCHER_FIELDS = frozenset({"ErrorEquals", "Next", "Output", "Comment", "Assign"})
 _PROCESSOR_CONFIG_FIELDS = frozenset({"Mode", "ExecutionType"})
 _ITEM_READER_FIELDS = frozenset({"Resource", "Parameters", "ReaderConfig"})
+_JSONATA_ITEM_READER_FIELDS = frozenset({"Resource", "Arguments", "ReaderConfig"})
 _READER_CONFIG_FIELDS = frozenset({
     "InputType", "CSVHeaderLocation", "CSVHeaders", "CSVDelimiter", "MaxItems", "MaxItemsPath", "ItemsPointer",
     "Transformation", "ManifestType",
@@ -249,6 +283,7 @@ class _Parser:
         self.express = state_machine_type == EXPRESS
         self.state_names: set[str] = set()  # of the whole machine, branches and item processors included
         self.machine_language = JSONPATH  # what states, nested ones included, inherit
+        self.language = JSONPATH  # of the state being built
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -260,9 +295,6 @@ class _Parser:
 
     def error_count(self) -> int:
         return sum(1 for diagnostic in self.diagnostics if diagnostic.severity == ERROR)
-
-    def unsupported(self, feature: str, location: str) -> None:
-        self.error(f"{feature} is not supported by this emulator yet", location, UNSUPPORTED_FEATURE)
 
     # -- machines -------------------------------------------------------------------------------
 
@@ -337,8 +369,6 @@ class _Parser:
             return inherited
         if declared == JSONPATH and inherited == JSONATA:
             self.error("'QueryLanguage' can not be 'JSONPath' if set to 'JSONata' for whole state machine", location)
-        if declared == JSONATA:
-            self.unsupported("The JSONata query language", here)
         return declared
 
     # -- states ---------------------------------------------------------------------------------
@@ -359,28 +389,36 @@ class _Parser:
             return None
 
         query_language = self.query_language(value, location, inherited=machine_language) or JSONPATH
-        if query_language == JSONATA:  # reported once, where JSONata is asked for
-            self.record_flow_of_unchecked_state(name, value, location, scope)
-            return None
-        if "Assign" in value:
-            self.unsupported("Workflow variables (the field 'Assign')", f"{location}/Assign")
-        jsonata_fields = [field for field in _JSONATA_FIELDS[state_type] if field in value]
-        for field in jsonata_fields:
+        self.language = query_language
+        assigning = {"Assign"} if state_type in _ASSIGNING_TYPES else set()
+        if query_language == JSONATA:
+            misplaced = [field for field in _JSONPATH_ONLY_FIELDS if field in value]
+            allowed = _JSONATA_STATE_FIELDS[state_type]
+            other_language = "JSONPath"
+        else:
+            misplaced = [field for field in _JSONATA_FIELDS[state_type] if field in value]
+            allowed = _STATE_FIELDS[state_type]
+            other_language = "JSONata"
+        for field in misplaced:
             self.error(
-                f"The QueryLanguage is set to 'JSONPath', but field '{field}' is only supported "
-                "for the 'JSONata' QueryLanguage",
+                f"The QueryLanguage is set to '{query_language}', but field '{field}' is only supported "
+                f"for the '{other_language}' QueryLanguage",
                 here,
             )
-        self.unknown_fields(value, _COMMON_FIELDS | _STATE_FIELDS[state_type] | set(jsonata_fields), here)
+        self.unknown_fields(value, _COMMON_FIELDS | allowed | assigning | set(misplaced), here)
 
         common = {
             "name": name,
             "type": state_type,
             "query_language": query_language,
             "comment": self.typed(value, "Comment", "STRING", location),
+            "assign": self.assign(value, location),
         }
-        common["input_path"] = self.path(value, "InputPath", location, compile_path)
-        common["output_path"] = self.path(value, "OutputPath", location, compile_path)
+        if query_language == JSONATA:
+            common["output"] = self.jsonata_template(value, "Output", location)
+        else:
+            common["input_path"] = self.path(value, "InputPath", location, compile_path)
+            common["output_path"] = self.path(value, "OutputPath", location, compile_path)
         if state_type in _TERMINAL_TYPES:
             scope.terminal_states.add(name)
         elif state_type != "Choice":
@@ -388,6 +426,7 @@ class _Parser:
 
         build = getattr(self, f"_{state_type.lower()}")
         specific = build(name, value, location, scope)
+        self.language = query_language  # again: a Parallel's or Map's nested states set their own
         if self.error_count() > errors_before or specific is None:
             return None
         return specific(**common)
@@ -425,6 +464,8 @@ class _Parser:
     # fields, or None. `value` is the state's JSON object.
 
     def _pass(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
+        if self.language == JSONATA:
+            return PassState
         parameters = self.template(value, "Parameters", location)
         result_path = self.result_path(value, location)
         has_result = "Result" in value
@@ -444,16 +485,22 @@ class _Parser:
             self.error("These fields are required: [Resource]", location or "/")
         elif isinstance(resource, str):
             self.check_resource(resource, f"{location}/Resource")
-        parameters = self.template(value, "Parameters", location)
+        parameters = self.arguments_or_parameters(value, location)
         result_selector = self.template(value, "ResultSelector", location)
-        credentials = self.template(value, "Credentials", location)
+        credentials = (self.jsonata_template(value, "Credentials", location) if self.language == JSONATA
+                       else self.template(value, "Credentials", location))
         result_path = self.result_path(value, location)
         retry = self.retriers(value, location)
         catch = self.catchers(name, value, location, scope)
         self.at_most_one(value, "Task", ("TimeoutSeconds", "TimeoutSecondsPath"), location)
         self.at_most_one(value, "Task", ("HeartbeatSeconds", "HeartbeatSecondsPath"), location)
-        timeout_seconds = self.integer(value, "TimeoutSeconds", location, minimum=1, maximum=_MAX_SECONDS)
-        heartbeat_seconds = self.integer(value, "HeartbeatSeconds", location, minimum=1, maximum=_MAX_SECONDS)
+        timeout_seconds_expression = self.jsonata_field(value, "TimeoutSeconds", location)
+        heartbeat_seconds_expression = self.jsonata_field(value, "HeartbeatSeconds", location)
+        timeout_seconds = heartbeat_seconds = None
+        if timeout_seconds_expression is None:
+            timeout_seconds = self.integer(value, "TimeoutSeconds", location, minimum=1, maximum=_MAX_SECONDS)
+        if heartbeat_seconds_expression is None:
+            heartbeat_seconds = self.integer(value, "HeartbeatSeconds", location, minimum=1, maximum=_MAX_SECONDS)
         if isinstance(timeout_seconds, int) and isinstance(heartbeat_seconds, int) and heartbeat_seconds >= timeout_seconds:
             self.error(
                 "The value for the field 'HeartbeatSeconds' must be smaller than the value for the field 'TimeoutSeconds'",
@@ -473,6 +520,8 @@ class _Parser:
             timeout_seconds_path=timeout_seconds_path,
             heartbeat_seconds=heartbeat_seconds,
             heartbeat_seconds_path=heartbeat_seconds_path,
+            timeout_seconds_expression=timeout_seconds_expression,
+            heartbeat_seconds_expression=heartbeat_seconds_expression,
             credentials=credentials,
         )
 
@@ -503,24 +552,57 @@ class _Parser:
         elif isinstance(next_state, str):
             scope.transitions.append(Transition(name, next_state, f"{location}/Next"))
         comment = self.typed(rule, "Comment", "STRING", location)
-        if "Assign" in rule:
-            self.unsupported("Workflow variables (the field 'Assign')", f"{location}/Assign")
-        condition_fields = {key: item for key, item in rule.items() if key not in ("Next", "Comment", "Assign")}
-        try:
-            condition = compile_choice_rule(condition_fields, location=location)
-        except ChoiceRuleError as problem:
-            self.error(problem.message, problem.location)
-            return None
+        assign = self.assign(rule, location)
+        output = None
+        if self.language == JSONATA:
+            self.unknown_fields(rule, {"Condition", "Next", "Comment", "Assign", "Output"}, location)
+            output = self.jsonata_template(rule, "Output", location)
+            condition = self.jsonata_condition(rule, location)
+            if condition is None:
+                return None
+        else:
+            if "Output" in rule:
+                self.error("The QueryLanguage is set to 'JSONPath', but field 'Output' is only supported "
+                           "for the 'JSONata' QueryLanguage", location)
+            condition_fields = {key: item for key, item in rule.items() if key not in ("Next", "Comment", "Assign", "Output")}
+            try:
+                condition = compile_choice_rule(condition_fields, location=location)
+            except ChoiceRuleError as problem:
+                self.error(problem.message, problem.location)
+                return None
         if not isinstance(next_state, str):
             return None
-        return ChoiceBranch(condition=condition, next=next_state, comment=comment)
+        return ChoiceBranch(condition=condition, next=next_state, assign=assign, output=output, comment=comment)
+
+    def jsonata_condition(self, rule: dict, location: str) -> JsonataCondition | None:
+        """A JSONata Choice rule's Condition: an expression that must evaluate to a boolean."""
+        if "Condition" not in rule:
+            self.error("These fields are required: [Condition]", location)
+            return None
+        text = rule["Condition"]
+        if isinstance(text, bool):
+            return JsonataCondition(Constant(text))
+        if not is_jsonata(text):
+            self.error("The value for the field 'Condition' must be a boolean or a JSONata expression: '{% ... %}'",
+                       f"{location}/Condition")
+            return None
+        try:
+            return JsonataCondition(compile_jsonata(text, "Condition"))
+        except JsonataSyntaxError as problem:
+            self.error(problem.message, f"{location}/Condition")
+            return None
 
     def _wait(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
         present = [field for field in _WAIT_DURATION_FIELDS if field in value]
         if len(present) != 1:
             self.error(f"Exactly one of these fields must be present: {_list(_WAIT_DURATION_FIELDS)}", location or "/")
-        seconds = self.integer(value, "Seconds", location, minimum=0, maximum=_MAX_SECONDS)
-        timestamp = self.typed(value, "Timestamp", "STRING", location)
+        seconds_expression = self.jsonata_field(value, "Seconds", location)
+        timestamp_expression = self.jsonata_field(value, "Timestamp", location)
+        seconds = timestamp = None
+        if seconds_expression is None:
+            seconds = self.integer(value, "Seconds", location, minimum=0, maximum=_MAX_SECONDS)
+        if timestamp_expression is None:
+            timestamp = self.typed(value, "Timestamp", "STRING", location)
         if isinstance(timestamp, str) and not is_timestamp(timestamp):
             self.error(
                 "The value for the field 'Timestamp' must be a valid RFC3339 timestamp, e.g. '2016-03-14T01:59:00Z'",
@@ -529,7 +611,8 @@ class _Parser:
         seconds_path = self.path(value, "SecondsPath", location, compile_reference_path, nullable=False)
         timestamp_path = self.path(value, "TimestampPath", location, compile_reference_path, nullable=False)
         return lambda **common: WaitState(
-            **common, seconds=seconds, seconds_path=seconds_path, timestamp=timestamp, timestamp_path=timestamp_path
+            **common, seconds=seconds, seconds_path=seconds_path, timestamp=timestamp, timestamp_path=timestamp_path,
+            seconds_expression=seconds_expression, timestamp_expression=timestamp_expression,
         )
 
     def _succeed(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
@@ -538,15 +621,19 @@ class _Parser:
     def _fail(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
         self.at_most_one(value, "Fail", ("Error", "ErrorPath"), location)
         self.at_most_one(value, "Fail", ("Cause", "CausePath"), location)
-        error = self.typed(value, "Error", "STRING", location)
-        cause = self.typed(value, "Cause", "STRING", location)
+        error_expression = self.jsonata_field(value, "Error", location)
+        cause_expression = self.jsonata_field(value, "Cause", location)
+        error = self.typed(value, "Error", "STRING", location) if error_expression is None else None
+        cause = self.typed(value, "Cause", "STRING", location) if cause_expression is None else None
         error_path = self.path_or_intrinsic(value, "ErrorPath", location)
         cause_path = self.path_or_intrinsic(value, "CausePath", location)
         return lambda **common: FailState(
-            **common, error=error, cause=cause, error_path=error_path, cause_path=cause_path
+            **common, error=error, cause=cause, error_path=error_path, cause_path=cause_path,
+            error_expression=error_expression, cause_expression=cause_expression,
         )
 
     def _parallel(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
+        language = self.language  # the branches' states change it
         branches: list[StateMachine | None] = []
         if "Branches" not in value:
             self.error("These fields are required: [Branches]", location or "/")
@@ -558,7 +645,8 @@ class _Parser:
                 self.machine(branch, f"{location}/Branches[{index}]", kind="branch", query_language=self.machine_language)
                 for index, branch in enumerate(definitions)
             ]
-        parameters = self.template(value, "Parameters", location)
+        self.language = language
+        parameters = self.arguments_or_parameters(value, location)
         result_selector = self.template(value, "ResultSelector", location)
         result_path = self.result_path(value, location)
         retry = self.retriers(value, location)
@@ -574,6 +662,7 @@ class _Parser:
         )
 
     def _map(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
+        language = self.language  # the item processor's states change it
         processor_field = "ItemProcessor" if "ItemProcessor" in value else "Iterator"
         if "ItemProcessor" in value and "Iterator" in value:
             self.at_most_one(value, "Map", ("ItemProcessor", "Iterator"), location)
@@ -589,23 +678,35 @@ class _Parser:
             if processor is not None
             else None
         )
+        self.language = language
         self.at_most_one(value, "Map", ("ItemSelector", "Parameters"), location)
         selector_field = "ItemSelector" if "ItemSelector" in value else "Parameters"
-        item_selector = self.template(value, selector_field, location)
+        if self.language == JSONATA:
+            item_selector = self.jsonata_template(value, "ItemSelector", location)
+        else:
+            item_selector = self.template(value, selector_field, location)
+        items = self.jsonata_template(value, "Items", location)
         items_path = self.path(value, "ItemsPath", location, compile_reference_path, nullable=False)
         item_reader = self.item_reader(value, location, mode)
         item_batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
         result_writer = self.result_writer(value, location, mode)
         self.at_most_one(value, "Map", ("MaxConcurrency", "MaxConcurrencyPath"), location)
-        max_concurrency = self.integer(value, "MaxConcurrency", location, minimum=0)
+        max_concurrency_expression = self.jsonata_field(value, "MaxConcurrency", location)
+        tolerated_percentage_expression = self.jsonata_field(value, "ToleratedFailurePercentage", location)
+        tolerated_count_expression = self.jsonata_field(value, "ToleratedFailureCount", location)
+        max_concurrency = tolerated_percentage = tolerated_count = None
+        if max_concurrency_expression is None:
+            max_concurrency = self.integer(value, "MaxConcurrency", location, minimum=0)
         max_concurrency_path = self.path(value, "MaxConcurrencyPath", location, compile_reference_path, nullable=False)
         self.at_most_one(value, "Map", ("ToleratedFailurePercentage", "ToleratedFailurePercentagePath"), location)
-        tolerated_percentage = self.number(value, "ToleratedFailurePercentage", location, minimum=0, maximum=100)
+        if tolerated_percentage_expression is None:
+            tolerated_percentage = self.number(value, "ToleratedFailurePercentage", location, minimum=0, maximum=100)
         tolerated_percentage_path = self.path(
             value, "ToleratedFailurePercentagePath", location, compile_reference_path, nullable=False
         )
         self.at_most_one(value, "Map", ("ToleratedFailureCount", "ToleratedFailureCountPath"), location)
-        tolerated_count = self.integer(value, "ToleratedFailureCount", location, minimum=0)
+        if tolerated_count_expression is None:
+            tolerated_count = self.integer(value, "ToleratedFailureCount", location, minimum=0)
         tolerated_count_path = self.path(value, "ToleratedFailureCountPath", location, compile_reference_path, nullable=False)
         label = self.typed(value, "Label", "STRING", location)
         result_selector = self.template(value, "ResultSelector", location)
@@ -620,16 +721,20 @@ class _Parser:
             processor_mode=mode,
             execution_type=execution_type,
             items_path=items_path,
+            items=items,
             item_selector=item_selector,
             item_reader=item_reader,
             item_batcher=item_batcher,
             result_writer=result_writer,
             max_concurrency=max_concurrency or 0,
             max_concurrency_path=max_concurrency_path,
+            max_concurrency_expression=max_concurrency_expression,
             tolerated_failure_percentage=tolerated_percentage,
             tolerated_failure_percentage_path=tolerated_percentage_path,
             tolerated_failure_count=tolerated_count,
             tolerated_failure_count_path=tolerated_count_path,
+            tolerated_failure_percentage_expression=tolerated_percentage_expression,
+            tolerated_failure_count_expression=tolerated_count_expression,
             label=label,
             result_selector=result_selector,
             result_path=result_path,
@@ -645,16 +750,18 @@ class _Parser:
         here = f"{location}/ItemReader"
         if mode != "DISTRIBUTED":
             self.error("Field 'ItemReader' is not supported", location)
-        self.unknown_fields(reader, _ITEM_READER_FIELDS, here)
+        jsonata = self.language == JSONATA
+        self.unknown_fields(reader, _JSONATA_ITEM_READER_FIELDS if jsonata else _ITEM_READER_FIELDS, here)
         resource = self.map_resource(reader, here, _ITEM_READER_RESOURCES)
         config = self.typed(reader, "ReaderConfig", "OBJECT", here)
         reader_config = self.reader_config(config, f"{here}/ReaderConfig") if config is not None else ReaderConfig()
-        return ItemReader(resource or "", self.template(reader, "Parameters", here), reader_config)
+        return ItemReader(resource or "", self.arguments_or_parameters(reader, here), reader_config)
 
     def reader_config(self, config: dict, location: str) -> ReaderConfig:
         self.unknown_fields(config, _READER_CONFIG_FIELDS, location)
         self.at_most_one(config, "ReaderConfig", ("MaxItems", "MaxItemsPath"), location)
         headers = self.typed(config, "CSVHeaders", "ARRAY", location) or []
+        max_items_expression = self.jsonata_field(config, "MaxItems", location)
         if not all(isinstance(header, str) for header in headers):
             self.error("Expected value of type [STRING]", f"{location}/CSVHeaders")
         return ReaderConfig(
@@ -662,7 +769,9 @@ class _Parser:
             csv_header_location=self.enum(config, "CSVHeaderLocation", ("FIRST_ROW", "GIVEN"), location),
             csv_headers=tuple(str(header) for header in headers),
             csv_delimiter=self.enum(config, "CSVDelimiter", _CSV_DELIMITERS, location) or "COMMA",
-            max_items=self.integer(config, "MaxItems", location, minimum=0, maximum=_MAX_ITEMS),
+            max_items=(self.integer(config, "MaxItems", location, minimum=0, maximum=_MAX_ITEMS)
+                       if max_items_expression is None else None),
+            max_items_expression=max_items_expression,
             max_items_path=self.path(config, "MaxItemsPath", location, compile_reference_path, nullable=False),
             items_pointer=self.typed(config, "ItemsPointer", "STRING", location),
             transformation=self.enum(config, "Transformation", ("NONE", "LOAD_AND_FLATTEN"), location) or "NONE",
@@ -738,9 +847,10 @@ class _Parser:
             if not isinstance(definition, dict):
                 self.error("Expected value of type [OBJECT]", here)
                 continue
-            self.unknown_fields(definition, _CATCHER_FIELDS, here)
-            if "Assign" in definition:
-                self.unsupported("Workflow variables (the field 'Assign')", f"{here}/Assign")
+            jsonata = self.language == JSONATA
+            self.unknown_fields(definition, _JSONATA_CATCHER_FIELDS if jsonata else _CATCHER_FIELDS, here)
+            assign = self.assign(definition, here)
+            output = self.jsonata_template(definition, "Output", here) if jsonata else None
             error_equals = self.error_equals(definition, here, last=index == len(definitions) - 1)
             next_state = self.typed(definition, "Next", "STRING", here)
             if "Next" not in definition:
@@ -751,7 +861,8 @@ class _Parser:
             comment = self.typed(definition, "Comment", "STRING", here)
             if isinstance(next_state, str):
                 catchers.append(Catcher(
-                    error_equals=error_equals, next=next_state, result_path=result_path, comment=comment
+                    error_equals=error_equals, next=next_state, result_path=result_path, assign=assign,
+                    output=output, comment=comment,
                 ))
         return tuple(catchers)
 
@@ -873,6 +984,60 @@ class _Parser:
         except TemplateError as problem:
             self.error(problem.message, f"{location}{problem.pointer}")
             return None
+
+    def arguments_or_parameters(self, value: dict, location: str) -> Expression | None:
+        """A Task's or Parallel's input template: JSONata `Arguments` or JSONPath `Parameters`."""
+        if self.language == JSONATA:
+            return self.jsonata_template(value, "Arguments", location)
+        return self.template(value, "Parameters", location)
+
+    def jsonata_template(self, value: dict, field: str, location: str) -> Expression | None:
+        """A JSONata field whose value is JSON with `{% ... %}` strings at any depth; None when absent."""
+        if field not in value:
+            return None
+        try:
+            return compile_jsonata_template(value[field], field)
+        except JsonataSyntaxError as problem:
+            self.error(problem.message, f"{location}/{field}")
+            return None
+
+    def jsonata_field(self, value: dict, field: str, location: str) -> Expression | None:
+        """A field (TimeoutSeconds, Seconds, Error, ...) given as one `{% ... %}` expression in a JSONata state;
+        None when it is absent or a plain value (checked by the caller)."""
+        text = value.get(field)
+        if not is_jsonata(text):
+            return None
+        if self.language != JSONATA:
+            return None  # a JSONPath state checks the plain value, and so refuses the expression
+        try:
+            return compile_jsonata(text, field)
+        except JsonataSyntaxError as problem:
+            self.error(problem.message, f"{location}/{field}")
+            return None
+
+    def assign(self, value: dict, location: str) -> Expression | None:
+        """An `Assign` object: variable names to values (a payload template in JSONPath, JSON with
+        `{% ... %}` strings in JSONata); None when absent."""
+        if "Assign" not in value:
+            return None
+        assignments = value["Assign"]
+        here = f"{location}/Assign"
+        if not isinstance(assignments, dict):
+            self.error("Expected value of type [OBJECT]", here)
+            return None
+        for key in assignments:
+            name = key[: -len(".$")] if self.language == JSONPATH and key.endswith(".$") else key
+            if name == _RESERVED_VARIABLE:
+                self.error(f"The variable name '{name}' is reserved and cannot be assigned", here)
+            elif not name.isidentifier() or len(name) > _MAX_VARIABLE_NAME_LENGTH:
+                self.error(
+                    f"The variable name '{name}' is invalid: a variable name starts with a letter or an underscore, "
+                    f"holds only letters, digits and underscores, and has at most {_MAX_VARIABLE_NAME_LENGTH} characters",
+                    here,
+                )
+        if self.language == JSONATA:
+            return self.jsonata_template(value, "Assign", location)
+        return self.template(value, "Assign", location)
 
     # -- plain fields ---------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from emulator.clock import format_time
 from emulator.engine.execution import Execution
+from emulator.engine.variables import Variables
 
 JSON = Any
 
@@ -70,11 +71,11 @@ class Frame:
 
     __slots__ = (
         "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count",
-        "map_item", "task_token", "nested", "interleave", "inspection",
+        "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned",
     )
 
     def __init__(self, run: Run, prev_event_id: int, *, nested: bool = False, interleave: bool = False,
-                 map_item: tuple[int, JSON] | None = None) -> None:
+                 map_item: tuple[int, JSON] | None = None, variables: Variables | None = None) -> None:
         self.run = run
         self.prev_event_id = prev_event_id
         self.state_name = ""
@@ -86,13 +87,18 @@ class Frame:
         self.nested = nested  # inside a Parallel branch or a Map iteration
         self.interleave = interleave  # take turns with sibling branches, state by state
         self.inspection: dict[str, str] | None = None  # TestState: each data-flow step, as JSON text
+        self.variables = variables if variables is not None else Variables()
+        # What the running state's Assign evaluated to: bound when the state exits, so that its
+        # Output (or OutputPath) still reads the values from before the state.
+        self.assigned: dict[str, JSON] | None = None
 
     def inspect(self, step: str, value: JSON) -> None:
         if self.inspection is not None:
             self.inspection[step] = to_json_text(value)
 
     def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
-        return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item)
+        return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item,
+                     variables=self.variables.inner())
 
     def emit(self, event_type: str, details_key: str | None = None, details: dict | None = None, *,
              timestamp: datetime | None = None) -> int:
@@ -117,4 +123,10 @@ class Frame:
         return context
 
     def variable(self, name: str) -> JSON:
-        raise KeyError(name)
+        return self.variables.get(name)
+
+    def visible_variables(self) -> dict[str, JSON]:
+        return self.variables.visible()
+
+    def now(self) -> datetime:
+        return self.run.now()

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from emulator.asl import errors as names
 from emulator.asl.errors import StatesError
+from emulator.asl.jsonata_expressions import QueryEvaluationError
 from emulator.asl.model import (
     JSON,
     BaseState,
@@ -61,6 +62,7 @@ from emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK
 PAYLOAD_LIMIT_BYTES = 256 * 1024
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
 RUNTIME_PREFIX = "An error occurred while executing the state"
+_PREFIXED = (names.RUNTIME, names.QUERY_EVALUATION_ERROR)
 _GET_OBJECT = "arn:aws:states:::s3:getObject"
 
 
@@ -100,10 +102,14 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     retry: tuple[Retrier, ...] = getattr(state, "retry", ())
     attempts = [0] * len(retry)
     while True:
+        frame.assigned = None
         try:
             output, next_name = yield from run_attempt(state, state_input, frame)
         except StatesError as raised:
+            frame.assigned = None
             error = with_runtime_prefix(raised, frame)
+            if isinstance(raised, QueryEvaluationError):
+                _evaluation_failed(state, error, raised.location, frame)
             if error.error != names.RUNTIME:
                 index = _matching(retry, error.error)
                 if index is not None and attempts[index] < retry[index].max_attempts:
@@ -121,9 +127,13 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
                     frame.emit("TaskStateAborted")  # as AWS records a Task failing inside a branch
                 raise error from None
             try:
-                output = catch_output(catcher, state_input, error)
+                output = caught_output(state, catcher, state_input, error, frame)
             except StatesError as path_error:
-                raise with_runtime_prefix(path_error, frame) from None
+                frame.assigned = None
+                raised_error = with_runtime_prefix(path_error, frame)
+                if isinstance(path_error, QueryEvaluationError):
+                    _evaluation_failed(state, raised_error, path_error.location, frame)
+                raise raised_error from None
             _exit(state, output, frame)
             return output, catcher.next
         except Aborted:
@@ -142,8 +152,16 @@ def run_attempt(state: BaseState, state_input: JSON, frame: Frame) -> Interprete
     return (yield from GENERATOR_HANDLERS[state.type](state, state_input, frame))
 
 
-def catch_output(catcher: Catcher, state_input: JSON, error: StatesError) -> JSON:
-    return catcher.result_path.apply(state_input, error_output(error)) if catcher.result_path else state_input
+def caught_output(state: BaseState, catcher: Catcher, state_input: JSON, error: StatesError, frame: Frame) -> JSON:
+    """The state's output when `catcher` caught `error`; its Assign is bound when the state exits.
+    JSONata: the catcher's Output, else the error output; JSONPath: ResultPath on the state input."""
+    caught = error_output(error)
+    if state.jsonata:
+        states = {"input": state_input, "errorOutput": caught}
+        _assign(catcher.assign, states, frame)
+        return catcher.output.evaluate(states, frame) if catcher.output is not None else caught
+    _assign(catcher.assign, caught, frame)
+    return catcher.result_path.apply(state_input, caught) if catcher.result_path else state_input
 
 
 def error_output(error: StatesError) -> dict[str, JSON]:
@@ -168,14 +186,38 @@ def matching_catcher(state: BaseState, error: StatesError) -> Catcher | None:
 
 
 def _exit(state: BaseState, output: JSON, frame: Frame) -> None:
-    frame.emit(EXITED[state.type], "stateExitedEventDetails",
-               {"name": state.name, "output": to_json_text(output), "outputDetails": {"truncated": False}})
+    """Leave the state: bind what its Assign evaluated to (AWS lists it in the exit event)."""
+    details: dict[str, Any] = {"name": state.name, "output": to_json_text(output), "outputDetails": {"truncated": False}}
+    if frame.assigned is not None:
+        frame.variables.assign(frame.assigned)
+        if frame.assigned:
+            details["assignedVariables"] = {name: to_json_text(value) for name, value in frame.assigned.items()}
+            details["assignedVariablesDetails"] = {"truncated": False}
+        frame.assigned = None
+    frame.emit(EXITED[state.type], "stateExitedEventDetails", details)
+
+
+def _assign(assign: Any, value: JSON, frame: Frame) -> None:
+    """Evaluate an Assign now (on the state's result, or `$states` in JSONata); it is bound on exit."""
+    if assign is not None:
+        frame.assigned = assign.evaluate(value, frame)
+
+
+def _evaluation_failed(state: BaseState, error: StatesError, location: str | None, frame: Frame) -> None:
+    """AWS records a JSONata failure as an EvaluationFailed event; a Map or Parallel state then fails."""
+    details = {"error": error.error, "cause": error.cause, "state": state.name}
+    if location:
+        details["location"] = location
+    frame.emit("EvaluationFailed", "evaluationFailedEventDetails", details)
+    if state.type in ("Map", "Parallel"):
+        frame.emit(f"{state.type}StateFailed")
 
 
 def with_runtime_prefix(error: StatesError, frame: Frame) -> StatesError:
-    """States.Runtime causes name the failing state and its entered event, as AWS's do."""
-    if error.error == names.RUNTIME and not (error.cause or "").startswith(RUNTIME_PREFIX):
-        return StatesError(names.RUNTIME, f"{RUNTIME_PREFIX} '{frame.state_name}' (entered at the event id "
+    """States.Runtime and States.QueryEvaluationError causes name the failing state and its entered
+    event, as AWS's do."""
+    if error.error in _PREFIXED and not (error.cause or "").startswith(RUNTIME_PREFIX):
+        return StatesError(error.error, f"{RUNTIME_PREFIX} '{frame.state_name}' (entered at the event id "
                                           f"#{frame.entered_event_id}). {error.cause or ''}".rstrip())
     return error
 
@@ -252,34 +294,62 @@ def _select(state: Any, result: JSON, frame: Frame) -> JSON:
 
 # -- simple states ---------------------------------------------------------------------------------
 
+def _jsonata_output(output: Any, states: dict[str, JSON], default: JSON, frame: Frame) -> JSON:
+    """A JSONata state's (or rule's, or catcher's) Output, or `default` without one."""
+    return output.evaluate(states, frame) if output is not None else default
+
+
 def run_pass(state: PassState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
+    if state.jsonata:
+        states = {"input": raw}
+        _assign(state.assign, states, frame)
+        return _jsonata_output(state.output, states, raw, frame), state.next
     value = _input(state, raw, frame)
     result = state.result if state.has_result else _parameters(state, value, frame)
+    _assign(state.assign, result, frame)
     return _output(state, _result_path(state, raw, result, frame), frame), state.next
 
 
 def run_choice(state: ChoiceState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
-    value = _input(state, raw, frame)
+    """The first matching rule's Next (its Assign and, in JSONata, Output apply), else Default (the
+    state's own Assign and Output apply)."""
+    value: JSON = {"input": raw} if state.jsonata else _input(state, raw, frame)
     for branch in state.choices:
         if branch.condition.matches(value, frame):
+            _assign(branch.assign, value, frame)
+            if state.jsonata:
+                return _jsonata_output(branch.output, value, raw, frame), branch.next
             return _output(state, value, frame), branch.next
     if state.default is not None:
+        _assign(state.assign, value, frame)
+        if state.jsonata:
+            return _jsonata_output(state.output, value, raw, frame), state.default
         return _output(state, value, frame), state.default
     raise StatesError(names.NO_CHOICE_MATCHED, "No Matches!")
 
 
 def run_succeed(state: SucceedState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
+    if state.jsonata:
+        return _jsonata_output(state.output, {"input": raw}, raw, frame), None
     return _output(state, _input(state, raw, frame), frame), None
 
 
 def run_fail(state: FailState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
     error = state.error
     cause = state.cause
+    if state.error_expression is not None:
+        error = _text(state.error_expression.evaluate({"input": raw}, frame))
+    if state.cause_expression is not None:
+        cause = _text(state.cause_expression.evaluate({"input": raw}, frame))
     if state.error_path is not None:
         error = _string_from(state.error_path, raw, frame, "ErrorPath")
     if state.cause_path is not None:
         cause = _string_from(state.cause_path, raw, frame, "CausePath")
     raise StatesError(error, cause)
+
+
+def _text(value: JSON) -> str:
+    return value if isinstance(value, str) else to_json_text(value)
 
 
 def _string_from(path: Any, raw: JSON, frame: Frame, field: str) -> str:
@@ -302,6 +372,8 @@ def _parameter_value(path: Any, value: JSON, frame: Frame, field: str) -> JSON:
 # -- waiting ---------------------------------------------------------------------------------------
 
 def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
+    if state.jsonata:
+        return (yield from run_jsonata_wait(state, raw, frame))
     value = _input(state, raw, frame)
     now = frame.run.now()
     if state.seconds is not None:
@@ -317,7 +389,31 @@ def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
             raise StatesError(names.RUNTIME, "Wait state delay is too long.")
     if due > now:
         yield Sleep(due)
+    _assign(state.assign, value, frame)
     return _output(state, value, frame), state.next
+
+
+def run_jsonata_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
+    states = {"input": raw}
+    now = frame.run.now()
+    if state.seconds_expression is not None:
+        seconds = state.seconds_expression.evaluate(states, frame)
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0:
+            raise state.seconds_expression.unexpected_type("integer", seconds)
+        due = now + timedelta(seconds=min(seconds, MAX_WAIT_SECONDS))
+    else:
+        stamp = state.timestamp_expression.evaluate(states, frame) if state.timestamp_expression else state.timestamp
+        parsed = parse_timestamp(stamp) if isinstance(stamp, str) else None
+        if parsed is None:
+            raise QueryEvaluationError("The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time "
+                                       f"format string: {_text(stamp)}", "Timestamp")
+        due = parsed
+    if (due - now).total_seconds() > MAX_WAIT_SECONDS:
+        raise StatesError(names.RUNTIME, "Wait state delay is too long.")
+    if due > now:
+        yield Sleep(due)
+    _assign(state.assign, states, frame)
+    return _jsonata_output(state.output, states, raw, frame), state.next
 
 
 def _seconds_from_path(path: Any, value: JSON, frame: Frame) -> int:
@@ -368,15 +464,22 @@ def _resource(arn: str) -> ResourceArn:
 
 
 def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
-    value = _input(state, raw, frame)
     resource = _resource(state.resource)
     run = frame.run
     needs_token = resource.kind == "activity" or resource.pattern == WAIT_FOR_TASK_TOKEN
     if needs_token:
         frame.task_token = new_task_token()
-    payload = _parameters(state, value, frame)
-    timeout = _task_seconds(state.timeout_seconds, state.timeout_seconds_path, value, frame, "TimeoutSecondsPath")
-    heartbeat = _task_seconds(state.heartbeat_seconds, state.heartbeat_seconds_path, value, frame, "HeartbeatSecondsPath")
+    if state.jsonata:
+        value: JSON = {"input": raw}
+        payload = _arguments(state, value, raw, frame)
+        timeout = _jsonata_seconds(state.timeout_seconds, state.timeout_seconds_expression, value, frame)
+        heartbeat = _jsonata_seconds(state.heartbeat_seconds, state.heartbeat_seconds_expression, value, frame)
+    else:
+        value = _input(state, raw, frame)
+        payload = _parameters(state, value, frame)
+        timeout = _task_seconds(state.timeout_seconds, state.timeout_seconds_path, value, frame, "TimeoutSecondsPath")
+        heartbeat = _task_seconds(state.heartbeat_seconds, state.heartbeat_seconds_path, value, frame,
+                                  "HeartbeatSecondsPath")
     request = TaskRequest(
         resource=resource, payload=payload, execution_arn=run.execution.arn,
         state_machine_name=run.execution.state_machine_name, state_name=state.name,
@@ -390,8 +493,36 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         result = yield from _run_lambda_function(resource, request, frame, timeout)
     else:
         result = yield from _run_integration(resource, request, frame, timeout, heartbeat)
-    output = _result_path(state, raw, _select(state, result, frame), frame)
-    return _output(state, output, frame), state.next
+    return _state_output(state, raw, result, frame), state.next
+
+
+def _state_output(state: Any, raw: JSON, result: JSON, frame: Frame) -> JSON:
+    """A Task's, Parallel's or Map's output from its result, its Assign evaluated on the way.
+    JSONata: Output (else the result) on `$states`; JSONPath: the Assign reads the result, then
+    ResultSelector, ResultPath and OutputPath."""
+    if state.jsonata:
+        states = {"input": raw, "result": result}
+        _assign(state.assign, states, frame)
+        return _jsonata_output(state.output, states, result, frame)
+    _assign(state.assign, result, frame)
+    return _output(state, _result_path(state, raw, _select(state, result, frame), frame), frame)
+
+
+def _arguments(state: Any, states: dict[str, JSON], raw: JSON, frame: Frame) -> JSON:
+    """A JSONata Task's or Parallel's Arguments (the state input without them)."""
+    value = state.parameters.evaluate(states, frame) if state.parameters is not None else raw
+    frame.inspect("afterArguments", value)
+    return value
+
+
+def _jsonata_seconds(fixed: int | None, expression: Any, states: dict[str, JSON], frame: Frame) -> float | None:
+    """TimeoutSeconds / HeartbeatSeconds given as a number or as a JSONata expression (a positive integer)."""
+    if expression is None:
+        return fixed
+    seconds = expression.evaluate(states, frame)
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds <= 0:
+        raise expression.unexpected_type("integer", seconds)
+    return seconds
 
 
 def new_task_token() -> str:
@@ -507,15 +638,17 @@ def _error_details(error: StatesError) -> dict[str, str]:
 # -- Parallel and Map --------------------------------------------------------------------------------
 
 def run_parallel(state: ParallelState, raw: JSON, frame: Frame) -> Interpreter:
-    value = _parameters(state, _input(state, raw, frame), frame)
+    if state.jsonata:
+        value = _arguments(state, {"input": raw}, raw, frame)
+    else:
+        value = _parameters(state, _input(state, raw, frame), frame)
     frame.emit("ParallelStateStarted")
     branches = [_branch_runner(branch, value, frame) for branch in state.branches]
     try:
         results = yield Fork(branches, interleave=True)
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
-    output = _result_path(state, raw, _select(state, results, frame), frame)
-    return _output(state, output, frame), state.next
+    return _state_output(state, raw, results, frame), state.next
 
 
 def _branch_runner(branch: StateMachine, value: JSON, frame: Frame) -> Callable[[], Interpreter]:
@@ -525,13 +658,9 @@ def _branch_runner(branch: StateMachine, value: JSON, frame: Frame) -> Callable[
 def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     if state.processor_mode == "DISTRIBUTED":
         return (yield from run_distributed_map(state, raw, frame))
-    value = _input(state, raw, frame)
+    value: JSON = {"input": raw} if state.jsonata else _input(state, raw, frame)
     items = _items(state, value, frame)
-    if not isinstance(items, list):
-        raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
-    max_concurrency = state.max_concurrency
-    if state.max_concurrency_path is not None:
-        max_concurrency = _max_concurrency_from_path(state, value, frame)
+    max_concurrency = _max_concurrency(state, value, frame)
     frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
     iterations = [_iteration_runner(state, value, index, item, frame) for index, item in enumerate(items)]
     try:
@@ -539,23 +668,18 @@ def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
     frame.emit("MapStateSucceeded")
-    output = _result_path(state, raw, _select(state, results, frame), frame)
-    return _output(state, output, frame), state.next
+    return _state_output(state, raw, results, frame), state.next
 
 
 def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     """A Distributed Map: a map run whose items run as child executions (histories of their own)."""
-    value = _input(state, raw, frame)
+    value: JSON = {"input": raw} if state.jsonata else _input(state, raw, frame)
     # An ItemReader's items are read once the map run has started (MapStateStarted says length 0 then,
     # as AWS's histories do), and ItemsPath does not apply to them.
     items: JSON = []
     if state.item_reader is None:
         items = _items(state, value, frame)
-        if not isinstance(items, list):
-            raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
-    max_concurrency = state.max_concurrency
-    if state.max_concurrency_path is not None:
-        max_concurrency = _max_concurrency_from_path(state, value, frame)
+    max_concurrency = _max_concurrency(state, value, frame)
     frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
     tolerated_count = _tolerated_failure_count(state, value, frame)
     tolerated_percentage = _tolerated_failure_percentage(state, value, frame)
@@ -597,17 +721,34 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
         raise BranchFailure(error.error, error.cause) from None
     frame.emit("MapRunSucceeded")
     frame.emit("MapStateSucceeded")
-    output = _result_path(state, raw, _select(state, results, frame), frame)
-    return _output(state, output, frame), state.next
+    return _state_output(state, raw, results, frame), state.next
 
 
-def _items(state: MapState, value: JSON, frame: Frame) -> JSON:
-    """The items ItemsPath selects (the whole input without one)."""
-    if state.items_path is None:
-        return value
-    items = _evaluate_path(state.items_path, value, frame)
-    frame.inspect("afterItemsPath", items)
+def _items(state: MapState, value: JSON, frame: Frame) -> list[JSON]:
+    """The items ItemsPath selects (JSONata: Items gives), the whole input without one; an array."""
+    if state.jsonata:
+        items = state.items.evaluate(value, frame) if state.items is not None else value["input"]
+        if not isinstance(items, list):
+            raise QueryEvaluationError(f"Map state input must be an array but was: {to_json_text(items)}", "Items")
+        return items
+    items = value
+    if state.items_path is not None:
+        items = _evaluate_path(state.items_path, value, frame)
+        frame.inspect("afterItemsPath", items)
+    if not isinstance(items, list):
+        raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
     return items
+
+
+def _max_concurrency(state: MapState, value: JSON, frame: Frame) -> int:
+    if state.max_concurrency_expression is not None:
+        number = state.max_concurrency_expression.evaluate(value, frame)
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise state.max_concurrency_expression.unexpected_type("integer", number)
+        return number
+    if state.max_concurrency_path is not None:
+        return _max_concurrency_from_path(state, value, frame)
+    return state.max_concurrency
 
 
 def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
@@ -616,6 +757,8 @@ def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
         return frame.run.item_reader_items
     config = reader.reader_config
     max_items: JSON = config.max_items
+    if config.max_items_expression is not None:
+        max_items = config.max_items_expression.evaluate(value, frame)
     if config.max_items_path is not None:
         max_items = _evaluate_path(config.max_items_path, value, frame)
     limit = item_limit(max_items, config.max_items_path.text if config.max_items_path is not None else None)
@@ -714,6 +857,10 @@ def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> l
 
 def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int | None:
     count: JSON = state.tolerated_failure_count
+    if state.tolerated_failure_count_expression is not None:
+        count = state.tolerated_failure_count_expression.evaluate(value, frame)
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise state.tolerated_failure_count_expression.unexpected_type("integer", count)
     if state.tolerated_failure_count_path is not None:
         count = _evaluate_path(state.tolerated_failure_count_path, value, frame)
         if isinstance(count, bool) or not isinstance(count, int):
@@ -726,6 +873,10 @@ def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int 
 
 def _tolerated_failure_percentage(state: MapState, value: JSON, frame: Frame) -> float | None:
     percentage: JSON = state.tolerated_failure_percentage
+    if state.tolerated_failure_percentage_expression is not None:
+        percentage = state.tolerated_failure_percentage_expression.evaluate(value, frame)
+        if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):
+            raise state.tolerated_failure_percentage_expression.unexpected_type("number", percentage)
     if state.tolerated_failure_percentage_path is not None:
         percentage = _evaluate_path(state.tolerated_failure_percentage_path, value, frame)
         if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):

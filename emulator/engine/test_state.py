@@ -22,7 +22,7 @@ from emulator.asl.model import JSON, BaseState, MapState, ParallelState, Retrier
 from emulator.engine.effects import Fork, Interpreter, RunMapRun, Sleep
 from emulator.engine.execution import Execution
 from emulator.engine.frame import Frame, Run, to_json_text
-from emulator.engine.interpreter import catch_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
+from emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
 from emulator.engine.scheduler import Engine
 from emulator.resources.base import TaskRequest, TaskResources
 
@@ -149,7 +149,7 @@ class _Attempt:
         catcher = matching_catcher(self.state, error)
         if catcher is not None:
             self.error_details["catchIndex"] = self.state.catch.index(catcher)
-            output = catch_output(catcher, value, error)
+            output = caught_output(self.state, catcher, value, error, self.frame)
             return {"status": "CAUGHT_ERROR", **failure, "output": to_json_text(output), "nextState": catcher.next}
         return {"status": "FAILED", **failure}
 

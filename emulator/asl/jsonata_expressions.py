@@ -1,0 +1,288 @@
+"""JSONata in Step Functions: `{% expression %}` strings, compiled once with jsonata-python.
+
+A JSONata state's fields (Arguments, Output, Assign, Condition, Items, Seconds, ...) hold JSON in
+which any string wrapped in `{%` and `%}` is an expression. `compile_jsonata_template` compiles
+such a value into a tree whose `evaluate(states, scope)` gives the JSON value, where `states`
+holds what the reserved variable `$states` offers at that point of the state (`input`, `result`,
+`errorOutput`) and the scope adds `$states.context` and the workflow variables.
+
+Besides JSONata's own functions, expressions see the ones Step Functions adds (`$partition`,
+`$range`, `$hash`, `$random`, `$uuid`, `$parse`), and `$now()`/`$millis()` read the execution's
+clock. A failure is `States.QueryEvaluationError` with AWS's cause: "The JSONata expression
+'<expression>' specified for the field '<field>' threw an error during evaluation. <code>:
+<message>", or "... returned nothing (undefined)." when it gives no value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+import jsonata
+from jsonata.functions import Functions
+from jsonata.jexception import JException
+from jsonata.utils import Utils
+
+from emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
+from emulator.asl.model import JSON, Scope
+
+__all__ = [
+    "JsonataCondition",
+    "JsonataSyntaxError",
+    "QueryEvaluationError",
+    "compile_jsonata",
+    "compile_jsonata_template",
+    "is_jsonata",
+]
+
+OPEN = "{%"
+CLOSE = "%}"
+HASH_ALGORITHMS: dict[str, Callable[[bytes], Any]] = {
+    "MD5": hashlib.md5, "SHA-1": hashlib.sha1, "SHA-256": hashlib.sha256,
+    "SHA-384": hashlib.sha384, "SHA-512": hashlib.sha512,
+}
+
+
+def is_jsonata(value: JSON) -> bool:
+    """True for a string that is a JSONata expression: `{% ... %}`."""
+    return isinstance(value, str) and value.startswith(OPEN) and value.endswith(CLOSE) and len(value) >= 4
+
+
+class JsonataSyntaxError(ValueError):
+    """An expression jsonata cannot parse; `message` is the diagnostic's text."""
+
+    def __init__(self, expression: str, field: str, problem: str) -> None:
+        self.message = f"The JSONata expression '{expression}' specified for the field '{field}' is invalid: {problem}"
+        super().__init__(self.message)
+
+
+class QueryEvaluationError(StatesError):
+    """`States.QueryEvaluationError`; `location` is the field the failing expression sits in."""
+
+    def __init__(self, cause: str, location: str | None = None) -> None:
+        super().__init__(QUERY_EVALUATION_ERROR, cause)
+        self.location = location
+
+
+class Node(Protocol):
+    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    value: JSON
+
+    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+        return self.value
+
+
+class JsonataExpression:
+    """One compiled `{% ... %}` string; `field` names where it stands (e.g. "Output/error")."""
+
+    __slots__ = ("text", "field", "_compiled")
+
+    def __init__(self, text: str, field: str) -> None:
+        self.text = text
+        self.field = field
+        try:
+            self._compiled = jsonata.Jsonata(text)
+        except JException as problem:
+            raise JsonataSyntaxError(text, field, f"{problem.error}: {_message(problem)}") from None
+        if self._compiled.errors:
+            raise JsonataSyntaxError(text, field, str(self._compiled.errors[0]))
+        self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
+        for name, function in FUNCTIONS.items():
+            self._compiled.register_function(name, function)
+
+    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+        """The expression's JSON value; raises QueryEvaluationError when it fails or gives nothing."""
+        bindings: dict[str, Any] = dict(scope.visible_variables())
+        bindings["states"] = {**states, "context": scope.context_object}
+        bindings["now"], bindings["millis"] = _clock_functions(scope)
+        try:
+            result = self._compiled.evaluate(None, bindings)
+        except JException as problem:
+            raise QueryEvaluationError(self._threw(f"{problem.error}: {_message(problem)}"), self.field) from None
+        except (ValueError, TypeError, ArithmeticError, RecursionError) as problem:
+            raise QueryEvaluationError(self._threw(str(problem)), self.field) from None
+        if result is None:
+            raise QueryEvaluationError(
+                f"The JSONata expression '{self.text}' specified for the field '{self.field}' returned nothing "
+                "(undefined).", self.field,
+            )
+        return _to_json(result)
+
+    def unexpected_type(self, expected: str, value: JSON) -> QueryEvaluationError:
+        """The error for a value of the wrong JSON type, e.g. a Condition that is not a boolean."""
+        return QueryEvaluationError(
+            f"The JSONata expression '{self.text}' specified for the field '{self.field}' returned an unexpected "
+            f"result type. Expected '{expected}', but was '{json_type(value)}' for value: "
+            f"{json.dumps(value, separators=(',', ':'), ensure_ascii=False)}",
+            self.field,
+        )
+
+    def _threw(self, detail: str) -> str:
+        return (f"The JSONata expression '{self.text}' specified for the field '{self.field}' threw an error "
+                f"during evaluation. {detail}")
+
+    def __repr__(self) -> str:
+        return f"JsonataExpression({self.text!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class JsonataCondition:
+    """A JSONata Choice rule's `Condition`: an expression that must give a boolean."""
+
+    expression: JsonataExpression
+
+    def matches(self, states: dict[str, JSON], scope: Scope) -> bool:
+        value = self.expression.evaluate(states, scope)
+        if not isinstance(value, bool):
+            raise self.expression.unexpected_type("boolean", value)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class _Object:
+    fields: tuple[tuple[str, Node], ...]
+
+    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+        return {key: node.evaluate(states, scope) for key, node in self.fields}
+
+
+@dataclass(frozen=True, slots=True)
+class _Array:
+    items: tuple[Node, ...]
+
+    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+        return [node.evaluate(states, scope) for node in self.items]
+
+
+def compile_jsonata(text: str, field: str) -> JsonataExpression:
+    """Compile one `{% ... %}` string (the braces included)."""
+    return JsonataExpression(text[len(OPEN):-len(CLOSE)].strip(), field)
+
+
+def compile_jsonata_template(value: JSON, field: str) -> Node:
+    """Compile a JSON value whose strings may be `{% ... %}` expressions, at any depth.
+
+    Parts without an expression fold into one shared constant. Raises JsonataSyntaxError."""
+    if is_jsonata(value):
+        return compile_jsonata(value, field)
+    if isinstance(value, dict):
+        fields = tuple((key, compile_jsonata_template(item, f"{field}/{key}")) for key, item in value.items())
+        if all(isinstance(node, Constant) for _, node in fields):
+            return Constant(value)
+        return _Object(fields)
+    if isinstance(value, list):
+        items = tuple(compile_jsonata_template(item, f"{field}[{index}]") for index, item in enumerate(value))
+        if all(isinstance(node, Constant) for node in items):
+            return Constant(value)
+        return _Array(items)
+    return Constant(value)
+
+
+def json_type(value: JSON) -> str:
+    """JSONata's name for a JSON value's type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), "unknown")
+
+
+def _message(problem: JException) -> str:
+    """jsonata's message without the code it starts with (AWS shows "T1006: Attempted to ...")."""
+    text = str(problem)
+    return text[:-len(problem.error)].rstrip() if text.endswith(problem.error) else text
+
+
+def _to_json(value: Any) -> JSON:
+    """A jsonata result as plain JSON: its null marker as None, sequences as lists."""
+    if value is Utils.NULL_VALUE:
+        return None
+    if isinstance(value, dict):
+        return {key: _to_json(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_to_json(item) for item in value if item is not None]
+    if isinstance(value, float) and value.is_integer() and not math.isinf(value):
+        return int(value)
+    if isinstance(value, (str, int, float, bool)):
+        return value
+    raise ValueError("The JSONata expression returned an unsupported result type.")
+
+
+# -- the functions Step Functions adds --------------------------------------------------------------
+
+class _Function:
+    """A Python function as jsonata calls it: `call(input, args)`."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+
+    def call(self, input: Any, args: Sequence[Any] | None) -> Any:
+        return self.function(*(args or ()))
+
+
+def _defined(function: Callable[..., Any], signature: str) -> Any:
+    return jsonata.Jsonata.JFunction(_Function(function), signature)
+
+
+def _partition(items: list[Any], size: float) -> list[list[Any]]:
+    if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 1 or size != int(size):
+        raise JException("D3001", -1)  # "... must be a positive integer"
+    size = int(size)
+    return [list(items[start:start + size]) for start in range(0, len(items), size)]
+
+
+def _range(start: float, end: float, step: float) -> list[float]:
+    """From `start` to `end` (included when a step lands on it), as States.ArrayRange counts."""
+    if step == 0:
+        raise ValueError("The step of $range must not be zero")
+    values = []
+    current = start
+    while (step > 0 and current <= end) or (step < 0 and current >= end):
+        values.append(current)
+        current += step
+    return values
+
+
+def _hash(data: Any, algorithm: str = "SHA-256") -> str:
+    if algorithm not in HASH_ALGORITHMS:
+        raise ValueError(f"The hashing algorithm '{algorithm}' is not supported; use one of {list(HASH_ALGORITHMS)}")
+    text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    return HASH_ALGORITHMS[algorithm](text.encode("utf-8")).hexdigest()
+
+
+def _random(seed: Any = None) -> float:
+    return random.Random(seed).random() if seed is not None else random.random()
+
+
+def _parse(text: str) -> Any:
+    return json.loads(text)
+
+
+FUNCTIONS: dict[str, Any] = {
+    "partition": _defined(_partition, "<an:a>"),
+    "range": _defined(_range, "<nnn:a>"),
+    "hash": _defined(_hash, "<xs?:s>"),
+    "random": _defined(_random, "<j?:n>"),
+    "uuid": _defined(lambda: str(uuid.uuid4()), "<:s>"),
+    "parse": _defined(_parse, "<s:x>"),
+}
+
+
+def _clock_functions(scope: Scope) -> tuple[Any, Any]:
+    """`$now()` and `$millis()` on the execution's clock rather than the wall clock."""
+    millis = int(scope.now().timestamp() * 1000)
+    return (
+        _defined(lambda picture=None, timezone=None: Functions.datetime_from_millis(millis, picture, timezone), "<s?s?:s>"),
+        _defined(lambda: millis, "<:n>"),
+    )
