@@ -24,6 +24,7 @@ from emulator.engine.execution import Execution
 from emulator.engine.frame import Frame, Run, to_json_text
 from emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
 from emulator.engine.scheduler import Engine
+from emulator.engine.variables import Variables
 from emulator.resources.base import TaskRequest, TaskResources
 
 TEST_MACHINE_NAME = "TestStateMachine"
@@ -73,8 +74,8 @@ class TestStateFrame(Frame):
 
     __slots__ = ("supplied_context",)
 
-    def __init__(self, run: Run, supplied_context: dict[str, JSON] | None) -> None:
-        super().__init__(run, 0)
+    def __init__(self, run: Run, supplied_context: dict[str, JSON] | None, variables: dict[str, JSON]) -> None:
+        super().__init__(run, 0, variables=Variables(values=variables))
         self.supplied_context = supplied_context
         self.inspection = {}
 
@@ -86,8 +87,9 @@ class TestStateFrame(Frame):
 def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, account: str, region: str,
                inspection_level: str = "INFO", mock: dict[str, Any] | None = None,
                context: dict[str, JSON] | None = None, configuration: StateConfiguration = StateConfiguration(),
-               timeout: float | None = 70.0) -> dict[str, Any]:
-    """Run `state` once on `input_text` (JSON) and answer in TestState's output shape."""
+               variables: dict[str, JSON] | None = None, timeout: float | None = 70.0) -> dict[str, Any]:
+    """Run `state` once on `input_text` (JSON), with the workflow variables `variables` in scope, and
+    answer in TestState's output shape."""
     execution = Execution(
         arn=f"arn:aws:states:{region}:{account}:execution:{TEST_MACHINE_NAME}:{uuid.uuid4()}",
         name=str(uuid.uuid4()),
@@ -98,10 +100,11 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
         account=account, region=region, role_arn=role_arn,
     )
     run = Run(execution, engine.clock.now)
+    del run.execution_context["RedriveCount"]  # a TestState run is never redriven: AWS's has no such field
     if mock is not None:
         run.resources = TaskResources([MockedResult(mock)])
     run.item_reader_items = configuration.map_item_reader_items
-    frame = TestStateFrame(run, context)
+    frame = TestStateFrame(run, context, variables or {})
     value = run.execution_context["Input"]
     frame.inspect("input", value)
     attempt = _Attempt(state, frame, mock, configuration)

@@ -10,10 +10,16 @@ from emulator.asl.parser import InvalidDefinitionError, parse_definition, valida
 from emulator.engine.test_state import test_state as run_test_state
 from emulator.service import arns
 from emulator.service.base import ServiceBase, unlocked_operation
-from emulator.service.errors import InvalidDefinition, ValidationException
+from emulator.service.errors import InvalidDefinition
 from emulator.service.json_input import check_json_input
 from emulator.service.store import Store
-from emulator.service.test_state_requests import check_mock, read_configuration, read_context, state_to_test
+from emulator.service.test_state_requests import (
+    check_mock,
+    read_configuration,
+    read_context,
+    read_variables,
+    state_to_test,
+)
 
 DEFAULT_DIAGNOSTICS = 100  # AWS's default (and maximum) maxResults for ValidateStateMachineDefinition
 
@@ -63,9 +69,7 @@ class DefinitionOperations(ServiceBase):
         stateConfiguration: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Run one state once (no execution is recorded). `revealSecrets` changes nothing else here: no
-        state this emulator runs has secrets to hide. Workflow variables are not implemented yet."""
-        if variables is not None:
-            raise ValidationException("TestState parameters not supported by this emulator: variables")
+        state this emulator runs has secrets to hide. `variables` are the workflow variables in scope."""
         if roleArn is not None:
             arns.role(roleArn)
         input_text = "{}" if input is None else input
@@ -74,9 +78,10 @@ class DefinitionOperations(ServiceBase):
         check_mock(state, mock, bool(revealSecrets))
         supplied_context = read_context(context, state, mock)
         configuration = read_configuration(stateConfiguration, state)
+        variables_in_scope = read_variables(variables)
         return run_test_state(
             self.engine, state, input_text,
             role_arn=roleArn or "", account=store.account, region=store.region,
             inspection_level=inspectionLevel or "INFO", mock=mock, context=supplied_context,
-            configuration=configuration,
+            configuration=configuration, variables=variables_in_scope,
         )

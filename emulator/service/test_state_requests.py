@@ -116,6 +116,19 @@ def _has_task_token(state: State) -> bool:
     return isinstance(state, TaskState) and parse_resource(state.resource).pattern in _TOKEN_PATTERNS
 
 
+def read_variables(text: str | None) -> dict[str, JSON]:
+    """TestState's `variables`: the workflow variables in scope when the state runs, a JSON object."""
+    if text is None:
+        return {}
+    problem = json_problem(text)
+    if problem is not None:
+        raise ValidationException(f"Invalid variables: {problem}")
+    variables = json.loads(text)
+    if not isinstance(variables, dict):
+        raise ValidationException("Invalid variables: the variables must be a JSON object")
+    return variables
+
+
 def read_configuration(configuration: dict[str, Any] | None, state: State) -> StateConfiguration:
     """`stateConfiguration`, each member checked against the state it is meant for."""
     configuration = configuration or {}

@@ -1,7 +1,7 @@
 """TestState cases from tests/fixtures/test_state/*.json, shared by the in-process and HTTP tests.
 
 Each file is a list of cases, `{"name", "request", "expect"}`. In `request`, JSON values stand for
-the JSON text the API takes (`definition`, `input`, `context`, `mock.result`); `context_text` and
+the JSON text the API takes (`definition`, `input`, `context`, `variables`, `mock.result`); `context_text` and
 `mock.result_text` give raw text instead, for malformed JSON. `expect` is either the answer
 (`status`, `output` as a JSON value, `error`, `cause`, `nextState`, and optionally a subset of
 `inspectionData` with its data-flow steps as JSON values), or `{"refused": [code, message]}`.
@@ -34,8 +34,9 @@ def api_request(case: dict[str, Any]) -> dict[str, Any]:
     for key in ("definition", "input"):
         if key in request and not isinstance(request[key], str):
             request[key] = json.dumps(request[key])
-    if "context" in request:
-        request["context"] = json.dumps(request["context"])
+    for key in ("context", "variables"):
+        if key in request:
+            request[key] = json.dumps(request[key])
     if "context_text" in request:
         request["context"] = request.pop("context_text")
     if "mock" in request:
