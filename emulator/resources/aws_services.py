@@ -7,8 +7,11 @@ Two families, as in Step Functions:
   metadata the AWS SDK for Java 1.x adds (`SdkHttpMetadata`, `SdkResponseMetadata`); failures
   named `<SQS|SNS|DynamoDB|EventBridge>.<1.x exception class>` with the 1.x SDK's message text;
 - `arn:aws:states:::aws-sdk:<service>:<action>`: any service moto implements except Step Functions
-  itself (`aws-sdk:sfn` is the emulator's own control plane, not moto's); the response alone, in
-  PascalCase; failures named `<2.x service>.<2.x exception class>` with the 2.x SDK's message text.
+  itself (`aws-sdk:sfn` is the emulator's own control plane, see `emulator.resources.sfn_sdk`); the
+  response alone, in PascalCase; failures named `<2.x service>.<2.x exception class>` with the 2.x
+  SDK's message text.
+
+Where moto answers otherwise than AWS, `aws.moto_gaps` amends the request's fate or the answer.
 
 `.waitForTaskToken` only makes the call: the engine then waits for the token. `.sync` is not a
 pattern these services have, so such requests are not matched.
@@ -31,6 +34,7 @@ from botocore.model import OperationModel
 
 from emulator.asl.errors import RUNTIME, StatesError
 from emulator.resources.aws.backends import MotoBackends
+from emulator.resources.aws.moto_gaps import amend_error, amend_response, check_request
 from emulator.resources.aws.sdk import (
     SdkServices,
     from_response,
@@ -160,19 +164,21 @@ class AwsServiceIntegrations:
     # -- shared -----------------------------------------------------------------------------------
     @staticmethod
     def _call(client: Any, operation: OperationModel, payload: Any) -> dict[str, Any]:
-        """Make the call; anything but the service's own error answer is the emulator's limit, said plainly."""
+        """Make the call, amended where moto answers otherwise than AWS; anything but the service's own
+        error answer is the emulator's limit, said plainly."""
         params = {}
         if operation.input_shape is not None and isinstance(payload, dict):
             params = to_request(payload, operation.input_shape)
+        check_request(operation, params)
         try:
             response = getattr(client, xform_name(operation.name))(**params)
-        except ClientError:
-            raise
+        except ClientError as error:
+            raise amend_error(operation, params, error) from None
         except Exception as fault:  # moto lacks the operation, or failed on these parameters
             service = operation.service_model.service_name
             raise StatesError(RUNTIME, f"sfn-emulator could not run {service}:{operation.name} on moto's in-memory "
                                        f"backend: {type(fault).__name__}: {fault}") from None
-        return response
+        return amend_response(operation, params, response)
 
 
 def _operation_name(action: str) -> str:
