@@ -6,7 +6,8 @@ one, and serve its `.app` with `emulator.wire.HttpServer` when they need HTTP.
 Task resources answer a Task state in this order (the first that serves it wins):
 1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
 2. Python callables registered for Lambda functions (`--functions`, `emulator.functions.register`);
-3. nested executions of this emulator (`arn:aws:states:::states:startExecution...`);
+3. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
+   Step Functions actions through the AWS SDK integration (`arn:aws:states:::aws-sdk:sfn:*`);
 4. AWS service integrations answered by moto's in-memory backends;
 and otherwise a clear error naming the resource and how to map it.
 """
@@ -28,6 +29,7 @@ from emulator.resources.base import TaskResource, TaskResources
 from emulator.resources.lambda_functions import LambdaFunctions, load_function_map
 from emulator.resources.mocks import MockConfig
 from emulator.resources.nested_executions import StartExecution
+from emulator.resources.sfn_sdk import StepFunctionsSdk
 from emulator.service import StepFunctionsService
 from emulator.wire import create_app
 from emulator.wire.aws_passthrough import mount_aws_passthrough
@@ -52,7 +54,8 @@ class Emulator:
             execution_retention=retention,
         )
         self.service.mock_config_loaded = lambda: self.mocks is not None
-        self._resources: list[TaskResource] = [self.functions, StartExecution(self.service), self.aws]
+        self._resources: list[TaskResource] = [self.functions, StartExecution(self.service),
+                                                StepFunctionsSdk(self.service), self.aws]
         self.engine.resources = TaskResources(self._chain())
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)

@@ -1,0 +1,73 @@
+"""`arn:aws:states:::aws-sdk:sfn:<action>`: Step Functions called through the AWS SDK integration.
+
+The service called is this emulator's own control plane (so `aws-sdk:sfn:startExecution` starts an
+execution here, like `states:startExecution`), reached the way the SDK for Java 2.x reaches it: the
+parameters in PascalCase, checked like a request on the wire; the answer in PascalCase with ISO-8601
+timestamps; a failure named `Sfn.<exception>` with the 2.x SDK's cause text.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Protocol
+
+from botocore.model import OperationModel
+
+from emulator.asl.errors import StatesError
+from emulator.resources.aws.sdk import (
+    SdkServices,
+    from_response,
+    modelled_error_shape,
+    sdk_v2_exception_name,
+    sdk_v2_service_name,
+    to_request,
+)
+from emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
+from emulator.service.errors import ApiError
+from emulator.wire.validation import RequestDecoder, compile_request_decoders
+
+_ARN_SERVICE = "aws-sdk:sfn"
+_BOTOCORE_SERVICE = "stepfunctions"
+_PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
+
+
+class ControlPlane(Protocol):
+    def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]: ...
+
+
+class StepFunctionsSdk:
+    """The task resource for `aws-sdk:sfn:*`, answered by `service` in the execution's account and region."""
+
+    def __init__(self, service: ControlPlane) -> None:
+        self._service = service
+        self._model = SdkServices().model(_BOTOCORE_SERVICE)
+        self._decoders: dict[str, RequestDecoder] = compile_request_decoders(self._model)
+
+    def matches(self, request: TaskRequest) -> bool:
+        resource = request.resource
+        return (resource.kind == "integration" and resource.service == _ARN_SERVICE
+                and resource.pattern in _PATTERNS and _operation_name(resource.action) in self._decoders)
+
+    def invoke(self, request: TaskRequest) -> Any:
+        operation = self._model.operation_model(_operation_name(request.resource.action))
+        payload = request.payload if isinstance(request.payload, dict) else {}
+        params = to_request(payload, operation.input_shape) if operation.input_shape is not None else {}
+        try:
+            decoded = self._decoders[operation.name](params)
+            result = self._service.handle(operation.name, decoded, account=request.account, region=request.region)
+        except ApiError as error:
+            raise _sdk_v2_error(error, operation) from None
+        return from_response(result, operation.output_shape)
+
+
+def _operation_name(action: str) -> str:
+    return action[:1].upper() + action[1:]
+
+
+def _sdk_v2_error(error: ApiError, operation: OperationModel) -> StatesError:
+    """The control plane's error as the SDK for Java 2.x reports it: `Sfn.<class>` and its message with facts."""
+    service = sdk_v2_service_name(operation.service_model)
+    shape = modelled_error_shape(operation.service_model, error.code)
+    name = sdk_v2_exception_name(shape) if shape else f"{service}Exception"
+    return StatesError(f"{service}.{name}", f"{error.message} (Service: {service}, Status Code: {error.status}, "
+                                            f"Request ID: {uuid.uuid4()})")
