@@ -206,12 +206,12 @@ def _message(problem: JException) -> str:
 
 def _to_json(value: Any) -> JSON:
     """A jsonata result as plain JSON: its null marker as None, sequences as lists."""
-    if value is Utils.NULL_VALUE:
+    if value is None or value is Utils.NULL_VALUE:
         return None
-    if isinstance(value, dict):
-        return {key: _to_json(item) for key, item in value.items() if item is not None}
+    if isinstance(value, dict):  # None inside a value is JSON null (jsonata leaves undefined out itself)
+        return {key: _to_json(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_to_json(item) for item in value if item is not None]
+        return [_to_json(item) for item in value]
     if isinstance(value, float) and value.is_integer() and not math.isinf(value):
         return int(value)
     if isinstance(value, (str, int, float, bool)):

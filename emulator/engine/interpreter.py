@@ -396,7 +396,9 @@ def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
 def run_jsonata_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
     states = {"input": raw}
     now = frame.run.now()
-    if state.seconds_expression is not None:
+    if state.seconds is not None:
+        due = now + timedelta(seconds=state.seconds)
+    elif state.seconds_expression is not None:
         seconds = state.seconds_expression.evaluate(states, frame)
         if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0:
             raise state.seconds_expression.unexpected_type("integer", seconds)

@@ -48,7 +48,8 @@ CASES = _load_cases()
 def test_every_topic_has_cases() -> None:
     topics = {param.id.split("/")[0] for param in CASES}
     assert topics >= {"pass", "choice", "wait", "task", "retry_catch", "parallel", "map", "fail",
-                      "context_object", "io_processing", "timeouts", "callbacks", "activities", "item_reader"}
+                      "context_object", "io_processing", "timeouts", "callbacks", "activities", "item_reader",
+                      "variables", "jsonata"}
 
 
 @pytest.mark.parametrize("case", CASES)

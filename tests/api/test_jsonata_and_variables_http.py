@@ -1,0 +1,74 @@
+"""JSONata and workflow variables over HTTP with boto3: a machine that assigns and reads variables
+in both query languages, the assigned variables in the history, AWS's error for an expression that
+gives nothing, and definitions refused for mixing the languages' fields."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+ROLE = "arn:aws:iam::123456789012:role/jsonata-tests"
+
+
+def run(sfn: Any, emulator_server: Any, definition: dict[str, Any], value: Any) -> tuple[dict[str, Any], list[dict]]:
+    machine = sfn.create_state_machine(name=f"m-{uuid.uuid4().hex[:12]}", definition=json.dumps(definition),
+                                       roleArn=ROLE)["stateMachineArn"]
+    execution = sfn.start_execution(stateMachineArn=machine, input=json.dumps(value))["executionArn"]
+    assert emulator_server.emulator.clock.run_until_idle(10)
+    described = sfn.describe_execution(executionArn=execution)
+    return described, sfn.get_execution_history(executionArn=execution)["events"]
+
+
+def test_variables_flow_between_jsonpath_and_jsonata_states(sfn: Any, emulator_server: Any) -> None:
+    definition = {"StartAt": "Keep", "States": {
+        "Keep": {"Type": "Pass", "Assign": {"user.$": "$.user", "visits": 1}, "Next": "Count"},
+        "Count": {"Type": "Pass", "QueryLanguage": "JSONata", "Assign": {"visits": "{% $visits + 1 %}"},
+                  "Output": {"before": "{% $visits %}"}, "Next": "Show"},
+        "Show": {"Type": "Pass", "Parameters": {"name.$": "$user.name", "visits.$": "$visits", "before.$": "$.before"},
+                 "End": True}}}
+
+    described, events = run(sfn, emulator_server, definition, {"user": {"name": "Ada"}})
+
+    assert described["status"] == "SUCCEEDED", described
+    assert json.loads(described["output"]) == {"name": "Ada", "visits": 2, "before": 1}
+    exits = [event["stateExitedEventDetails"] for event in events if event["type"] == "PassStateExited"]
+    assert exits[0]["assignedVariables"] == {"user": '{"name":"Ada"}', "visits": "1"}
+    assert exits[0]["assignedVariablesDetails"] == {"truncated": False}
+    assert exits[1]["assignedVariables"] == {"visits": "2"}
+    assert "assignedVariables" not in exits[2]
+
+
+def test_an_expression_that_gives_nothing_fails_the_execution(sfn: Any, emulator_server: Any) -> None:
+    definition = {"QueryLanguage": "JSONata", "StartAt": "Fallback", "States": {
+        "Fallback": {"Type": "Pass", "Output": {"error": "{% $stateError %}"}, "End": True}}}
+
+    described, events = run(sfn, emulator_server, definition, {})
+
+    assert (described["status"], described["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert described["cause"] == ("An error occurred while executing the state 'Fallback' (entered at the event id #2). "
+                                  "The JSONata expression '$stateError' specified for the field 'Output/error' "
+                                  "returned nothing (undefined).")
+    failed = next(event for event in events if event["type"] == "EvaluationFailed")
+    assert failed["evaluationFailedEventDetails"] == {
+        "error": "States.QueryEvaluationError", "cause": described["cause"], "state": "Fallback",
+        "location": "Output/error"}
+
+
+@pytest.mark.parametrize(("state", "message"), [
+    ({"Type": "Pass", "QueryLanguage": "JSONata", "ResultPath": "$.x", "End": True},
+     "The QueryLanguage is set to 'JSONata', but field 'ResultPath' is only supported for the 'JSONPath' "
+     "QueryLanguage at /States/A"),
+    ({"Type": "Pass", "Output": {"x": 1}, "End": True},
+     "The QueryLanguage is set to 'JSONPath', but field 'Output' is only supported for the 'JSONata' "
+     "QueryLanguage at /States/A"),
+])
+def test_fields_of_the_other_query_language_are_refused(sfn: Any, state: dict[str, Any], message: str) -> None:
+    definition = {"StartAt": "A", "States": {"A": state}}
+    with pytest.raises(ClientError) as refused:
+        sfn.create_state_machine(name="mixed", definition=json.dumps(definition), roleArn=ROLE)
+    assert refused.value.response["Error"]["Code"] == "InvalidDefinition"
+    assert refused.value.response["Error"]["Message"] == f"Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: {message}'"
