@@ -34,7 +34,7 @@ class Settings:
     clock_start: datetime | None = None
     wait_time_scale: float = 1.0
     clock_skip_external_deadlines: bool = False
-    execution_retention_days: int = 90
+    execution_retention_days: int = 0
     functions: Path | None = None
     mock_config: Path | None = None
     log_level: str = "INFO"
@@ -156,7 +156,7 @@ OPTIONS: tuple[Option, ...] = (
            "SFN_EMULATOR_CLOCK_SKIP_EXTERNAL_DEADLINES", _boolean,
            "auto clock: also jump to callback, activity and heartbeat deadlines", metavar="BOOL", const="true"),
     Option("execution_retention_days", "--execution-retention-days", "SFN_EMULATOR_EXECUTION_RETENTION_DAYS",
-           _days, "clock days a finished execution stays visible (0: forever)", metavar="DAYS"),
+           _days, "clock days a finished execution stays visible (0: forever; AWS keeps 90)", metavar="DAYS"),
     Option("functions", "--functions", "SFN_EMULATOR_FUNCTIONS", _path,
            "Python file whose functions serve Lambda task states", metavar="FILE"),
     Option("mock_config", "--mock-config", "SFN_MOCK_CONFIG", _path,

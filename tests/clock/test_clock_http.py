@@ -343,7 +343,7 @@ def test_context_object_and_callables_see_clock_time(serve: Callable[..., Server
 # -- retention of finished executions on clock time ---------------------------------------------------
 
 def test_a_finished_execution_is_gone_after_90_days(serve: Callable[..., Server]) -> None:
-    server = serve(clock="manual")
+    server = serve(clock="manual", execution_retention_days=90)
     machine = server.machine({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
     execution = server.start(machine)
     server.sfn.start_execution(stateMachineArn=machine, name="kept")
@@ -380,8 +380,8 @@ def test_a_running_execution_is_never_purged(serve: Callable[..., Server]) -> No
     assert gone.value.response["Error"]["Code"] == "ExecutionDoesNotExist"
 
 
-def test_a_retention_of_zero_keeps_executions_forever(serve: Callable[..., Server]) -> None:
-    server = serve(clock="manual", execution_retention_days=0)
+def test_by_default_executions_are_kept_forever(serve: Callable[..., Server]) -> None:
+    server = serve(clock="manual")
     execution = server.start(server.machine({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))
     server.clock({"advance": 3_650 * 86_400})
     assert server.status(execution) == "SUCCEEDED"

@@ -17,7 +17,7 @@ def parsed(*argv: str) -> Settings:
 
 def test_defaults() -> None:
     settings = Settings()
-    assert (settings.clock_skip_external_deadlines, settings.execution_retention_days) == (False, 90)
+    assert (settings.clock_skip_external_deadlines, settings.execution_retention_days) == (False, 0)
 
 
 @pytest.mark.parametrize(("text", "value"), [("true", True), ("1", True), ("YES", True), ("false", False),
