@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ACCOUNT, PASS, ROLE, settle
+from helpers.service_world import ACCOUNT, PASS, ROLE, settle
 
 from emulator.service import StepFunctionsService
 from emulator.service.errors import (

@@ -7,7 +7,7 @@ import json
 import uuid
 
 import pytest
-from conftest import ACCOUNT, FAIL, PASS, ROLE, START, WAIT, machine_arn, settle
+from helpers.service_world import ACCOUNT, FAIL, PASS, ROLE, START, WAIT, machine_arn, settle
 
 from emulator.service import StepFunctionsService
 from emulator.service.errors import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import fixture
+from helpers.service_world import fixture
 
 from emulator.service import arns
 from emulator.service.errors import InvalidArn, InvalidExecutionInput, InvalidName, InvalidToken, ValidationException

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PASS, PASS_OTHER, ROLE, machine_arn, settle
+from helpers.service_world import PASS, PASS_OTHER, ROLE, machine_arn, settle
 
 from emulator.service import StepFunctionsService
 from emulator.service.errors import ConflictException, ResourceNotFound, StateMachineDoesNotExist, ValidationException
