@@ -211,11 +211,12 @@ def validate_definition(
 
 
 def parse_single_state(
-    definition: Mapping[str, Any] | str, *, name: str = "TestState", state_machine_type: str = STANDARD
+    definition: Mapping[str, Any] | str, *, name: str = "StateName", state_machine_type: str = STANDARD
 ) -> State:
     """The model of one state's definition, as the TestState API takes it.
 
     The state stands alone: its `Next` and its catchers' targets may name states that do not exist.
+    AWS calls such a state "StateName" (`$$.State.Name`, recorded).
     """
     parser = _Parser(state_machine_type)
     if isinstance(definition, str):
