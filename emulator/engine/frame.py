@@ -70,7 +70,7 @@ class Frame:
     """One line of control: the top level of an execution, a Parallel branch or a Map iteration."""
 
     __slots__ = (
-        "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count",
+        "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count", "counts_retries",
         "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned",
     )
 
@@ -82,6 +82,8 @@ class Frame:
         self.entered_time: datetime | None = None
         self.entered_event_id = 0
         self.retry_count = 0
+        # `$$.State.RetryCount` exists only in states that can retry (Task, Parallel, Map), as recorded.
+        self.counts_retries = True
         self.map_item = map_item
         self.task_token: str | None = None
         self.nested = nested  # inside a Parallel branch or a Map iteration
@@ -107,13 +109,15 @@ class Frame:
     # -- Scope ---------------------------------------------------------------------------------
     @property
     def context_object(self) -> dict[str, JSON]:
+        state: dict[str, JSON] = {
+            "EnteredTime": format_time(self.entered_time) if self.entered_time else None,
+            "Name": self.state_name,
+        }
+        if self.counts_retries:
+            state["RetryCount"] = self.retry_count
         context: dict[str, JSON] = {
             "Execution": self.run.execution_context,
-            "State": {
-                "EnteredTime": format_time(self.entered_time) if self.entered_time else None,
-                "Name": self.state_name,
-                "RetryCount": self.retry_count,
-            },
+            "State": state,
             "StateMachine": self.run.state_machine_context,
         }
         if self.task_token is not None:

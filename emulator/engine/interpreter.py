@@ -92,6 +92,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     frame.state_name = state.name
     frame.entered_time = frame.run.now()
     frame.retry_count = 0
+    frame.counts_retries = hasattr(state, "retry")
     frame.task_token = None
     frame.entered_event_id = frame.emit(
         ENTERED[state.type], "stateEnteredEventDetails",

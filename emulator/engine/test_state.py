@@ -132,6 +132,7 @@ class _Attempt:
         frame.state_name = state.name
         frame.entered_time = frame.run.now()
         frame.retry_count = self.configuration.retrier_retry_count
+        frame.counts_retries = hasattr(state, "retry")
         try:
             output, next_name = yield from run_attempt(state, value, frame)
         except StatesError as raised:
