@@ -847,6 +847,8 @@ def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> l
     size = batcher.get("MaxItemsPerBatch")
     if "MaxItemsPerBatchPath" in batcher:
         size = _evaluate_path(compile_path(batcher["MaxItemsPerBatchPath"]), value, frame)
+        if isinstance(size, str) and size.isdigit():  # a number given as text is taken, as for MaxItemsPath
+            size = int(size)
     size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else len(items) or 1
     batch_input = batcher.get("BatchInput")
     batches = []
