@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from emulator.asl.json_text import innermost_open_bracket, position_outside_strings
+
 ERROR = "ERROR"
 WARNING = "WARNING"
 
@@ -170,7 +172,7 @@ def decode_definition(text: str) -> tuple[Any, Diagnostic | None]:
     try:
         return json.loads(text, object_pairs_hook=_object_keeping_duplicates, parse_constant=_reject_constant), None
     except _NonStandardNumber as problem:
-        position = _position_outside_strings(text, problem.token)
+        position = position_outside_strings(text, problem.token)
         message = f"Non-standard token '{problem.token}': enable JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS to allow"
         return None, _syntax_diagnostic(text, message, position + len(problem.token))
     except json.JSONDecodeError as problem:
@@ -195,13 +197,16 @@ def _reject_constant(token: str) -> None:
     raise _NonStandardNumber(token)
 
 
+_CONTAINER_NAMES = {"{": "OBJECT", "[": "ARRAY"}  # Jackson's names in "expected close marker for ..."
+
+
 def _jackson_wording(text: str, problem: json.JSONDecodeError) -> tuple[str, int]:
     """Jackson's description of a syntax error, and the offset just after what it read."""
     position = problem.pos
     if problem.msg.startswith("Unterminated string"):
         return "Unexpected end-of-input in VALUE_STRING", len(text)
     if position >= len(text):
-        container = _open_container(text, len(text))
+        container = _CONTAINER_NAMES.get(innermost_open_bracket(text, len(text)))
         if container is None:
             return "No content to map due to end-of-input", len(text)
         return f"Unexpected end-of-input: expected close marker for {container}", len(text)
@@ -225,7 +230,7 @@ def _jackson_wording(text: str, problem: json.JSONDecodeError) -> tuple[str, int
     elif problem.msg == "Expecting ':' delimiter":
         expectation = "was expecting a colon to separate field name and value"
     elif problem.msg == "Expecting ',' delimiter":
-        entries = "Object" if _open_container(text, position) == "OBJECT" else "Array"
+        entries = "Object" if innermost_open_bracket(text, position) == "{" else "Array"
         expectation = f"was expecting comma to separate {entries} entries"
     else:
         expectation = "expected a value"
@@ -234,44 +239,6 @@ def _jackson_wording(text: str, problem: json.JSONDecodeError) -> tuple[str, int
 
 def _describe(character: str) -> str:
     return f"'{character}' (code {ord(character)})" if character else "end-of-input"
-
-
-def _open_container(text: str, end: int) -> str | None:
-    """OBJECT or ARRAY: the innermost bracket still open at offset `end`, strings skipped."""
-    stack: list[str] = []
-    in_string = escaped = False
-    for character in text[:end]:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif character == "\\":
-                escaped = True
-            elif character == '"':
-                in_string = False
-        elif character == '"':
-            in_string = True
-        elif character in "{[":
-            stack.append("OBJECT" if character == "{" else "ARRAY")
-        elif character in "}]" and stack:
-            stack.pop()
-    return stack[-1] if stack else None
-
-
-def _position_outside_strings(text: str, token: str) -> int:
-    in_string = escaped = False
-    for index, character in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif character == "\\":
-                escaped = True
-            elif character == '"':
-                in_string = False
-        elif character == '"':
-            in_string = True
-        elif text.startswith(token, index):
-            return index
-    return 0
 
 
 def _syntax_diagnostic(text: str, message: str, offset: int) -> Diagnostic:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from emulator.asl.json_text import innermost_open_bracket
 from emulator.service.errors import InvalidExecutionInput
 
 _EXPECTING_TOKEN = "was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
@@ -24,23 +25,7 @@ def _character(char: str) -> str:
 
 def _container_at(text: str, position: int) -> str:
     """'Object' or 'Array': the innermost container open at `position`."""
-    stack: list[str] = []
-    in_string = escaped = False
-    for char in text[:position]:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "{[":
-            stack.append("Object" if char == "{" else "Array")
-        elif char in "}]" and stack:
-            stack.pop()
-    return stack[-1] if stack else "Object"
+    return "Array" if innermost_open_bracket(text, position) == "[" else "Object"
 
 
 def _jackson_message(text: str, error: json.JSONDecodeError) -> str:
