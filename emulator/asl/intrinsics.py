@@ -27,10 +27,10 @@ import random
 import re
 import uuid
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol
+from typing import Callable, Mapping
 
 from emulator.asl.errors import RUNTIME, StatesError
-from emulator.asl.model import JSON, Scope
+from emulator.asl.model import JSON, Constant, Expression, Scope
 from emulator.asl.paths import JsonPath, PathNotFound, compile_path
 
 __all__ = ["FUNCTION_NAMES", "Intrinsic", "IntrinsicSyntaxError", "compile_intrinsic"]
@@ -78,18 +78,6 @@ class _InvalidArguments(Exception):
     """Raised by a function implementation; the calling node names the function."""
 
 
-class _Node(Protocol):
-    def evaluate(self, value: JSON, scope: Scope) -> JSON: ...
-
-
-@dataclass(frozen=True, slots=True)
-class _Literal:
-    value: JSON
-
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
-        return self.value
-
-
 @dataclass(frozen=True, slots=True)
 class _FormatTemplate:
     """The literal first argument of States.Format, split at its `{}` placeholders.
@@ -124,7 +112,7 @@ class _PathArgument:
 @dataclass(frozen=True, slots=True)
 class _Call:
     function: _Function
-    arguments: tuple[_Node, ...]
+    arguments: tuple[Expression, ...]
 
     def evaluate(self, value: JSON, scope: Scope) -> JSON:
         args = [argument.evaluate(value, scope) for argument in self.arguments]
@@ -265,7 +253,7 @@ class _Parser:
         if function is None:
             raise _syntax_error(self.text, token.position, f"unknown intrinsic function {token.text!r}")
         self._expect("(", "'(' after the function name")
-        arguments: list[_Node] = []
+        arguments: list[Expression] = []
         if self._peek().kind == ")":
             self.index += 1
             return _Call(function, ())
@@ -277,7 +265,7 @@ class _Parser:
             if separator.kind != ",":
                 raise self._unexpected(separator, "',' or ')'")
 
-    def _argument(self, function: _Function, *, first: bool) -> _Node:
+    def _argument(self, function: _Function, *, first: bool) -> Expression:
         token = self._peek()
         if token.kind == "name" and self.tokens[self.index + 1].kind == "(":
             return self._call()
@@ -285,7 +273,7 @@ class _Parser:
         if token.kind == "string" and first and function.name == "States.Format":
             return _FormatTemplate(_split_format_template(token.text[1:-1], escapes=True))
         if token.kind in ("string", "number", "keyword"):
-            return _Literal(token.value)
+            return Constant(token.value)
         if token.kind == "path":
             try:
                 return _PathArgument(token.text, compile_path(token.text))

@@ -47,6 +47,16 @@ class Expression(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """An expression whose value is fixed when the definition is parsed (a literal)."""
+
+    value: JSON
+
+    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+        return self.value
+
+
 class ResultPath(Protocol):
     """A compiled ResultPath: where a state's result goes in its input."""
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Union
 
 from emulator.asl.errors import RUNTIME, StatesError
 from emulator.asl.intrinsics import Intrinsic, compile_intrinsic
-from emulator.asl.model import JSON, Scope
+from emulator.asl.model import JSON, Constant, Expression, Scope
 from emulator.asl.paths import JsonPath, PathNotFound, compile_path
 
 __all__ = ["Template", "TemplateError", "compile_template"]
@@ -59,28 +59,16 @@ def compile_template(template: JSON, *, field: str = "Parameters") -> Template:
 class Template:
     """A compiled payload template."""
 
-    root: _Node
+    root: Expression
 
     def evaluate(self, value: JSON, scope: Scope) -> JSON:
         """The payload for the effective input `value`; raises `StatesError` when a path misses."""
         return self.root.evaluate(value, scope)
 
 
-class _Node(Protocol):
-    def evaluate(self, value: JSON, scope: Scope) -> JSON: ...
-
-
-@dataclass(frozen=True, slots=True)
-class _Constant:
-    value: JSON
-
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
-        return self.value
-
-
 @dataclass(frozen=True, slots=True)
 class _Object:
-    fields: tuple[tuple[str, _Node], ...]
+    fields: tuple[tuple[str, Expression], ...]
 
     def evaluate(self, value: JSON, scope: Scope) -> JSON:
         return {key: node.evaluate(value, scope) for key, node in self.fields}
@@ -88,7 +76,7 @@ class _Object:
 
 @dataclass(frozen=True, slots=True)
 class _Array:
-    items: tuple[_Node, ...]
+    items: tuple[Expression, ...]
 
     def evaluate(self, value: JSON, scope: Scope) -> JSON:
         return [node.evaluate(value, scope) for node in self.items]
@@ -119,7 +107,7 @@ class _IntrinsicField:
         return self.intrinsic.evaluate(value, scope)
 
 
-def _compile(template: JSON, location: Location) -> _Node:
+def _compile(template: JSON, location: Location) -> Expression:
     if isinstance(template, dict):
         fields = tuple(
             (key[: -len(DYNAMIC_SUFFIX)], _compile_dynamic(key, item, location))
@@ -127,18 +115,18 @@ def _compile(template: JSON, location: Location) -> _Node:
             else (key, _compile(item, (*location, key)))
             for key, item in template.items()
         )
-        if all(isinstance(node, _Constant) for _, node in fields):
-            return _Constant(template)
+        if all(isinstance(node, Constant) for _, node in fields):
+            return Constant(template)
         return _Object(fields)
     if isinstance(template, list):
         items = tuple(_compile(item, (*location, index)) for index, item in enumerate(template))
-        if all(isinstance(node, _Constant) for node in items):
-            return _Constant(template)
+        if all(isinstance(node, Constant) for node in items):
+            return Constant(template)
         return _Array(items)
-    return _Constant(template)
+    return Constant(template)
 
 
-def _compile_dynamic(key: str, text: JSON, location: Location) -> _Node:
+def _compile_dynamic(key: str, text: JSON, location: Location) -> Expression:
     if not isinstance(text, str):
         raise TemplateError(key, location, "the value is not a string")
     try:
