@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.scopes import FixedScope
 
 from emulator.asl.choice import OPERATORS, ChoiceRuleError, compile_choice_rule
 from emulator.asl.errors import StatesError
@@ -18,19 +18,10 @@ INVALID = json.loads((FIXTURES / "invalid_rules.json").read_text())["cases"]
 LOCATION = "/States/C/Choices/0"
 
 
-@dataclass
-class FakeScope:
-    context_object: dict[str, Any] = field(default_factory=dict)
-    variables: dict[str, Any] = field(default_factory=dict)
-
-    def variable(self, name: str) -> Any:
-        return self.variables[name]
-
-
 @pytest.mark.parametrize("case", RULES, ids=[case["description"] for case in RULES])
 def test_rule(case: dict[str, Any]) -> None:
     condition = compile_choice_rule(case["rule"], location=LOCATION)
-    scope = FakeScope(case.get("context", {}), case.get("variables", {}))
+    scope = FixedScope(case.get("context", {}), case.get("variables", {}))
     expect = case["expect"]
     if isinstance(expect, dict):
         with pytest.raises(StatesError) as raised:

@@ -12,19 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.scopes import FixedScope
 
 from emulator.asl.choice import compile_choice_rule
 
 CASES_DIR = Path("/work/shared/conformance/cases")
 RULE_ONLY_FIELDS = ("Next", "Comment", "Assign", "Output")
 PASS_FIELDS = {"Type", "Result", "End", "Comment"}
-
-
-class EmptyScope:
-    context_object: dict[str, Any] = {}
-
-    def variable(self, name: str) -> Any:
-        raise KeyError(name)
 
 
 def _load_cases() -> list[dict[str, Any]]:
@@ -62,7 +56,7 @@ def test_choice_picks_the_branch_aws_picked(case: dict[str, Any]) -> None:
     for index, branch in enumerate(choice["Choices"]):
         rule = {key: value for key, value in branch.items() if key not in RULE_ONLY_FIELDS}
         condition = compile_choice_rule(rule, location=f"/States/{definition['StartAt']}/Choices/{index}")
-        if condition.matches(state_input, EmptyScope()):
+        if condition.matches(state_input, FixedScope()):
             chosen = branch["Next"]
             break
     assert case["expected"]["status"] == "SUCCEEDED"

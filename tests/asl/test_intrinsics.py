@@ -13,24 +13,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
+from helpers.scopes import FixedScope
 
 from emulator.asl.errors import StatesError
 from emulator.asl.intrinsics import FUNCTION_NAMES, IntrinsicSyntaxError, compile_intrinsic
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "intrinsics"
 SYNTAX = json.loads((FIXTURES / "syntax.json").read_text(encoding="utf-8"))
-
-
-class FixedScope:
-    """A Scope with a given Context Object and variables."""
-
-    def __init__(self, context: dict[str, Any] | None = None, variables: dict[str, Any] | None = None) -> None:
-        self.context_object = context or {}
-        self.variables = variables or {}
-
-    def variable(self, name: str) -> Any:
-        return self.variables[name]
 
 
 def strict(value: Any) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.scopes import FixedScope
 
 from emulator.asl.model import (
     ChoiceState,
@@ -25,16 +26,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "definitions"
 VALID = json.loads((FIXTURES / "valid.json").read_text())["cases"]
 
 
-class NoScope:
-    """A scope for expressions that read neither the Context Object nor variables."""
-
-    context_object: dict[str, Any] = {}
-
-    def variable(self, name: str) -> Any:
-        raise KeyError(name)
-
-
-SCOPE = NoScope()
+SCOPE = FixedScope()
 
 
 def parse(definition: dict, **options: Any) -> StateMachine:

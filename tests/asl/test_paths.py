@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.scopes import FixedScope
 
 from emulator.asl.paths import (
     InvalidPath,
@@ -23,18 +23,9 @@ EVALUATE = json.loads((FIXTURES / "evaluate.json").read_text())["cases"]
 COMPILE = json.loads((FIXTURES / "compile.json").read_text())
 
 
-@dataclass
-class FakeScope:
-    context_object: dict[str, Any] = field(default_factory=dict)
-    variables: dict[str, Any] = field(default_factory=dict)
-
-    def variable(self, name: str) -> Any:
-        return self.variables[name]
-
-
 @pytest.mark.parametrize("case", EVALUATE, ids=[case["description"] for case in EVALUATE])
 def test_evaluate(case: dict[str, Any]) -> None:
-    scope = FakeScope(case.get("context", {}), case.get("variables", {}))
+    scope = FixedScope(case.get("context", {}), case.get("variables", {}))
     value = case["input"]
     before = copy.deepcopy(value)
     path = compile_path(case["path"])
@@ -88,10 +79,10 @@ def test_the_same_text_compiles_once() -> None:
 
 def test_a_definite_path_returns_the_value_itself_not_a_copy() -> None:
     value = {"a": {"b": [1]}}
-    assert compile_path("$.a").evaluate(value, FakeScope()) is value["a"]
+    assert compile_path("$.a").evaluate(value, FixedScope()) is value["a"]
 
 
 def test_unknown_variable_is_reported_by_name() -> None:
     with pytest.raises(PathNotFound) as raised:
-        compile_path("$missing.a").evaluate({}, FakeScope())
+        compile_path("$missing.a").evaluate({}, FixedScope())
     assert raised.value.reason == "The variable '$missing' is not defined"

@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonpath_ng.ext import parse as parse_query
+from helpers.scopes import FixedScope
 
 from emulator.asl.paths import PathNotFound, compile_path
 
@@ -42,20 +43,13 @@ any_paths = st.builds(
 )
 
 
-class EmptyScope:
-    context_object: dict[str, Any] = {}
-
-    def variable(self, name: str) -> Any:
-        raise KeyError(name)
-
-
 @settings(max_examples=400, deadline=None)
 @given(value=json_values, text=any_paths)
 def test_any_path_on_any_json_yields_a_value_or_path_not_found(value: Any, text: str) -> None:
     path = compile_path(text)
     before = copy.deepcopy(value)
     try:
-        result = path.evaluate(value, EmptyScope())
+        result = path.evaluate(value, FixedScope())
     except PathNotFound as missing:
         assert missing.path == text
         assert missing.reason
@@ -70,7 +64,7 @@ def test_any_path_on_any_json_yields_a_value_or_path_not_found(value: Any, text:
 def test_the_fast_definite_walk_agrees_with_jsonpath_ng(value: Any, text: str) -> None:
     matches = [match.value for match in parse_query(text).find(value)]
     try:
-        result = compile_path(text).evaluate(value, EmptyScope())
+        result = compile_path(text).evaluate(value, FixedScope())
     except PathNotFound:
         assert matches == []
     else:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
+from helpers.scopes import FixedScope
 
 from emulator.asl.errors import StatesError
 from emulator.asl.payload import TemplateError, compile_template
@@ -24,17 +24,6 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "payload"
 
 def load(name: str) -> list[dict[str, Any]]:
     return json.loads((FIXTURES / name).read_text(encoding="utf-8"))["cases"]
-
-
-class FixedScope:
-    """A Scope with a given Context Object and variables."""
-
-    def __init__(self, context: dict[str, Any] | None = None, variables: dict[str, Any] | None = None) -> None:
-        self.context_object = context or {}
-        self.variables = variables or {}
-
-    def variable(self, name: str) -> Any:
-        return self.variables[name]
 
 
 @pytest.mark.parametrize("case", load("templates.json"), ids=lambda case: case["name"])

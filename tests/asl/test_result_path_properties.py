@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from helpers.scopes import FixedScope
 
 from emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
 from emulator.asl.paths import compile_path, compile_result_path
@@ -22,13 +23,6 @@ steps = st.sampled_from(NAMES).map(lambda name: f".{name}") | st.integers(-2, 2)
 result_paths = st.lists(steps, max_size=4).map(lambda parts: "$" + "".join(parts))
 
 
-class EmptyScope:
-    context_object: dict[str, Any] = {}
-
-    def variable(self, name: str) -> Any:
-        raise KeyError(name)
-
-
 @settings(max_examples=400, deadline=None)
 @given(state_input=json_values, result=json_values, text=result_paths)
 def test_apply_never_mutates_and_the_result_reads_back(state_input: Any, result: Any, text: str) -> None:
@@ -39,7 +33,7 @@ def test_apply_never_mutates_and_the_result_reads_back(state_input: Any, result:
         assert failure.error == RESULT_PATH_MATCH_FAILURE
         assert failure.cause.startswith(f"Unable to apply ReferencePath {text} to input ")
     else:
-        assert compile_path(text).evaluate(output, EmptyScope()) == result
+        assert compile_path(text).evaluate(output, FixedScope()) == result
     assert state_input == before
 
 
