@@ -68,13 +68,9 @@ def _enable_moto_execution(endpoint_url: str) -> None:
 
 
 def _emulator_version() -> str:
-    sys.path.insert(0, str(REPOSITORY))
-    try:
-        import emulator
+    import sfn_emulator
 
-        return str(emulator.__version__)
-    finally:
-        sys.path.pop(0)
+    return str(sfn_emulator.__version__)
 
 
 def _moto_version() -> str:
@@ -86,8 +82,7 @@ def _moto_version() -> str:
 OURS = ServerKind(
     name="sfn-emulator",
     version=_emulator_version(),
-    command=lambda port: [sys.executable, "-m", "emulator", "serve", "--port", str(port), "--log-level", "WARNING"],
-    environment={"PYTHONPATH": str(REPOSITORY)},
+    command=lambda port: [sys.executable, "-m", "sfn_emulator", "serve", "--port", str(port), "--log-level", "WARNING"],
 )
 MOTO = ServerKind(
     name="moto",

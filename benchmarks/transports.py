@@ -4,7 +4,7 @@
 
 HTTP: boto3 at an `sfn-emulator serve` process on a free loopback port, as in run.py. In-process:
 boto3 with no endpoint_url, answered by an `Emulator` in this process through
-`emulator.inprocess.intercept` (no socket, no serialisation to a wire beyond botocore's own).
+`sfn_emulator.inprocess.intercept` (no socket, no serialisation to a wire beyond botocore's own).
 Each scenario gets a fresh emulator per transport; every result is checked as in run.py.
 """
 
@@ -23,9 +23,9 @@ from run import NOISE_NOTE, Result, attempts, format_figure, format_speedup, mea
 from scenarios import API_SCENARIOS, FULL, QUICK, SCENARIOS, Profile, Scenario
 from servers import OURS
 
-from emulator.config import Settings
-from emulator.inprocess import intercept
-from emulator.runtime import Emulator
+from sfn_emulator.config import Settings
+from sfn_emulator.inprocess import intercept
+from sfn_emulator.runtime import Emulator
 
 # The transitions loop (engine-bound) and the API round trips (transport-bound).
 TRANSPORT_SCENARIOS: list[Scenario] = [SCENARIOS[0], *API_SCENARIOS]

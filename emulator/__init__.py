@@ -6,8 +6,14 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-# The Python API, imported on first use so that `import emulator` (the CLI's --help) stays light.
-_LAZY_EXPORTS = {"run_definition": "emulator.api", "ExecutionResult": "emulator.api"}
+# The public API, imported on first use so that `import sfn_emulator` (the CLI's --help) stays light.
+_LAZY_EXPORTS = {
+    "run_definition": "sfn_emulator.api",
+    "ExecutionResult": "sfn_emulator.api",
+    "Emulator": "sfn_emulator.runtime",
+    "Settings": "sfn_emulator.config",
+}
+__all__ = ["Emulator", "ExecutionResult", "Settings", "run_definition", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
@@ -15,4 +21,4 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return getattr(importlib.import_module(_LAZY_EXPORTS[name]), name)
-    raise AttributeError(f"module 'emulator' has no attribute {name!r}")
+    raise AttributeError(f"module 'sfn_emulator' has no attribute {name!r}")

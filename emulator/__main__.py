@@ -1,5 +1,5 @@
-"""`python -m emulator` is the same as the `sfn-emulator` command."""
+"""`python -m sfn_emulator` is the same as the `sfn-emulator` command."""
 
-from emulator.cli import main
+from sfn_emulator.cli import main
 
 raise SystemExit(main())

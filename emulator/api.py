@@ -1,6 +1,6 @@
 """Run state machines from Python and read how they ended, with no server and no boto3.
 
-    from emulator import run_definition
+    from sfn_emulator import run_definition
 
     result = run_definition("Greeting.asl.json", {"name": "Ada"}, functions={"greet": greet})
     result.assert_succeeded()
@@ -23,8 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from emulator.config import Settings
-from emulator.definition_files import default_machine_name, read_definition_file
+from sfn_emulator.config import Settings
+from sfn_emulator.definition_files import default_machine_name, read_definition_file
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"
@@ -317,7 +317,7 @@ def run_definition(
     used by executions run with `test_case`; `settings` sets the clock, account and region
     (default: `Settings()`, clock auto). See `ExecutionRunner.run` for the rest.
     """
-    from emulator.runtime import Emulator
+    from sfn_emulator.runtime import Emulator
 
     settings = settings or Settings()
     with tempfile.TemporaryDirectory(prefix="sfn-emulator-") as scratch:

@@ -10,9 +10,9 @@ import sys
 from types import FrameType
 from typing import Sequence
 
-import emulator
-from emulator.cli_definitions import add_commands as add_definition_commands
-from emulator.config import Settings, SettingsError, add_arguments
+import sfn_emulator
+from sfn_emulator.cli_definitions import add_commands as add_definition_commands
+from sfn_emulator.config import Settings, SettingsError, add_arguments
 
 SNIPPET = """\
 import boto3
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sfn-emulator",
         description="A fast, faithful local emulator of AWS Step Functions.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {emulator.__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {sfn_emulator.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser(
         "serve",
@@ -66,10 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
-    from emulator.resources.lambda_functions import FunctionMapError
-    from emulator.resources.mocks import MockConfigError
-    from emulator.runtime import Emulator
-    from emulator.wire import HttpServer
+    from sfn_emulator.resources.lambda_functions import FunctionMapError
+    from sfn_emulator.resources.mocks import MockConfigError
+    from sfn_emulator.runtime import Emulator
+    from sfn_emulator.wire import HttpServer
 
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -88,7 +88,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
         previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGINT, signal.SIGTERM)}
         try:
             print(
-                f"sfn-emulator {emulator.__version__} serving AWS Step Functions on {server.endpoint_url} "
+                f"sfn-emulator {sfn_emulator.__version__} serving AWS Step Functions on {server.endpoint_url} "
                 f"(account {settings.account}, region {settings.region}, clock {settings.clock})\n\n"
                 f"{SNIPPET.format(endpoint=server.endpoint_url, region=settings.region)}\n\n"
                 "Stop with Ctrl-C.",

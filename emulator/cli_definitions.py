@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from emulator.api import RUNNING, STANDARD, ExecutionResult, ExecutionRunner
-from emulator.clock import Clock, format_time
-from emulator.config import Settings, add_arguments
-from emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, read_definition, source_label
+from sfn_emulator.api import RUNNING, STANDARD, ExecutionResult, ExecutionRunner
+from sfn_emulator.clock import Clock, format_time
+from sfn_emulator.config import Settings, add_arguments
+from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, read_definition, source_label
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
@@ -95,8 +95,8 @@ def machine_name(source: str, given: str | None) -> str:
 
 def validate_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` answers without loading the engine.
-    from emulator.engine import Engine
-    from emulator.service import StepFunctionsService
+    from sfn_emulator.engine import Engine
+    from sfn_emulator.service import StepFunctionsService
 
     try:
         definition = read_definition(arguments.definition)
@@ -134,10 +134,10 @@ def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
 
 def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` answers without loading the engine.
-    from emulator.resources.lambda_functions import FunctionMapError
-    from emulator.resources.mocks import MockConfigError
-    from emulator.runtime import Emulator
-    from emulator.service.errors import ApiError
+    from sfn_emulator.resources.lambda_functions import FunctionMapError
+    from sfn_emulator.resources.mocks import MockConfigError
+    from sfn_emulator.runtime import Emulator
+    from sfn_emulator.service.errors import ApiError
 
     if arguments.test_case is not None and settings.mock_config is None:
         print("sfn-emulator: --test-case needs a mock configuration (--mock-config or SFN_MOCK_CONFIG)",

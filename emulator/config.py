@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
 
-from emulator.clock import MODES, parse_time
+from sfn_emulator.clock import MODES, parse_time
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 

@@ -1,8 +1,8 @@
 """In-process mode: boto3 Step Functions clients reach an emulator in this process with no socket.
 
-    from emulator.config import Settings
-    from emulator.inprocess import intercept
-    from emulator.runtime import Emulator
+    from sfn_emulator.config import Settings
+    from sfn_emulator.inprocess import intercept
+    from sfn_emulator.runtime import Emulator
 
     with Emulator(Settings()) as local, intercept(local):
         boto3.client("stepfunctions", region_name="us-east-1").list_state_machines()

@@ -1,11 +1,11 @@
 """Assembles a running emulator from its settings: clock, engine, task resources, control plane and HTTP app.
 
 `Emulator` is the whole emulator in-process; the CLI, the test fixtures and the pytest plugin build
-one, and serve its `.app` with `emulator.wire.HttpServer` when they need HTTP.
+one, and serve its `.app` with `sfn_emulator.wire.HttpServer` when they need HTTP.
 
 Task resources answer a Task state in this order (the first that serves it wins):
 1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
-2. Python callables registered for Lambda functions (`--functions`, `emulator.functions.register`);
+2. Python callables registered for Lambda functions (`--functions`, `sfn_emulator.functions.register`);
 3. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
    Step Functions actions through the AWS SDK integration (`arn:aws:states:::aws-sdk:sfn:*`);
 4. AWS service integrations answered by moto's in-memory backends;
@@ -20,20 +20,20 @@ from types import TracebackType
 
 from flask import Flask
 
-from emulator.clock import Clock
-from emulator.config import Settings
-from emulator.engine import Engine
-from emulator.engine.execution import Execution
-from emulator.resources.aws_services import AwsServiceIntegrations
-from emulator.resources.base import TaskResource, TaskResources
-from emulator.resources.lambda_functions import LambdaFunctions, load_function_map
-from emulator.resources.mocks import MockConfig
-from emulator.resources.nested_executions import StartExecution
-from emulator.resources.sfn_sdk import StepFunctionsSdk
-from emulator.service import StepFunctionsService
-from emulator.wire import create_app
-from emulator.wire.aws_passthrough import mount_aws_passthrough
-from emulator.wire.clock_api import mount_clock_api
+from sfn_emulator.clock import Clock
+from sfn_emulator.config import Settings
+from sfn_emulator.engine import Engine
+from sfn_emulator.engine.execution import Execution
+from sfn_emulator.resources.aws_services import AwsServiceIntegrations
+from sfn_emulator.resources.base import TaskResource, TaskResources
+from sfn_emulator.resources.lambda_functions import LambdaFunctions, load_function_map
+from sfn_emulator.resources.mocks import MockConfig
+from sfn_emulator.resources.nested_executions import StartExecution
+from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
+from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.wire import create_app
+from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
+from sfn_emulator.wire.clock_api import mount_clock_api
 
 
 class Emulator:

@@ -7,9 +7,9 @@ import boto3
 import pytest
 
 import checkout
-from emulator.config import Settings
-from emulator.inprocess import intercept
-from emulator.runtime import Emulator
+from sfn_emulator.config import Settings
+from sfn_emulator.inprocess import intercept
+from sfn_emulator.runtime import Emulator
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "Checkout.asl.json"
 ORDER = {"orderId": "o-3", "card": "4242"}

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from checkout import charge_card
-from emulator import run_definition
+from sfn_emulator import run_definition
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "Checkout.asl.json"
 

@@ -21,11 +21,11 @@ from typing import Any, Callable, Mapping
 import boto3
 from botocore.config import Config
 
-from emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionResult, ExecutionRunner, write_mock_config
-from emulator.clock import Clock, format_time, parse_time
-from emulator.config import Settings
-from emulator.runtime import Emulator
-from emulator.wire import HttpServer
+from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionResult, ExecutionRunner, write_mock_config
+from sfn_emulator.clock import Clock, format_time, parse_time
+from sfn_emulator.config import Settings
+from sfn_emulator.runtime import Emulator
+from sfn_emulator.wire import HttpServer
 
 CLOCK_PATH = "/_emulator/clock"
 Handler = Callable[[Any, Any], Any]
@@ -179,7 +179,7 @@ class EmulatorFixture:
             timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """Run `definition` (a dict, JSON text, a JSON/YAML file, or a state machine ARN) once with
         `input` and return the execution once it has ended or waits for someone; see
-        `emulator.api.ExecutionRunner.run`."""
+        `sfn_emulator.api.ExecutionRunner.run`."""
         return self.runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
 
     def create_state_machine(self, definition: Definition, *, name: str | None = None,

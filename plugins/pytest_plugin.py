@@ -6,7 +6,7 @@ Fixtures:
   `.use_mock_config(path_or_dict)`, `.client(service)`, `.run(definition, input)` -> `ExecutionResult`.
 - `sfn_client`: a boto3 Step Functions client on it (dummy credentials, `inject_host_prefix=False`).
 - `sfn_emulator_inprocess`: `sfn_emulator`, with boto3 clients that have no `endpoint_url` answered
-  by it in-process (`emulator.inprocess`); dummy AWS credentials and the emulator's region are put
+  by it in-process (`sfn_emulator.inprocess`); dummy AWS credentials and the emulator's region are put
   in the environment for the test.
 - `sfn_emulator_server` (session): the session's emulator, started on first use.
 
@@ -63,7 +63,7 @@ def _setting(config: pytest.Config, name: str) -> str | None:
 @pytest.fixture(scope="session")
 def sfn_emulator_server(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SessionEmulator]:
     """The session's emulator: started here on a free port, or the one at --sfn-emulator-endpoint."""
-    from emulator.config import Settings
+    from sfn_emulator.config import Settings
     from sfn_emulator_plugins.pytest_emulator import SessionEmulator
 
     clock = _setting(pytestconfig, "sfn_emulator_clock")
@@ -104,7 +104,7 @@ def sfn_client(sfn_emulator: EmulatorFixture) -> Any:
 @pytest.fixture
 def sfn_emulator_inprocess(sfn_emulator: EmulatorFixture, monkeypatch: pytest.MonkeyPatch) -> Iterator[EmulatorFixture]:
     """`sfn_emulator`, answering in-process every boto3 Step Functions client that has no endpoint_url."""
-    from emulator.inprocess import intercept
+    from sfn_emulator.inprocess import intercept
 
     local = sfn_emulator.session.local
     if local is None:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from helpers.clients import make_client
 
-from emulator.config import Settings
+from sfn_emulator.config import Settings
 
 if TYPE_CHECKING:
-    from emulator.runtime import Emulator
+    from sfn_emulator.runtime import Emulator
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,8 @@ class RunningEmulator:
 @pytest.fixture(scope="session")
 def emulator_server() -> Iterator[RunningEmulator]:
     # Imported here so that tests which need no server do not load the engine.
-    from emulator.runtime import Emulator
-    from emulator.wire import HttpServer
+    from sfn_emulator.runtime import Emulator
+    from sfn_emulator.wire import HttpServer
 
     with Emulator(Settings()) as emulator:
         server = HttpServer(emulator.app, "127.0.0.1", 0).start()

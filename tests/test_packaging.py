@@ -1,4 +1,5 @@
-"""The wheel ships every package of the source tree, and no generic top-level `plugins` module."""
+"""The wheel ships every package of the source tree under project-specific names: no generic top-level
+`emulator` or `plugins` module lands in site-packages."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def _declared() -> list[str]:
 
 def test_every_emulator_package_is_declared() -> None:
     on_disk = {
-        ".".join(init.parent.relative_to(ROOT).parts)
+        ".".join(("sfn_emulator", *init.parent.relative_to(ROOT / "emulator").parts))
         for init in (ROOT / "emulator").rglob("__init__.py")
         if "__pycache__" not in init.parts
     }
@@ -24,5 +25,5 @@ def test_every_emulator_package_is_declared() -> None:
 
 def test_plugins_ship_under_a_project_specific_name() -> None:
     declared = _declared()
-    assert "plugins" not in declared
+    assert not {"emulator", "plugins"} & {name.split(".")[0] for name in declared}
     assert "sfn_emulator_plugins" in declared

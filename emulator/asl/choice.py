@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from emulator.asl.errors import RUNTIME, StatesError
-from emulator.asl.model import JSON, ChoiceCondition, Scope
-from emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
-from emulator.asl.timestamps import parse_timestamp
+from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.asl.model import JSON, ChoiceCondition, Scope
+from sfn_emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
+from sfn_emulator.asl.timestamps import parse_timestamp
 
 __all__ = ["ChoiceRuleError", "compile_choice_rule", "OPERATORS"]
 

@@ -29,9 +29,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from emulator.asl.errors import RUNTIME, StatesError
-from emulator.asl.model import JSON, Constant, Expression, Scope
-from emulator.asl.paths import JsonPath, PathNotFound, compile_path
+from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.asl.model import JSON, Constant, Expression, Scope
+from sfn_emulator.asl.paths import JsonPath, PathNotFound, compile_path
 
 __all__ = ["FUNCTION_NAMES", "Intrinsic", "IntrinsicSyntaxError", "compile_intrinsic"]
 

@@ -28,8 +28,8 @@ from jsonata.functions import Functions
 from jsonata.jexception import JException
 from jsonata.utils import Utils
 
-from emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
-from emulator.asl.model import JSON, Scope
+from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
+from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
     "JsonataCondition",

@@ -1,6 +1,6 @@
 """The parsed form of a state machine definition: immutable records the engine interprets.
 
-The parser (`emulator.asl.parser`) builds these once per definition; executing a state parses
+The parser (`sfn_emulator.asl.parser`) builds these once per definition; executing a state parses
 nothing. Field names are the snake_case of the ASL keys. Compiled expressions (paths, payload
 templates, intrinsic functions, Choice rules) are objects with an `evaluate`/`matches` method and
 are pure functions of (value, scope).

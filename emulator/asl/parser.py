@@ -1,4 +1,4 @@
-"""Parse and validate Amazon States Language definitions into the immutable model (`emulator.asl.model`).
+"""Parse and validate Amazon States Language definitions into the immutable model (`sfn_emulator.asl.model`).
 
 Every problem is collected before failing, as Step Functions does: `parse_definition` raises one
 `InvalidDefinitionError` naming all of them, `validate_definition` returns them as diagnostics.
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Mapping
 
-from emulator.asl.choice import ChoiceRuleError, compile_choice_rule
-from emulator.asl.intrinsics import IntrinsicSyntaxError, compile_intrinsic
-from emulator.asl.jsonata_expressions import (
+from sfn_emulator.asl.choice import ChoiceRuleError, compile_choice_rule
+from sfn_emulator.asl.intrinsics import IntrinsicSyntaxError, compile_intrinsic
+from sfn_emulator.asl.jsonata_expressions import (
     Constant,
     JsonataCondition,
     JsonataSyntaxError,
@@ -23,7 +23,7 @@ from emulator.asl.jsonata_expressions import (
     compile_jsonata_template,
     is_jsonata,
 )
-from emulator.asl.model import (
+from sfn_emulator.asl.model import (
     JSONATA,
     JSONPATH,
     Catcher,
@@ -45,10 +45,10 @@ from emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from emulator.asl.paths import InvalidPath, compile_path, compile_reference_path, compile_result_path
-from emulator.asl.payload import TemplateError, compile_template
-from emulator.asl.timestamps import is_timestamp
-from emulator.asl.validation import (
+from sfn_emulator.asl.paths import InvalidPath, compile_path, compile_reference_path, compile_result_path
+from sfn_emulator.asl.payload import TemplateError, compile_template
+from sfn_emulator.asl.timestamps import is_timestamp
+from sfn_emulator.asl.validation import (
     DUPLICATE_STATE_NAME,
     ERROR,
     INVALID_JSON_DESCRIPTION,

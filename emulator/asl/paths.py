@@ -30,8 +30,8 @@ from jsonpath_ng import Child, Descendants, Fields, Index, Root
 from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
 from jsonpath_ng.ext import parse as parse_query
 
-from emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
-from emulator.asl.model import JSON, Scope
+from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
+from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
     "InvalidPath",

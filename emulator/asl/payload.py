@@ -19,10 +19,10 @@ import json
 from dataclasses import dataclass
 from typing import Union
 
-from emulator.asl.errors import RUNTIME, StatesError
-from emulator.asl.intrinsics import Intrinsic, compile_intrinsic
-from emulator.asl.model import JSON, Constant, Expression, Scope
-from emulator.asl.paths import JsonPath, PathNotFound, compile_path
+from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.asl.intrinsics import Intrinsic, compile_intrinsic
+from sfn_emulator.asl.model import JSON, Constant, Expression, Scope
+from sfn_emulator.asl.paths import JsonPath, PathNotFound, compile_path
 
 __all__ = ["Template", "TemplateError", "compile_template"]
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from emulator.asl.json_text import innermost_open_bracket, position_outside_strings
+from sfn_emulator.asl.json_text import innermost_open_bracket, position_outside_strings
 
 ERROR = "ERROR"
 WARNING = "WARNING"

@@ -1,6 +1,6 @@
 """The engine: the interpreter (pure generators of effects) and the scheduler that runs them."""
 
-from emulator.engine.execution import Execution
-from emulator.engine.scheduler import ActivityTask, Engine
+from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.scheduler import ActivityTask, Engine
 
 __all__ = ["ActivityTask", "Engine", "Execution"]

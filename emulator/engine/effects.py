@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Generator, Sequence
 
-from emulator.asl.model import StateMachine
-from emulator.engine.execution import MapRun
-from emulator.resources.base import TaskRequest
+from sfn_emulator.asl.model import StateMachine
+from sfn_emulator.engine.execution import MapRun
+from sfn_emulator.resources.base import TaskRequest
 
 Interpreter = Generator["Effect", Any, Any]
 

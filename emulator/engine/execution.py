@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from emulator.asl.model import StateMachine
+from sfn_emulator.asl.model import StateMachine
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"

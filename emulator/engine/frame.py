@@ -13,9 +13,9 @@ import random
 from datetime import datetime
 from typing import Any, Callable
 
-from emulator.clock import format_time
-from emulator.engine.execution import Execution
-from emulator.engine.variables import Variables
+from sfn_emulator.clock import format_time
+from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.variables import Variables
 
 JSON = Any
 

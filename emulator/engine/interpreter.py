@@ -18,10 +18,10 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any, Callable
 
-from emulator.asl import errors as names
-from emulator.asl.errors import StatesError
-from emulator.asl.jsonata_expressions import QueryEvaluationError
-from emulator.asl.model import (
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
+from sfn_emulator.asl.model import (
     JSON,
     BaseState,
     Catcher,
@@ -38,8 +38,8 @@ from emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from emulator.asl.paths import compile_path
-from emulator.engine.effects import (
+from sfn_emulator.asl.paths import compile_path
+from sfn_emulator.engine.effects import (
     Aborted,
     AnswersWholeTask,
     AwaitCompletion,
@@ -53,11 +53,11 @@ from emulator.engine.effects import (
     ScheduleActivity,
     Sleep,
 )
-from emulator.engine.execution import MapRun
-from emulator.engine.frame import Frame, Run, to_json_text
-from emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
-from emulator.engine.result_writer import destination, map_output, result_files
-from emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
+from sfn_emulator.engine.execution import MapRun
+from sfn_emulator.engine.frame import Frame, Run, to_json_text
+from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
+from sfn_emulator.engine.result_writer import destination, map_output, result_files
+from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
 PAYLOAD_LIMIT_BYTES = 256 * 1024
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."

@@ -14,9 +14,9 @@ import json
 from datetime import datetime
 from typing import Any
 
-from emulator.asl import errors as names
-from emulator.asl.errors import StatesError
-from emulator.asl.model import JSON, ReaderConfig
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import JSON, ReaderConfig
 
 MAX_ITEMS = 100_000_000  # AWS stops reading past this many items; MaxItems 0 means this many
 DELIMITERS = {"COMMA": ",", "PIPE": "|", "SEMICOLON": ";", "SPACE": " ", "TAB": "\t"}

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from emulator.asl import errors as names
-from emulator.asl.errors import StatesError
-from emulator.asl.model import JSON
-from emulator.clock import format_time
-from emulator.engine.execution import SUCCEEDED, Execution
-from emulator.engine.frame import to_json_text
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import JSON
+from sfn_emulator.clock import format_time
+from sfn_emulator.engine.execution import SUCCEEDED, Execution
+from sfn_emulator.engine.frame import to_json_text
 
 FAILED_OUTCOMES = "FAILED"
 

@@ -4,7 +4,7 @@ Threads: the engine thread alone steps interpreters and fires timers; task resou
 worker pool (a slow or hanging callable blocks nobody); API threads talk to the engine through a
 command queue and a few lock-guarded tables (task tokens, activity queues).
 
-Time (see `emulator.clock`): timers sit in a heap ordered by (due, sequence), so timers due at the
+Time (see `sfn_emulator.clock`): timers sit in a heap ordered by (due, sequence), so timers due at the
 same instant fire in the order they were set. In ``auto`` mode, when nothing is runnable and no
 task resource is running, the engine jumps the clock to the next timer, unless someone outside
 (a callback sender, an activity worker) is racing a deadline: a callback, activity or heartbeat
@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from emulator.asl import errors as names
-from emulator.asl.errors import StatesError
-from emulator.clock import Clock, wall_monotonic
-from emulator.engine.effects import (
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.clock import Clock, wall_monotonic
+from sfn_emulator.engine.effects import (
     Aborted,
     AnswersWholeTask,
     AwaitCompletion,
@@ -52,11 +52,11 @@ from emulator.engine.effects import (
     ScheduleActivity,
     Sleep,
 )
-from emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotFound, TaskTimedOutError
-from emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, MapRun
-from emulator.engine.frame import Frame, Run, to_json_text
-from emulator.engine.interpreter import run_execution, run_machine
-from emulator.resources.base import SyncResource, TaskResources
+from sfn_emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotFound, TaskTimedOutError
+from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, MapRun
+from sfn_emulator.engine.frame import Frame, Run, to_json_text
+from sfn_emulator.engine.interpreter import run_execution, run_machine
+from sfn_emulator.resources.base import SyncResource, TaskResources
 
 log = logging.getLogger(__name__)
 

@@ -16,16 +16,16 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from emulator.asl import errors as names
-from emulator.asl.errors import StatesError
-from emulator.asl.model import JSON, BaseState, MapState, ParallelState, Retrier, State, StateMachine
-from emulator.engine.effects import Fork, Interpreter, RunMapRun, Sleep
-from emulator.engine.execution import Execution
-from emulator.engine.frame import Frame, Run, to_json_text
-from emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
-from emulator.engine.scheduler import Engine
-from emulator.engine.variables import Variables
-from emulator.resources.base import TaskRequest, TaskResources
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import JSON, BaseState, MapState, ParallelState, Retrier, State, StateMachine
+from sfn_emulator.engine.effects import Fork, Interpreter, RunMapRun, Sleep
+from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.frame import Frame, Run, to_json_text
+from sfn_emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
+from sfn_emulator.engine.scheduler import Engine
+from sfn_emulator.engine.variables import Variables
+from sfn_emulator.resources.base import TaskRequest, TaskResources
 
 TEST_MACHINE_NAME = "TestStateMachine"
 INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterItemsPath", "afterItemSelector",

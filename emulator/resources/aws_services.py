@@ -7,7 +7,7 @@ Two families, as in Step Functions:
   metadata the AWS SDK for Java 1.x adds (`SdkHttpMetadata`, `SdkResponseMetadata`); failures
   named `<SQS|SNS|DynamoDB|EventBridge>.<1.x exception class>` with the 1.x SDK's message text;
 - `arn:aws:states:::aws-sdk:<service>:<action>`: any service moto implements except Step Functions
-  itself (`aws-sdk:sfn` is the emulator's own control plane, see `emulator.resources.sfn_sdk`); the
+  itself (`aws-sdk:sfn` is the emulator's own control plane, see `sfn_emulator.resources.sfn_sdk`); the
   response alone, in PascalCase; failures named `<2.x service>.<2.x exception class>` with the 2.x
   SDK's message text.
 
@@ -32,10 +32,10 @@ from botocore import xform_name
 from botocore.exceptions import ClientError
 from botocore.model import OperationModel
 
-from emulator.asl.errors import RUNTIME, StatesError
-from emulator.resources.aws.backends import MotoBackends
-from emulator.resources.aws.moto_gaps import amend_error, amend_response, check_request
-from emulator.resources.aws.sdk import (
+from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.resources.aws.backends import MotoBackends
+from sfn_emulator.resources.aws.moto_gaps import amend_error, amend_response, check_request
+from sfn_emulator.resources.aws.sdk import (
     SdkServices,
     from_response,
     modelled_error_shape,
@@ -44,7 +44,7 @@ from emulator.resources.aws.sdk import (
     sdk_v2_service_name,
     to_request,
 )
-from emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
+from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
 
 _PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
 _SDK_PREFIX = "aws-sdk:"

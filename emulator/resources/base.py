@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-from emulator.asl.errors import StatesError
+from sfn_emulator.asl.errors import StatesError
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from typing import Any, Callable, Iterator
 from freezegun import freeze_time
 
 IGNORED_MODULES = (
-    "emulator.clock",
-    "emulator.service",
-    "emulator.wire",
-    "emulator.runtime",
+    "sfn_emulator.clock",
+    "sfn_emulator.service",
+    "sfn_emulator.wire",
+    "sfn_emulator.runtime",
     "waitress",
     "werkzeug",
     "flask",

@@ -19,9 +19,9 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
-from emulator.asl.errors import StatesError
-from emulator.resources.base import TaskRequest, split_function_reference
-from emulator.resources.frozen_time import ClockTime
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.resources.base import TaskRequest, split_function_reference
+from sfn_emulator.resources.frozen_time import ClockTime
 
 Handler = Callable[[Any, Any], Any]
 

@@ -41,10 +41,10 @@ from typing import Any
 
 import yaml
 
-from emulator.asl import errors as names
-from emulator.asl.errors import StatesError
-from emulator.definition_files import JsonShapedYamlLoader, is_yaml_file
-from emulator.resources.base import TaskRequest
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.definition_files import JsonShapedYamlLoader, is_yaml_file
+from sfn_emulator.resources.base import TaskRequest
 
 log = logging.getLogger(__name__)
 

@@ -9,11 +9,11 @@ from datetime import datetime
 from email.utils import format_datetime
 from typing import Any, Protocol
 
-from emulator.asl import errors as names
-from emulator.asl.errors import StatesError
-from emulator.engine.execution import SUCCEEDED, Execution
-from emulator.resources.base import SYNC2, TaskRequest
-from emulator.service.errors import ApiError
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.engine.execution import SUCCEEDED, Execution
+from sfn_emulator.resources.base import SYNC2, TaskRequest
+from sfn_emulator.service.errors import ApiError
 
 
 class ControlPlane(Protocol):

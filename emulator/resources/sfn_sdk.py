@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 from botocore.model import OperationModel
 
-from emulator.asl.errors import StatesError
-from emulator.resources.aws.sdk import (
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.resources.aws.sdk import (
     SdkServices,
     from_response,
     modelled_error_shape,
@@ -22,9 +22,9 @@ from emulator.resources.aws.sdk import (
     sdk_v2_service_name,
     to_request,
 )
-from emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
-from emulator.service.errors import ApiError
-from emulator.wire.validation import RequestDecoder, compile_request_decoders
+from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
+from sfn_emulator.service.errors import ApiError
+from sfn_emulator.wire.validation import RequestDecoder, compile_request_decoders
 
 _ARN_SERVICE = "aws-sdk:sfn"
 _BOTOCORE_SERVICE = "stepfunctions"

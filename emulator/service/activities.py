@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.service import arns
-from emulator.service.base import ServiceBase, operation, unlocked_operation
-from emulator.service.errors import ActivityDoesNotExist
-from emulator.service.names import check_name
-from emulator.service.pagination import paginate
-from emulator.service.store import ActivityRecord, Store
-from emulator.service.tags import tag_dict
+from sfn_emulator.service import arns
+from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
+from sfn_emulator.service.errors import ActivityDoesNotExist
+from sfn_emulator.service.names import check_name
+from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.store import ActivityRecord, Store
+from sfn_emulator.service.tags import tag_dict
 
 POLL_SECONDS = 60.0  # AWS holds GetActivityTask open up to 60 s when no task is waiting
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from emulator.service import arns
-from emulator.service.base import ServiceBase, operation
-from emulator.service.errors import ConflictException, InvalidArn, ResourceNotFound, ValidationException
-from emulator.service.names import check_alias_name
-from emulator.service.pagination import paginate
-from emulator.service.store import Alias, StateMachineRecord, Store
+from sfn_emulator.service import arns
+from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service.errors import ConflictException, InvalidArn, ResourceNotFound, ValidationException
+from sfn_emulator.service.names import check_alias_name
+from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.store import Alias, StateMachineRecord, Store
 
 _NO_SUCH_ALIAS = "Request references a resource that does not exist."
 

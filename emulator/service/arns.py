@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection
 
-from emulator.service.errors import InvalidArn
+from sfn_emulator.service.errors import InvalidArn
 
 STATE_MACHINE = "stateMachine"
 EXECUTION = "execution"

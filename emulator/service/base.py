@@ -15,12 +15,12 @@ import threading
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
-from emulator.service import arns
-from emulator.service.errors import StateMachineDeleting, StateMachineDoesNotExist
-from emulator.service.store import DELETING, ExecutionEntry, StateMachineRecord, Store, Version
+from sfn_emulator.service import arns
+from sfn_emulator.service.errors import StateMachineDeleting, StateMachineDoesNotExist
+from sfn_emulator.service.store import DELETING, ExecutionEntry, StateMachineRecord, Store, Version
 
 if TYPE_CHECKING:
-    from emulator.engine import Engine
+    from sfn_emulator.engine import Engine
 
 F = TypeVar("F", bound=Callable[..., Any])
 

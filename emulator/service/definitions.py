@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.asl.model import StateMachine
-from emulator.asl.parser import InvalidDefinitionError, parse_definition, validate_definition
-from emulator.engine.test_state import test_state as run_test_state
-from emulator.service import arns
-from emulator.service.base import ServiceBase, unlocked_operation
-from emulator.service.errors import InvalidDefinition
-from emulator.service.json_input import check_json_input
-from emulator.service.store import Store
-from emulator.service.test_state_requests import (
+from sfn_emulator.asl.model import StateMachine
+from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, validate_definition
+from sfn_emulator.engine.test_state import test_state as run_test_state
+from sfn_emulator.service import arns
+from sfn_emulator.service.base import ServiceBase, unlocked_operation
+from sfn_emulator.service.errors import InvalidDefinition
+from sfn_emulator.service.json_input import check_json_input
+from sfn_emulator.service.store import Store
+from sfn_emulator.service.test_state_requests import (
     check_mock,
     read_configuration,
     read_context,

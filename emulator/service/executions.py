@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from emulator.engine.errors import NotRedrivable
-from emulator.engine.execution import RUNNING, SUCCEEDED, Execution
-from emulator.service import arns
-from emulator.service.base import ServiceBase, unlocked_operation
-from emulator.service.errors import (
+from sfn_emulator.engine.errors import NotRedrivable
+from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution
+from sfn_emulator.service import arns
+from sfn_emulator.service.base import ServiceBase, unlocked_operation
+from sfn_emulator.service.errors import (
     ExecutionAlreadyExists,
     ExecutionDoesNotExist,
     ExecutionNotRedrivable,
@@ -34,11 +34,11 @@ from emulator.service.errors import (
     StateMachineTypeNotSupported,
     ValidationException,
 )
-from emulator.service.json_input import check_json_input
-from emulator.service.names import check_name
-from emulator.service.pagination import paginate
-from emulator.service.state_machines import describe_revision
-from emulator.service.store import DELETING, Alias, ExecutionEntry, Revision, StateMachineRecord, Store
+from sfn_emulator.service.json_input import check_json_input
+from sfn_emulator.service.names import check_name
+from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.state_machines import describe_revision
+from sfn_emulator.service.store import DELETING, Alias, ExecutionEntry, Revision, StateMachineRecord, Store
 
 STANDARD = "STANDARD"
 EXPRESS = "EXPRESS"

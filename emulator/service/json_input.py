@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 
-from emulator.asl.json_text import innermost_open_bracket
-from emulator.service.errors import InvalidExecutionInput
+from sfn_emulator.asl.json_text import innermost_open_bracket
+from sfn_emulator.service.errors import InvalidExecutionInput
 
 _EXPECTING_TOKEN = "was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
 

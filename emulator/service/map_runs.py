@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.engine.execution import Execution, MapRun
-from emulator.service import arns
-from emulator.service.base import ServiceBase, operation
-from emulator.service.errors import ExecutionDoesNotExist, ResourceNotFound, ValidationException
-from emulator.service.pagination import paginate
-from emulator.service.store import ExecutionEntry, Store
+from sfn_emulator.engine.execution import Execution, MapRun
+from sfn_emulator.service import arns
+from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service.errors import ExecutionDoesNotExist, ResourceNotFound, ValidationException
+from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.store import ExecutionEntry, Store
 
 
 class MapRunOperations(ServiceBase):

@@ -21,9 +21,9 @@ from typing import Any
 from botocore.exceptions import UnknownServiceError
 from botocore.model import OperationModel, Shape
 
-from emulator.resources.aws.sdk import SdkServices, asl_member_name
-from emulator.resources.base import REQUEST_RESPONSE, parse_resource
-from emulator.service.errors import ValidationException
+from sfn_emulator.resources.aws.sdk import SdkServices, asl_member_name
+from sfn_emulator.resources.base import REQUEST_RESPONSE, parse_resource
+from sfn_emulator.service.errors import ValidationException
 
 STRICT, PRESENT, NONE = "STRICT", "PRESENT", "NONE"
 _PREFIX = "Mock result schema validation error: "

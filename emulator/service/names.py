@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from emulator.service.errors import InvalidName, ValidationException
+from sfn_emulator.service.errors import InvalidName, ValidationException
 
 # AWS: a name must not contain white space, brackets `< > { } [ ]`, wildcards `? *`, the special
 # characters `" # % \ ^ | ~ ` $ & , ; : /`, or control characters (U+0000-001F, U+007F-009F).

@@ -13,7 +13,7 @@ import hashlib
 import json
 from typing import Any, Callable, Sequence, TypeVar
 
-from emulator.service.errors import InvalidToken
+from sfn_emulator.service.errors import InvalidToken
 
 T = TypeVar("T")
 SortKey = Any  # a JSON-encodable value (str, int, or a list of them) that orders the listing

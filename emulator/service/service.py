@@ -9,18 +9,18 @@ from typing import Any
 import botocore.session
 from botocore import xform_name
 
-from emulator.engine import Engine
-from emulator.service.activities import ActivityOperations
-from emulator.service.aliases import AliasOperations
-from emulator.service.base import EXECUTION_RETENTION
-from emulator.service.definitions import DefinitionOperations
-from emulator.service.errors import UnknownOperationException
-from emulator.service.executions import ExecutionOperations
-from emulator.service.map_runs import MapRunOperations
-from emulator.service.state_machines import StateMachineOperations
-from emulator.service.tags import TagOperations
-from emulator.service.tasks import TaskOperations
-from emulator.service.versions import VersionOperations
+from sfn_emulator.engine import Engine
+from sfn_emulator.service.activities import ActivityOperations
+from sfn_emulator.service.aliases import AliasOperations
+from sfn_emulator.service.base import EXECUTION_RETENTION
+from sfn_emulator.service.definitions import DefinitionOperations
+from sfn_emulator.service.errors import UnknownOperationException
+from sfn_emulator.service.executions import ExecutionOperations
+from sfn_emulator.service.map_runs import MapRunOperations
+from sfn_emulator.service.state_machines import StateMachineOperations
+from sfn_emulator.service.tags import TagOperations
+from sfn_emulator.service.tasks import TaskOperations
+from sfn_emulator.service.versions import VersionOperations
 
 OPERATIONS: frozenset[str] = frozenset(
     botocore.session.get_session().get_service_model("stepfunctions").operation_names

@@ -18,21 +18,21 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
-from emulator.service import arns
-from emulator.service.base import ServiceBase, operation
-from emulator.service.definitions import parse_or_raise
-from emulator.service.errors import (
+from sfn_emulator.service import arns
+from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service.definitions import parse_or_raise
+from sfn_emulator.service.errors import (
     InvalidLoggingConfiguration,
     MissingRequiredParameter,
     StateMachineAlreadyExists,
     StateMachineDoesNotExist,
     ValidationException,
 )
-from emulator.service.names import check_name
-from emulator.service.pagination import paginate
-from emulator.service.store import ACTIVE, DELETING, Revision, StateMachineRecord, Store
-from emulator.service.tags import tag_dict
-from emulator.service.versions import publish as publish_version
+from sfn_emulator.service.names import check_name
+from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.store import ACTIVE, DELETING, Revision, StateMachineRecord, Store
+from sfn_emulator.service.tags import tag_dict
+from sfn_emulator.service.versions import publish as publish_version
 
 STANDARD = "STANDARD"
 

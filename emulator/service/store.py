@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from emulator.asl.model import StateMachine
-from emulator.engine.execution import Execution, MapRun
+from sfn_emulator.asl.model import StateMachine
+from sfn_emulator.engine.execution import Execution, MapRun
 
 ACTIVE = "ACTIVE"
 DELETING = "DELETING"

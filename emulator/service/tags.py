@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.service import arns
-from emulator.service.base import ServiceBase, operation
-from emulator.service.errors import ResourceNotFound, TooManyTags, ValidationException
-from emulator.service.store import ActivityRecord, StateMachineRecord, Store
+from sfn_emulator.service import arns
+from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service.errors import ResourceNotFound, TooManyTags, ValidationException
+from sfn_emulator.service.store import ActivityRecord, StateMachineRecord, Store
 
 MAX_TAGS = 50  # per resource (AWS quota)
 _TOO_MANY_TAGS = (

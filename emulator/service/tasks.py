@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, TypeVar
 
-from emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
-from emulator.service.base import ServiceBase, unlocked_operation
-from emulator.service.errors import InvalidOutput, InvalidToken, TaskDoesNotExist, TaskTimedOut
-from emulator.service.json_input import json_problem
-from emulator.service.store import Store
+from sfn_emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
+from sfn_emulator.service.base import ServiceBase, unlocked_operation
+from sfn_emulator.service.errors import InvalidOutput, InvalidToken, TaskDoesNotExist, TaskTimedOut
+from sfn_emulator.service.json_input import json_problem
+from sfn_emulator.service.store import Store
 
 T = TypeVar("T")
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from emulator.asl.model import JSON, MapState, ParallelState, State, TaskState
-from emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state
-from emulator.engine.test_state import StateConfiguration, find_state
-from emulator.resources.base import SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, parse_resource
-from emulator.service.errors import InvalidDefinition, ValidationException
-from emulator.service.json_input import json_problem
-from emulator.service.mock_result_schema import STRICT, check_mock_result
+from sfn_emulator.asl.model import JSON, MapState, ParallelState, State, TaskState
+from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state
+from sfn_emulator.engine.test_state import StateConfiguration, find_state
+from sfn_emulator.resources.base import SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, parse_resource
+from sfn_emulator.service.errors import InvalidDefinition, ValidationException
+from sfn_emulator.service.json_input import json_problem
+from sfn_emulator.service.mock_result_schema import STRICT, check_mock_result
 
 MOCKABLE = frozenset({"Task", "Map", "Parallel"})
 NEEDS_A_MOCK = ("TestState API does not support Map or Parallel states. "

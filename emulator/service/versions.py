@@ -10,11 +10,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from emulator.service import arns
-from emulator.service.base import ServiceBase, operation
-from emulator.service.errors import ConflictException
-from emulator.service.pagination import paginate
-from emulator.service.store import StateMachineRecord, Store, Version
+from sfn_emulator.service import arns
+from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service.errors import ConflictException
+from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.store import StateMachineRecord, Store, Version
 
 
 def publish(record: StateMachineRecord, description: str | None, now: datetime) -> Version:

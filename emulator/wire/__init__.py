@@ -1,6 +1,6 @@
 """The AWS Step Functions JSON 1.0 wire protocol over HTTP (Flask app, waitress server)."""
 
-from emulator.wire.app import HEALTH_PATH, ControlPlane, create_app
-from emulator.wire.server import HttpServer
+from sfn_emulator.wire.app import HEALTH_PATH, ControlPlane, create_app
+from sfn_emulator.wire.server import HttpServer
 
 __all__ = ["HEALTH_PATH", "ControlPlane", "HttpServer", "create_app"]

@@ -17,10 +17,10 @@ from typing import Any, Protocol
 import botocore.session
 from flask import Flask, Response, request
 
-import emulator
-from emulator.service.errors import ApiError, InternalFailure, SerializationException, UnknownOperationException
-from emulator.wire.encoding import CONTENT_TYPE, encode_error, encode_result
-from emulator.wire.validation import RequestDecoder, compile_request_decoders
+import sfn_emulator
+from sfn_emulator.service.errors import ApiError, InternalFailure, SerializationException, UnknownOperationException
+from sfn_emulator.wire.encoding import CONTENT_TYPE, encode_error, encode_result
+from sfn_emulator.wire.validation import RequestDecoder, compile_request_decoders
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class JsonProtocolEndpoint:
 
 
 def health() -> Response:
-    body = json.dumps({"status": "ok", "version": emulator.__version__})
+    body = json.dumps({"status": "ok", "version": sfn_emulator.__version__})
     return Response(body, status=200, content_type="application/json")
 
 

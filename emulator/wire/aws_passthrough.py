@@ -1,7 +1,7 @@
 """Other AWS services on the emulator's own endpoint, LocalStack-style: moto's server, in-process.
 
 A boto3 client for SQS, SNS, DynamoDB, S3, EventBridge, Secrets Manager... pointed at the emulator's
-URL reaches moto's in-memory backends, the same ones Task states use (`emulator.resources.aws`), so
+URL reaches moto's in-memory backends, the same ones Task states use (`sfn_emulator.resources.aws`), so
 a test can create a queue over HTTP, run a workflow that sends to it, and read the message back.
 
 Which requests are Step Functions' is decided from what every SDK sends: the `X-Amz-Target` prefix
@@ -22,7 +22,7 @@ import re
 from typing import Any, Callable, Iterable
 from urllib.parse import parse_qs
 
-from emulator.resources.aws.backends import MOTO_ACCOUNT_HEADER
+from sfn_emulator.resources.aws.backends import MOTO_ACCOUNT_HEADER
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from flask import Flask, Response, request
 
-from emulator.clock import MODES, Clock, format_time, parse_time
+from sfn_emulator.clock import MODES, Clock, format_time, parse_time
 
 CLOCK_PATH = "/_emulator/clock"
 _KEYS = ("mode", "skipExternalDeadlines", "set", "advance")

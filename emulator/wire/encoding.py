@@ -13,8 +13,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from emulator.service.errors import ApiError
-from emulator.wire.validation import ConstraintViolations
+from sfn_emulator.service.errors import ApiError
+from sfn_emulator.wire.validation import ConstraintViolations
 
 CONTENT_TYPE = "application/x-amz-json-1.0"
 

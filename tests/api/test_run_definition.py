@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from emulator import ExecutionResult, run_definition
-from emulator.config import Settings
+from sfn_emulator import ExecutionResult, run_definition
+from sfn_emulator.config import Settings
 
 MACHINES = Path(__file__).resolve().parents[2] / "fixtures" / "machines"
 MOCKS = Path(__file__).resolve().parents[2] / "fixtures" / "mocks"
@@ -120,7 +120,7 @@ def test_an_express_machine_runs_synchronously_without_history() -> None:
 
 
 def test_a_definition_the_api_refuses_raises_its_error() -> None:
-    from emulator.service.errors import InvalidDefinition
+    from sfn_emulator.service.errors import InvalidDefinition
 
     with pytest.raises(InvalidDefinition, match="MISSING_TRANSITION_TARGET"):
         run_definition({"StartAt": "Nowhere", "States": {"A": {"Type": "Pass", "End": True}}})

@@ -1,7 +1,7 @@
 """The in-process path and the HTTP path answer alike: every test here runs on both.
 
 `http`: a boto3 client pointed at the session server's URL. `inprocess`: a boto3 client with no
-endpoint at all (AWS's own hosts, botocore's default host prefixes) while `emulator.inprocess.intercept`
+endpoint at all (AWS's own hosts, botocore's default host prefixes) while `sfn_emulator.inprocess.intercept`
 hands its requests to the same emulator. Each test acts in an account of its own.
 """
 
@@ -20,7 +20,7 @@ from botocore.exceptions import ClientError, EndpointConnectionError
 from helpers.clients import make_client
 from moto import mock_aws
 
-from emulator.inprocess import intercept, is_step_functions_endpoint
+from sfn_emulator.inprocess import intercept, is_step_functions_endpoint
 
 PASS = {"StartAt": "Greet", "States": {"Greet": {"Type": "Pass", "Parameters": {"hello.$": "$.name"}, "End": True}}}
 FAIL = {"StartAt": "Check", "States": {"Check": {"Type": "Fail", "Error": "Invalid", "Cause": "no name"}}}

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from helpers.scopes import FixedScope
 
-from emulator.asl.choice import OPERATORS, ChoiceRuleError, compile_choice_rule
-from emulator.asl.errors import StatesError
+from sfn_emulator.asl.choice import OPERATORS, ChoiceRuleError, compile_choice_rule
+from sfn_emulator.asl.errors import StatesError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "choice"
 RULES = json.loads((FIXTURES / "rules.json").read_text())["cases"]

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from helpers.scopes import FixedScope
 
-from emulator.asl.choice import compile_choice_rule
+from sfn_emulator.asl.choice import compile_choice_rule
 
 CASES_DIR = Path("/work/shared/conformance/cases")
 RULE_ONLY_FIELDS = ("Next", "Comment", "Assign", "Output")

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers.scopes import FixedScope
 
-from emulator.asl.errors import StatesError
-from emulator.asl.intrinsics import FUNCTION_NAMES, IntrinsicSyntaxError, compile_intrinsic
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.intrinsics import FUNCTION_NAMES, IntrinsicSyntaxError, compile_intrinsic
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "intrinsics"
 SYNTAX = json.loads((FIXTURES / "syntax.json").read_text(encoding="utf-8"))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from helpers.scopes import FixedScope
 
-from emulator.asl.model import (
+from sfn_emulator.asl.model import (
     ChoiceState,
     FailState,
     MapState,
@@ -20,7 +20,7 @@ from emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state, validate_definition
+from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state, validate_definition
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "definitions"
 VALID = json.loads((FIXTURES / "valid.json").read_text())["cases"]

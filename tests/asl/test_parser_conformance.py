@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state
+from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state
 
 CASES_DIR = Path("/work/shared/conformance/cases")
 CASES = [json.loads(path.read_text()) for path in sorted(CASES_DIR.glob("*.json"))] if CASES_DIR.is_dir() else []

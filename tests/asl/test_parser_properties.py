@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator.asl.model import StateMachine
-from emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state, validate_definition
+from sfn_emulator.asl.model import StateMachine
+from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state, validate_definition
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "definitions"
 SEEDS = [case["definition"] for case in json.loads((FIXTURES / "valid.json").read_text())["cases"]]

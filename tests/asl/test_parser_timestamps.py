@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from emulator.asl.timestamps import is_timestamp, parse_timestamp
+from sfn_emulator.asl.timestamps import is_timestamp, parse_timestamp
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from helpers.scopes import FixedScope
 
-from emulator.asl.paths import (
+from sfn_emulator.asl.paths import (
     InvalidPath,
     PathNotFound,
     compile_path,

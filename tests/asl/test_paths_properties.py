@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from jsonpath_ng.ext import parse as parse_query
 from helpers.scopes import FixedScope
 
-from emulator.asl.paths import PathNotFound, compile_path
+from sfn_emulator.asl.paths import PathNotFound, compile_path
 
 NAMES = ("a", "b", "id", "x", "items")
 

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers.scopes import FixedScope
 
-from emulator.asl.errors import StatesError
-from emulator.asl.payload import TemplateError, compile_template
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.payload import TemplateError, compile_template
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "payload"
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from emulator.asl.errors import StatesError
-from emulator.asl.paths import compile_result_path
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.paths import compile_result_path
 
 CASES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "paths" / "result_path.json").read_text())["cases"]
 

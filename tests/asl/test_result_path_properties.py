@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers.scopes import FixedScope
 
-from emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
-from emulator.asl.paths import compile_path, compile_result_path
+from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
+from sfn_emulator.asl.paths import compile_path, compile_result_path
 
 NAMES = ("a", "b", "c")
 

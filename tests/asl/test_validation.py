@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator.asl.parser import InvalidDefinitionError, parse_definition, validate_definition
-from emulator.asl.validation import ERROR, WARNING, Diagnostic
+from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, validate_definition
+from sfn_emulator.asl.validation import ERROR, WARNING, Diagnostic
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "definitions"
 INVALID = json.loads((FIXTURES / "invalid.json").read_text())["cases"]

@@ -24,7 +24,7 @@ def sfn_emulator() -> SfnEmulator:
     The emulator's own variables are cleared from the environment, so that only a case's `env` sets them.
     """
     assert CONSOLE_SCRIPT.exists(), f"the project is not installed in {CONSOLE_SCRIPT.parent}"
-    from emulator.config import OPTIONS
+    from sfn_emulator.config import OPTIONS
 
     base = {name: value for name, value in os.environ.items() if name not in {option.env for option in OPTIONS}}
 

@@ -59,7 +59,7 @@ def test_the_text_report_of_a_failure_shows_error_and_cause(sfn_emulator):
 
 def test_python_dash_m_emulator_is_the_same_command():
     completed = subprocess.run(
-        [sys.executable, "-m", "emulator", "run", "-", "--json"], cwd=REPOSITORY, capture_output=True, text=True,
+        [sys.executable, "-m", "sfn_emulator", "run", "-", "--json"], cwd=REPOSITORY, capture_output=True, text=True,
         input='{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}', timeout=120,
     )
     assert completed.returncode == 0, completed.stderr

@@ -23,10 +23,10 @@ from botocore.exceptions import ClientError
 from helpers.clients import make_client
 from helpers.rawhttp import RawResponse, send
 
-from emulator.clock import format_time
-from emulator.config import Settings
-from emulator.runtime import Emulator
-from emulator.wire import HttpServer
+from sfn_emulator.clock import format_time
+from sfn_emulator.config import Settings
+from sfn_emulator.runtime import Emulator
+from sfn_emulator.wire import HttpServer
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 ROLE = "arn:aws:iam::123456789012:role/clock-tests"

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from emulator.config import Settings, SettingsError, add_arguments
+from sfn_emulator.config import Settings, SettingsError, add_arguments
 
 
 def parsed(*argv: str) -> Settings:

@@ -16,12 +16,12 @@ import threading
 import types
 from typing import Any, Callable, Mapping
 
-from emulator.asl.parser import parse_definition
-from emulator.clock import Clock, parse_time
-from emulator.engine import Engine, Execution
-from emulator.resources.aws_services import AwsServiceIntegrations
-from emulator.resources.base import TaskResources
-from emulator.resources.lambda_functions import LambdaFunctions
+from sfn_emulator.asl.parser import parse_definition
+from sfn_emulator.clock import Clock, parse_time
+from sfn_emulator.engine import Engine, Execution
+from sfn_emulator.resources.aws_services import AwsServiceIntegrations
+from sfn_emulator.resources.base import TaskResources
+from sfn_emulator.resources.lambda_functions import LambdaFunctions
 
 ACCOUNT = "111111111111"  # the account of AWS's recordings, so recorded ARNs resolve unchanged
 REGION = "us-east-1"

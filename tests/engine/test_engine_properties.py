@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from engine_harness import Harness
 
-from emulator.engine.execution import TERMINAL_STATUSES
+from sfn_emulator.engine.execution import TERMINAL_STATUSES
 
 MAX_DEPTH = 2  # Parallel branches and Map processors nest at most this deep
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from engine_harness import DEFAULT_START, Harness, event_types
 
-from emulator.clock import parse_time
-from emulator.engine import Execution
+from sfn_emulator.clock import parse_time
+from sfn_emulator.engine import Execution
 
 START = parse_time(DEFAULT_START)
 ACTIVITY = "arn:aws:states:us-east-1:111111111111:activity:workers"

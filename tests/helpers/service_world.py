@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from emulator.engine import Engine
+from sfn_emulator.engine import Engine
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "service"
 START = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)

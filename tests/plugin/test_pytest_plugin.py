@@ -11,7 +11,7 @@ import pytest
 
 # Imported here, once: pytester's in-process sessions drop the modules they import when they end,
 # and would import the emulator (and moto) afresh each time.
-import emulator.inprocess  # noqa: F401
+import sfn_emulator.inprocess  # noqa: F401
 import sfn_emulator_plugins.pytest_emulator  # noqa: F401
 
 pytest_plugins = ["pytester"]

@@ -2,7 +2,7 @@
 settings it needs (a functions map, a mock configuration) and drives it with boto3.
 
 - `start_server` (module): a factory; `start_server(functions=..., mock_config=...)` builds
-  `emulator.runtime.Emulator` from those `Settings`, serves it with `emulator.wire.HttpServer` on a
+  `sfn_emulator.runtime.Emulator` from those `Settings`, serves it with `sfn_emulator.wire.HttpServer` on a
   free loopback port, and closes it when the module ends.
 - `Flow` (flow.py): a boto3 client plus the in-process engine, to wait for executions without
   sleeping.
@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from flow import Server
 
-from emulator.config import Settings
+from sfn_emulator.config import Settings
 
 
 @pytest.fixture(scope="module")
 def start_server() -> Iterator[Callable[..., Server]]:
-    from emulator.runtime import Emulator
-    from emulator.wire import HttpServer
+    from sfn_emulator.runtime import Emulator
+    from sfn_emulator.wire import HttpServer
 
     running: list[tuple[Emulator, HttpServer]] = []
 

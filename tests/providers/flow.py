@@ -17,7 +17,7 @@ from botocore.config import Config
 from helpers.clients import TEST_REGION, make_client
 
 if TYPE_CHECKING:
-    from emulator.runtime import Emulator
+    from sfn_emulator.runtime import Emulator
 
 ACCOUNT = "123456789012"
 ROLE = f"arn:aws:iam::{ACCOUNT}:role/sfn-tests"

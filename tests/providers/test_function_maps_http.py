@@ -21,9 +21,9 @@ import pytest
 from flow import ACCOUNT, Flow, Server, outcome, task
 from helpers.clients import make_client
 
-from emulator.config import Settings
-from emulator.resources.lambda_functions import FunctionMapError
-from emulator.runtime import Emulator
+from sfn_emulator.config import Settings
+from sfn_emulator.resources.lambda_functions import FunctionMapError
+from sfn_emulator.runtime import Emulator
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FUNCTIONS = REPOSITORY / "tests" / "fixtures" / "providers" / "functions"
@@ -85,7 +85,7 @@ def test_a_broken_map_is_refused_naming_the_entry(tmp_path: Path, text: str, mes
 def test_the_cli_reads_the_map_named_by_sfn_emulator_functions() -> None:
     environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPOSITORY), str(FUNCTIONS)]),
                "SFN_EMULATOR_FUNCTIONS": str(FUNCTIONS / "map.yaml")}
-    process = subprocess.Popen([sys.executable, "-m", "emulator", "serve", "--port", "0", "--log-level", "WARNING"],
+    process = subprocess.Popen([sys.executable, "-m", "sfn_emulator", "serve", "--port", "0", "--log-level", "WARNING"],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environ, cwd=REPOSITORY, text=True)
     try:
         assert process.stdout is not None

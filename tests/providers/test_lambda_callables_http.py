@@ -109,7 +109,7 @@ def test_a_raised_exception_reports_the_handlers_own_frames(flow: Flow) -> None:
 
 
 def test_an_unregistered_function_logs_how_to_map_it(flow: Flow, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="emulator.resources.base"):
+    with caplog.at_level(logging.WARNING, logger="sfn_emulator.resources.base"):
         flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:never-mapped"))
     hints = [record.getMessage() for record in caplog.records if "never-mapped" in record.getMessage()]
     assert hints == [

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from emulator.asl.errors import StatesError
-from emulator.asl.parser import parse_definition
-from emulator.clock import Clock
-from emulator.engine import Engine, Execution
-from emulator.resources.aws.backends import MotoBackends
-from emulator.resources.aws.sdk import SdkServices, instant_text, pascal_case, sdk_v2_exception_name, sdk_v2_service_name
-from emulator.resources.aws_services import AwsServiceIntegrations
-from emulator.resources.base import TaskRequest, TaskResources, parse_resource
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.parser import parse_definition
+from sfn_emulator.clock import Clock
+from sfn_emulator.engine import Engine, Execution
+from sfn_emulator.resources.aws.backends import MotoBackends
+from sfn_emulator.resources.aws.sdk import SdkServices, instant_text, pascal_case, sdk_v2_exception_name, sdk_v2_service_name
+from sfn_emulator.resources.aws_services import AwsServiceIntegrations
+from sfn_emulator.resources.base import TaskRequest, TaskResources, parse_resource
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "aws_services"
 CASES = json.loads((FIXTURES / "integrations.json").read_text())["cases"]

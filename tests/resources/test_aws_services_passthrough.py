@@ -12,9 +12,9 @@ import pytest
 from botocore.config import Config
 from flask import Flask
 
-from emulator.resources.aws.backends import MotoBackends
-from emulator.wire.aws_passthrough import is_other_aws_service, mount_aws_passthrough
-from emulator.wire.server import HttpServer
+from sfn_emulator.resources.aws.backends import MotoBackends
+from sfn_emulator.wire.aws_passthrough import is_other_aws_service, mount_aws_passthrough
+from sfn_emulator.wire.server import HttpServer
 
 ROUTING = json.loads((Path(__file__).parent.parent / "fixtures" / "aws_services" / "routing.json").read_text())["cases"]
 DEFAULT_ACCOUNT = "210999999999"

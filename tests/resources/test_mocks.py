@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from emulator.asl.errors import StatesError
-from emulator.asl.parser import parse_definition
-from emulator.clock import Clock
-from emulator.engine import Engine, Execution
-from emulator.resources.base import TaskRequest, TaskResources, parse_resource
-from emulator.resources.mocks import MockConfig, MockConfigError, read_mock_config
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.parser import parse_definition
+from sfn_emulator.clock import Clock
+from sfn_emulator.engine import Engine, Execution
+from sfn_emulator.resources.base import TaskRequest, TaskResources, parse_resource
+from sfn_emulator.resources.mocks import MockConfig, MockConfigError, read_mock_config
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FIXTURES = REPOSITORY / "tests" / "fixtures" / "mocks"

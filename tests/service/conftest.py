@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import pytest
 from helpers.service_world import ACCOUNT, REGION, START
 
-from emulator.clock import Clock
-from emulator.engine import Engine
-from emulator.service import StepFunctionsService
+from sfn_emulator.clock import Clock
+from sfn_emulator.engine import Engine
+from sfn_emulator.service import StepFunctionsService
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import uuid
 import pytest
 from helpers.service_world import ACCOUNT, FAIL, PASS, ROLE, START, WAIT, machine_arn, settle
 
-from emulator.service import StepFunctionsService
-from emulator.service.errors import (
+from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.errors import (
     ExecutionAlreadyExists,
     ExecutionDoesNotExist,
     ExecutionNotRedrivable,

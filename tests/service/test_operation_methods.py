@@ -8,8 +8,8 @@ import botocore.session
 import pytest
 from botocore import xform_name
 
-from emulator.service import StepFunctionsService
-from emulator.service.errors import UnknownOperationException
+from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.errors import UnknownOperationException
 
 MODEL = botocore.session.get_session().get_service_model("stepfunctions")
 

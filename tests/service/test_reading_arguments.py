@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from helpers.service_world import fixture
 
-from emulator.service import arns
-from emulator.service.errors import InvalidArn, InvalidExecutionInput, InvalidName, InvalidToken, ValidationException
-from emulator.service.json_input import check_json_input
-from emulator.service.names import check_alias_name, check_name
-from emulator.service.pagination import paginate
+from sfn_emulator.service import arns
+from sfn_emulator.service.errors import InvalidArn, InvalidExecutionInput, InvalidName, InvalidToken, ValidationException
+from sfn_emulator.service.json_input import check_json_input
+from sfn_emulator.service.names import check_alias_name, check_name
+from sfn_emulator.service.pagination import paginate
 
 ARN_CASES = fixture("arns.json")["cases"]
 NAMES = fixture("names.json")

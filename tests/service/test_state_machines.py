@@ -7,8 +7,8 @@ import json
 import pytest
 from helpers.service_world import ACCOUNT, PASS, PASS_OTHER, ROLE, START, WAIT, machine_arn, settle
 
-from emulator.service import StepFunctionsService
-from emulator.service.errors import (
+from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.errors import (
     InvalidArn,
     InvalidDefinition,
     InvalidLoggingConfiguration,

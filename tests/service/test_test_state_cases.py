@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from helpers.teststate_cases import api_request, cases, check_answer
 
-from emulator.service import StepFunctionsService
-from emulator.service.errors import ApiError
+from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.errors import ApiError
 
 
 @pytest.mark.parametrize("case", cases())

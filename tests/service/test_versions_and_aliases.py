@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers.service_world import PASS, PASS_OTHER, ROLE, machine_arn, settle
 
-from emulator.service import StepFunctionsService
-from emulator.service.errors import ConflictException, ResourceNotFound, StateMachineDoesNotExist, ValidationException
+from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.errors import ConflictException, ResourceNotFound, StateMachineDoesNotExist, ValidationException
 
 M = machine_arn("m")
 

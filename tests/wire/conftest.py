@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from emulator.wire import HttpServer
-from emulator.wire import create_app
+from sfn_emulator.wire import HttpServer
+from sfn_emulator.wire import create_app
 
 DEFAULT_ACCOUNT = "123456789012"
 DEFAULT_REGION = "us-east-1"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator.cli import main
-from emulator.config import OPTIONS, Settings, SettingsError
+from sfn_emulator.cli import main
+from sfn_emulator.config import OPTIONS, Settings, SettingsError
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -128,7 +128,7 @@ def test_serve_answers_health_prints_a_client_snippet_and_stops_on_sigterm():
     port = free_port()
     environ = {**os.environ, "PYTHONPATH": str(REPOSITORY), "SFN_EMULATOR_PORT": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "emulator", "serve", "--port", str(port)],
+        [sys.executable, "-m", "sfn_emulator", "serve", "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environ, cwd=REPOSITORY,
     )
     try:

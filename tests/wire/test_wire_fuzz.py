@@ -18,7 +18,7 @@ from helpers.rawhttp import send
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator.config import Settings
+from sfn_emulator.config import Settings
 
 MODEL = botocore.session.get_session().get_service_model("stepfunctions")
 OPERATIONS = sorted(MODEL.operation_names)
@@ -35,8 +35,8 @@ requests = st.sampled_from(OPERATIONS).flatmap(lambda operation: st.tuples(st.ju
 
 @pytest.fixture(scope="module")
 def fuzz_endpoint() -> Iterator[str]:
-    from emulator.runtime import Emulator
-    from emulator.wire import HttpServer
+    from sfn_emulator.runtime import Emulator
+    from sfn_emulator.wire import HttpServer
 
     with Emulator(Settings()) as emulator:
         server = HttpServer(emulator.app, "127.0.0.1", 0).start()

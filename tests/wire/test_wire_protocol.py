@@ -14,8 +14,8 @@ from botocore.exceptions import ClientError
 from helpers.clients import make_client
 from helpers.rawhttp import call, send
 
-import emulator
-from emulator.service.errors import StateMachineDoesNotExist
+import sfn_emulator
+from sfn_emulator.service.errors import StateMachineDoesNotExist
 
 SFN_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:demo"
 
@@ -162,4 +162,4 @@ class TestHealth:
     def test_health_answers_ok_and_the_version(self, wire_server):
         response = send(wire_server.endpoint_url, method="GET", path="/_emulator/health")
         assert response.status == 200
-        assert json.loads(response.body) == {"status": "ok", "version": emulator.__version__}
+        assert json.loads(response.body) == {"status": "ok", "version": sfn_emulator.__version__}

@@ -5,7 +5,7 @@ used. Instead each client made here carries its own 'before-send' handler that p
 request to moto's request dispatcher (`BotocoreStubber.process_request`, the same entry point
 `mock_aws` uses) and never lets it reach the network. moto 5 takes a request's account from the
 `x-moto-account-id` header, which every client sets to its account; the region is the client's.
-The backends are moto's process-wide ones, so the HTTP passthrough (`emulator.wire.aws_passthrough`)
+The backends are moto's process-wide ones, so the HTTP passthrough (`sfn_emulator.wire.aws_passthrough`)
 and these clients see the same queues, tables and buckets.
 """
 
