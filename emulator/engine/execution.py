@@ -47,6 +47,9 @@ class Execution:
     redrive_count: int = 0
     redrive_date: datetime | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
+    # Beside the history, which AWS's events do not say: the Choice rule taken, by the id of the
+    # ChoiceStateEntered event (-1: Default). Coverage reads it (`sfn_emulator.graphs.trace`).
+    choice_rules: dict[int, int] = field(default_factory=dict)
     finished: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property

@@ -224,15 +224,8 @@ def with_runtime_prefix(error: StatesError, frame: Frame) -> StatesError:
 
 
 def _matching(rules: tuple[Retrier, ...] | tuple[Catcher, ...], error: str) -> int | None:
-    for index, rule in enumerate(rules):
-        for name in rule.error_equals:
-            if name == error:
-                return index
-            if error in names.NOT_CAUGHT_BY_WILDCARDS:
-                continue
-            if name == names.ALL or (name == names.TASK_FAILED and error != names.TIMEOUT):
-                return index
-    return None
+    return next((index for index, rule in enumerate(rules) if names.error_equals_matches(rule.error_equals, error)),
+                None)
 
 
 def _retry_delay(retrier: Retrier, attempt: int, run: Run) -> float:
@@ -315,13 +308,16 @@ def run_choice(state: ChoiceState, raw: JSON, frame: Frame) -> tuple[JSON, str |
     """The first matching rule's Next (its Assign and, in JSONata, Output apply), else Default (the
     state's own Assign and Output apply)."""
     value: JSON = {"input": raw} if state.jsonata else _input(state, raw, frame)
-    for branch in state.choices:
+    taken = frame.run.execution.choice_rules
+    for index, branch in enumerate(state.choices):
         if branch.condition.matches(value, frame):
+            taken[frame.entered_event_id] = index
             _assign(branch.assign, value, frame)
             if state.jsonata:
                 return _jsonata_output(branch.output, value, raw, frame), branch.next
             return _output(state, value, frame), branch.next
     if state.default is not None:
+        taken[frame.entered_event_id] = -1
         _assign(state.assign, value, frame)
         if state.jsonata:
             return _jsonata_output(state.output, value, raw, frame), state.default
