@@ -8,7 +8,7 @@ Items, named as the definition's JSON would locate them:
 - catchers: `State.Catch[i]`; retriers: `State.Retry[i]`.
 
 The JSON report (`GET /_emulator/coverage`, `--sfn-coverage-json`) is
-`{"stateMachines": [{"name", "definitionId", "states": {"total", "covered", "missed": [...]},
+`{"stateMachines": [{"name", "definitionId", "definition", "states": {"total", "covered", "missed": [...]},
 "transitions": {..., "missed": [[from, to], ...]}, "choiceRules", "catchers", "retriers"}],
 "totals": {"states": {"total", "covered", "percent"}, ...}}`. `definitionId` tells apart
 definitions that share a name; reports merge by (name, definitionId), so per-worker reports of a
@@ -47,11 +47,12 @@ class MachineCoverage:
     name: str
     definition_id: str
     items: dict[str, list[Item]]  # category -> every item, in definition order
+    definition: str  # the definition's JSON text, for drawing the coverage
+    graph: Graph
     covered: dict[str, set[Item]] = field(default_factory=lambda: {category: set() for category in CATEGORIES})
-    graph: Graph | None = None  # for drawing; None when read back from JSON
 
     @classmethod
-    def of(cls, name: str, definition_id: str, graph: Graph) -> MachineCoverage:
+    def of(cls, name: str, definition: str, definition_id: str, graph: Graph) -> MachineCoverage:
         items: dict[str, list[Item]] = {category: [] for category in CATEGORIES}
         items["states"] = [node.name for node in graph.nodes]
         for edge in graph.edges:
@@ -62,7 +63,7 @@ class MachineCoverage:
             named = edge_item(edge)
             if named is not None:
                 items[named[0]].append(named[1])
-        return cls(name, definition_id, items, graph=graph)
+        return cls(name, definition_id, items, definition, graph)
 
     def add(self, trace: ExecutionTrace) -> None:
         self.covered["states"].update(name for name in trace.entered if name in self.items["states"])
@@ -77,7 +78,7 @@ class MachineCoverage:
         return [item for item in self.items[category] if item not in self.covered[category]]
 
     def to_json(self) -> dict[str, Any]:
-        answer: dict[str, Any] = {"name": self.name, "definitionId": self.definition_id}
+        answer: dict[str, Any] = {"name": self.name, "definitionId": self.definition_id, "definition": self.definition}
         for category in CATEGORIES:
             missed = self.missed(category)
             answer[category] = {

@@ -66,8 +66,7 @@ class CoverageRecorder:
                     graph = graph_of(execution.definition)
                 except ValueError:  # not a JSON definition: nothing to measure
                     continue
-                machine = self._machines[key] = MachineCoverage.of(name, key[1], graph)
-            assert machine.graph is not None
+                machine = self._machines[key] = MachineCoverage.of(name, execution.definition, key[1], graph)
             machine.add(trace(machine.graph, list(execution.history), execution.choice_rules))
 
 

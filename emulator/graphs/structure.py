@@ -78,8 +78,11 @@ class Graph:
 
 
 def graph_of(definition: Mapping[str, JSON] | str) -> Graph:
-    """The graph of an ASL definition (a decoded object or its JSON text)."""
+    """The graph of an ASL definition (a decoded object or its JSON text); ValueError if it is not
+    a JSON object."""
     document = json.loads(definition) if isinstance(definition, str) else definition
+    if not isinstance(document, Mapping):
+        raise ValueError("a state machine definition is a JSON object")
     builder = _Builder()
     builder.scope(document, cluster=None)
     return Graph(tuple(builder.nodes), tuple(builder.edges), tuple(builder.clusters))
