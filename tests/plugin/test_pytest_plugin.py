@@ -75,7 +75,7 @@ def test_a_failed_assertion_shows_the_failing_state_its_input_and_the_error(pyte
         "E*stopped in state 'Charge' (Task) with input {\"amount\": 5}",
         "E*error: ValueError",
         "E*cause: {\"errorMessage\":\"card declined\",*",
-        "E*states visited: Validate, Charge",
+        "E*path: Validate → Charge ✗",
     ])
 
 
