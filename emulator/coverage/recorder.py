@@ -67,7 +67,7 @@ class CoverageRecorder:
                 except ValueError:  # not a JSON definition: nothing to measure
                     continue
                 machine = self._machines[key] = MachineCoverage.of(name, execution.definition, key[1], graph)
-            machine.add(trace(machine.graph, list(execution.history), execution.choice_rules))
+            machine.add(trace(machine.graph, list(execution.history), execution.rules_taken))
 
 
 def definition_id(definition: str) -> str:

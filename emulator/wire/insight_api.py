@@ -58,7 +58,7 @@ def machine_graph(service: StepFunctionsService, machine_arn: str, graph_format:
 def execution_graph(service: StepFunctionsService, execution_arn: str, graph_format: str) -> str:
     execution = service.execution_record(execution_arn)
     graph = graph_of(execution.definition)
-    path = trace(graph, list(execution.history), execution.choice_rules)
+    path = trace(graph, list(execution.history), execution.rules_taken)
     overlay = Overlay(visited=dict(path.entered), failed=frozenset(path.failed_states), taken=frozenset(path.taken))
     return render(graph, graph_format, overlay=overlay, title=f"{execution.state_machine_name}: {execution.name}")
 
