@@ -68,6 +68,8 @@ def mermaid(graph: Graph, overlay: Overlay | None = None) -> str:
     owners = {cluster.owner for cluster in graph.clusters}
     lines = ["flowchart TD"]
 
+    ends = {edge.cluster for edge in graph.edges if edge.kind == END}
+
     def scope(cluster: str | None, indent: str) -> None:
         lines.append(f'{indent}{ids.start(cluster)}(["Start"])')
         for node in (node for node in graph.nodes if node.cluster == cluster):
@@ -82,7 +84,8 @@ def mermaid(graph: Graph, overlay: Overlay | None = None) -> str:
                 lines.append(f"{indent}end")
             else:
                 lines.append(f'{indent}{ids.node(node.name)}["{label}"]')
-        lines.append(f'{indent}{ids.end(cluster)}(["End"])')
+        if cluster in ends:
+            lines.append(f'{indent}{ids.end(cluster)}(["End"])')
 
     scope(None, "  ")
     link_styles: list[str] = []
@@ -116,6 +119,7 @@ def _mermaid_text(text: str) -> str:
 def dot(graph: Graph, overlay: Overlay | None = None, title: str = "") -> str:
     ids = _Ids(graph)
     owners = {cluster.owner for cluster in graph.clusters}
+    ends = {edge.cluster for edge in graph.edges if edge.kind == END}
     lines = ["digraph StateMachine {", "  compound=true;", '  node [shape=box, style="rounded,filled", fillcolor=white];']
     if title:
         lines.append(f"  label={_dot_text(title)}; labelloc=t;")
@@ -144,7 +148,8 @@ def dot(graph: Graph, overlay: Overlay | None = None, title: str = "") -> str:
                 lines.append(f"{indent}}}")
             else:
                 lines.append(node_line(node.name, node.type, indent))
-        lines.append(f'{indent}{ids.end(cluster)} [label="End", shape=oval];')
+        if cluster in ends:
+            lines.append(f'{indent}{ids.end(cluster)} [label="End", shape=oval];')
 
     scope(None, "  ")
     for edge in graph.edges:
@@ -183,7 +188,7 @@ table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:.25rem .5
 <pre class="mermaid">
 {html.escape(mermaid_text)}</pre>
 {script}
-<script>mermaid.initialize({{startOnLoad: true, securityLevel: "strict", flowchart: {{htmlLabels: false}}}});</script>
+<script>mermaid.initialize({{startOnLoad: true, securityLevel: "strict"}});</script>
 </body></html>
 """
 
