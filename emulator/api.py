@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import default_machine_name, read_definition_file
+from sfn_emulator.graphs.render import path_text
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"
@@ -62,10 +63,13 @@ class ExecutionResult:
     start_date: datetime
     stop_date: datetime | None
     history: tuple[dict[str, Any], ...]  # GetExecutionHistory's events; empty for EXPRESS executions
+    definition: str | None = None  # the definition that ran (JSON text), for `graph`
 
     @classmethod
-    def from_api(cls, description: Mapping[str, Any], events: Sequence[Mapping[str, Any]] = ()) -> ExecutionResult:
-        """From a DescribeExecution (or StartSyncExecution) answer and the execution's history events."""
+    def from_api(cls, description: Mapping[str, Any], events: Sequence[Mapping[str, Any]] = (),
+                 definition: str | None = None) -> ExecutionResult:
+        """From a DescribeExecution (or StartSyncExecution) answer, the execution's history events
+        and the definition it ran."""
         output = description.get("output")
         return cls(
             execution_arn=description["executionArn"],
@@ -77,6 +81,7 @@ class ExecutionResult:
             start_date=description["startDate"],
             stop_date=description.get("stopDate"),
             history=tuple(dict(event) for event in events),
+            definition=definition,
         )
 
     @property
@@ -111,6 +116,19 @@ class ExecutionResult:
                         break
         return open_visits[-1][1] if open_visits else None
 
+    def graph(self, format: str = "mermaid") -> str:
+        """The definition drawn with this execution's path on it (format mermaid, dot or html):
+        states visited (with counts), the states it failed in, the edges it took. Read from the
+        history alone: where several Choice rules lead to the same state, the first is shown."""
+        from sfn_emulator.graphs import Overlay, graph_of, render, trace
+
+        if self.definition is None:
+            raise ValueError("this result does not know the definition that ran")
+        graph = graph_of(self.definition)
+        path = trace(graph, self.history)
+        overlay = Overlay(visited=dict(path.entered), failed=frozenset(path.failed_states), taken=frozenset(path.taken))
+        return render(graph, format, overlay=overlay, title=self.execution_arn.rsplit(":", 2)[-2])
+
     def explain(self) -> str:
         """A few lines on how the execution ended: where it stopped, with what input, and why."""
         lines = [f"execution {self.execution_arn}: {self.status}"]
@@ -125,7 +143,8 @@ class ExecutionResult:
         if self.succeeded:
             lines.append(f"  output: {_compact(self.output)}")
         if self.history:
-            lines.append(f"  states visited: {', '.join(self.visited_states) or '(none)'}")
+            failed = [where.name] if where is not None and self.status != RUNNING else []
+            lines.append(f"  path: {path_text(self.visited_states, failed) or '(no state entered)'}")
         return "\n".join(lines)
 
     def assert_succeeded(self, output: Any = _NOT_GIVEN) -> ExecutionResult:
@@ -244,7 +263,9 @@ class ExecutionRunner:
             type = self.api.describe_state_machine(stateMachineArn=machine_arn)["type"]
         target = f"{machine_arn}#{test_case}" if test_case else machine_arn
         if type == EXPRESS:
-            return ExecutionResult.from_api(self.api.start_sync_execution(stateMachineArn=target, input=input_json))
+            definition = self.api.describe_state_machine(stateMachineArn=machine_arn)["definition"]
+            answer = self.api.start_sync_execution(stateMachineArn=target, input=input_json)
+            return ExecutionResult.from_api(answer, definition=definition)
         execution_arn = self.api.start_execution(stateMachineArn=target, input=input_json)["executionArn"]
         return self.wait(execution_arn, timeout=timeout, until_ended=until_ended)
 
@@ -275,7 +296,8 @@ class ExecutionRunner:
             events += page["events"]
             token = page.get("nextToken")
             if not token:
-                return ExecutionResult.from_api(description, events)
+                definition = self.api.describe_state_machine_for_execution(executionArn=execution_arn)["definition"]
+                return ExecutionResult.from_api(description, events, definition)
 
     def _status(self, execution_arn: str) -> str:
         return str(self.api.describe_execution(executionArn=execution_arn)["status"])

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import sfn_emulator
 from sfn_emulator.cli_definitions import add_commands as add_definition_commands
+from sfn_emulator.cli_insight import add_commands as add_insight_commands
 from sfn_emulator.config import Settings, SettingsError, add_arguments
 
 SNIPPET = """\
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(serve)
     serve.set_defaults(handler=serve_command)
     add_definition_commands(commands)
+    add_insight_commands(commands)
     return parser
 
 

@@ -22,6 +22,7 @@ from flask import Flask
 
 from sfn_emulator.clock import Clock
 from sfn_emulator.config import Settings
+from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.resources.aws_services import AwsServiceIntegrations
@@ -34,10 +35,12 @@ from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.wire import create_app
 from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
 from sfn_emulator.wire.clock_api import mount_clock_api
+from sfn_emulator.wire.insight_api import mount_insight_api
 
 
 class Emulator:
-    """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions` and the WSGI `.app`."""
+    """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
+    (of every execution it finished) and the WSGI `.app`."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -58,8 +61,11 @@ class Emulator:
                                                 StepFunctionsSdk(self.service), self.aws]
         self.engine.resources = TaskResources(self._chain())
         self.engine.on_finished.append(self._forget_mocked_execution)
+        self.coverage = CoverageRecorder()
+        self.engine.on_finished.append(self.coverage.record)
         self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
         mount_clock_api(self.app, self.clock, self.engine)
+        mount_insight_api(self.app, self.service, self.coverage)
         mount_aws_passthrough(self.app, default_account=settings.account)
 
     def use_mock_config(self, path: str | Path | None) -> None:

@@ -107,6 +107,13 @@ class SessionEmulator:
         return cls(endpoint_url.rstrip("/"), clock, local=None, server=None, scratch=scratch,
                    region=settings.region, default_account=settings.account)
 
+    def coverage_json(self) -> dict[str, Any]:
+        """The workflow coverage of every execution this emulator finished (see `sfn_emulator.coverage`)."""
+        if self.local is not None:
+            return self.local.coverage.json()
+        with urllib.request.urlopen(f"{self.endpoint_url}/_emulator/coverage", timeout=30) as answer:
+            return dict(json.loads(answer.read()))
+
     def close(self) -> None:
         if self._server is not None:
             self._server.stop()

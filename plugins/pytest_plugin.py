@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from sfn_emulator_plugins.pytest_emulator import EmulatorFixture, SessionEmulator
 
 CLOCK_MODES = ("auto", "manual", "real")
+# The session emulators started or connected to, for readers at the end of the session (coverage).
+SESSION_EMULATORS = pytest.StashKey[list]()
 SHARED_MARKER = "sfn_emulator_shared"
 DUMMY_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
 
@@ -75,6 +77,7 @@ def sfn_emulator_server(pytestconfig: pytest.Config, tmp_path_factory: pytest.Te
         session = SessionEmulator.connect(endpoint, scratch, clock)
     else:
         session = SessionEmulator.start(Settings(clock=clock or "auto"), scratch)
+    pytestconfig.stash.setdefault(SESSION_EMULATORS, []).append(session)
     try:
         yield session
     finally:

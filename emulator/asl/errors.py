@@ -24,6 +24,19 @@ DATA_LIMIT_EXCEEDED = "States.DataLimitExceeded"
 NOT_CAUGHT_BY_WILDCARDS = frozenset({RUNTIME})
 
 
+def error_equals_matches(error_equals: tuple[str, ...] | list[str], error: str | None) -> bool:
+    """Whether a Retrier's or Catcher's `ErrorEquals` names `error`: by name, or by the wildcards
+    `States.ALL` (any error but States.Runtime) and `States.TaskFailed` (any but States.Timeout too)."""
+    for name in error_equals:
+        if name == error:
+            return True
+        if error in NOT_CAUGHT_BY_WILDCARDS:
+            continue
+        if name == ALL or (name == TASK_FAILED and error != TIMEOUT):
+            return True
+    return False
+
+
 class StatesError(Exception):
     """A Step Functions error: a name (`States.Timeout`, `MyError`, ...) and an optional cause text.
     The name is None when nothing named it (a Fail state without Error, SendTaskFailure without error)."""

@@ -47,6 +47,10 @@ class Execution:
     redrive_count: int = 0
     redrive_date: datetime | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
+    # Beside the history, what AWS's events do not say: the rules each state visit applied, by the
+    # id of its …StateEntered event: "Choices[i]", "Default", "Retry[i]", "Catch[i]", in order.
+    # Graphs and coverage read it (`sfn_emulator.graphs.trace`).
+    rules_taken: dict[int, list[str]] = field(default_factory=dict)
     finished: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property

@@ -117,6 +117,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
                     delay = _retry_delay(retry[index], attempts[index], frame.run)
                     attempts[index] += 1
                     frame.retry_count += 1
+                    _note_rule(frame, f"Retry[{index}]")
                     if delay > 0:
                         yield Sleep(frame.run.now() + timedelta(seconds=delay))
                     continue
@@ -127,6 +128,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
                 if frame.nested and isinstance(state, TaskState):
                     frame.emit("TaskStateAborted")  # as AWS records a Task failing inside a branch
                 raise error from None
+            _note_rule(frame, f"Catch[{getattr(state, 'catch').index(catcher)}]")
             try:
                 output = caught_output(state, catcher, state_input, error, frame)
             except StatesError as path_error:
@@ -143,6 +145,11 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
             raise
         _exit(state, output, frame)  # (a Fail state never gets here: it raises)
         return output, next_name
+
+
+def _note_rule(frame: Frame, rule: str) -> None:
+    """Note beside the history which rule this state visit applied (`Execution.rules_taken`)."""
+    frame.run.execution.rules_taken.setdefault(frame.entered_event_id, []).append(rule)
 
 
 def run_attempt(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
@@ -224,15 +231,8 @@ def with_runtime_prefix(error: StatesError, frame: Frame) -> StatesError:
 
 
 def _matching(rules: tuple[Retrier, ...] | tuple[Catcher, ...], error: str) -> int | None:
-    for index, rule in enumerate(rules):
-        for name in rule.error_equals:
-            if name == error:
-                return index
-            if error in names.NOT_CAUGHT_BY_WILDCARDS:
-                continue
-            if name == names.ALL or (name == names.TASK_FAILED and error != names.TIMEOUT):
-                return index
-    return None
+    return next((index for index, rule in enumerate(rules) if names.error_equals_matches(rule.error_equals, error)),
+                None)
 
 
 def _retry_delay(retrier: Retrier, attempt: int, run: Run) -> float:
@@ -315,13 +315,15 @@ def run_choice(state: ChoiceState, raw: JSON, frame: Frame) -> tuple[JSON, str |
     """The first matching rule's Next (its Assign and, in JSONata, Output apply), else Default (the
     state's own Assign and Output apply)."""
     value: JSON = {"input": raw} if state.jsonata else _input(state, raw, frame)
-    for branch in state.choices:
+    for index, branch in enumerate(state.choices):
         if branch.condition.matches(value, frame):
+            _note_rule(frame, f"Choices[{index}]")
             _assign(branch.assign, value, frame)
             if state.jsonata:
                 return _jsonata_output(branch.output, value, raw, frame), branch.next
             return _output(state, value, frame), branch.next
     if state.default is not None:
+        _note_rule(frame, "Default")
         _assign(state.assign, value, frame)
         if state.jsonata:
             return _jsonata_output(state.output, value, raw, frame), state.default

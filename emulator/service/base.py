@@ -16,11 +16,12 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from sfn_emulator.service import arns
-from sfn_emulator.service.errors import StateMachineDeleting, StateMachineDoesNotExist
+from sfn_emulator.service.errors import ExecutionDoesNotExist, StateMachineDeleting, StateMachineDoesNotExist
 from sfn_emulator.service.store import DELETING, ExecutionEntry, StateMachineRecord, Store, Version
 
 if TYPE_CHECKING:
     from sfn_emulator.engine import Engine
+    from sfn_emulator.engine.execution import Execution
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,6 +82,18 @@ class ServiceBase:
         if store is None:
             store = self._stores[key] = Store(*key)
         return store
+
+    def execution_record(self, execution_arn: str) -> Execution:
+        """The execution `execution_arn` names, in the account and region of the ARN (for the
+        emulator's own tools: graphs and the console); ExecutionDoesNotExist if there is none."""
+        parsed = arns.execution(execution_arn)
+        with self._lock:
+            store = self._store(parsed.account, parsed.region)
+        with self._locked(store):
+            entry = self._retained(store, execution_arn)
+        if entry is None:
+            raise ExecutionDoesNotExist(f"Execution Does Not Exist: '{execution_arn}'")
+        return entry.execution
 
     @staticmethod
     def _machine(store: Store, ref: arns.MachineRef) -> StateMachineRecord:

@@ -54,7 +54,7 @@ def test_assert_succeeded_shows_the_failing_state_its_input_and_the_error() -> N
     message = str(failure.value)
     assert message.startswith(f"expected the execution to succeed\nexecution {result.execution_arn}: FAILED\n")
     assert "  stopped in state 'Charge' (Task) with input {\"card\": \"0000\"}\n  error: PermissionError\n" in message
-    assert message.endswith("states visited: Validate, Charge")
+    assert message.endswith("path: Validate → Charge ✗")
 
 
 def test_assertions_pass_on_what_they_expect_and_compare_output_error_and_cause() -> None:

@@ -75,7 +75,7 @@ def test_a_failed_assertion_shows_the_failing_state_its_input_and_the_error(pyte
         "E*stopped in state 'Charge' (Task) with input {\"amount\": 5}",
         "E*error: ValueError",
         "E*cause: {\"errorMessage\":\"card declined\",*",
-        "E*states visited: Validate, Charge",
+        "E*path: Validate → Charge ✗",
     ])
 
 
@@ -196,7 +196,7 @@ def test_each_xdist_worker_has_its_own_server(pytester: pytest.Pytester) -> None
 
 
 def test_loading_the_plugin_imports_nothing_of_the_emulator() -> None:
-    check = ("import sys, sfn_emulator_plugins.pytest_plugin; "
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('emulator', 'boto3', 'botocore', 'flask')))")
+    check = ("import sys, sfn_emulator_plugins.pytest_plugin, sfn_emulator_plugins.pytest_coverage; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sfn_emulator', 'boto3', 'botocore', 'flask')))")
     loaded = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"

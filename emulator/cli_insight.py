@@ -1,0 +1,127 @@
+"""`sfn-emulator graph` and `sfn-emulator coverage`: draw a definition or an execution's path, and
+read a running emulator's workflow coverage.
+
+- `graph DEFINITION [--format mermaid|dot|html] [--output FILE]` draws a definition file;
+  `graph --endpoint URL --execution ARN` draws the definition that execution ran with its path
+  (asked of that emulator's `/_emulator/graph`, which knows exactly which Choice rules it took).
+- `coverage --endpoint URL [--json PATH] [--html DIR]` prints the coverage table of everything that
+  emulator ran, and writes the JSON report or the HTML pages.
+Exit codes: 0 done; 2 unreadable definition, unreachable endpoint or unknown execution.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from sfn_emulator.config import Settings
+from sfn_emulator.definition_files import UnreadableDefinition, read_definition
+
+EXIT_OK = 0
+EXIT_UNUSABLE = 2
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register `graph` and `coverage` on the `sfn-emulator` parser."""
+    from sfn_emulator.graphs.render import FORMATS
+
+    graph = commands.add_parser(
+        "graph", help="draw a definition, or an execution's path, as Mermaid, DOT or HTML",
+        description="Draw a state machine definition (JSON or YAML file, or - for standard input): every "
+        "state, Parallel branches and Map processors as boxes, Choice rules labelled with their condition, "
+        "Catch and Retry edges dashed. With --endpoint and --execution, draw the definition that execution "
+        "ran on that emulator, with its path: states visited (and how often), where it failed, edges taken.",
+    )
+    graph.add_argument("definition", metavar="DEFINITION", nargs="?", help="ASL file (JSON or YAML), or -")
+    graph.add_argument("--format", choices=FORMATS, default="mermaid", help="output format (default mermaid)")
+    graph.add_argument("--endpoint", metavar="URL", help="a running emulator, for --execution")
+    graph.add_argument("--execution", metavar="ARN", help="draw this execution's path (needs --endpoint)")
+    graph.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    graph.set_defaults(handler=graph_command)
+
+    coverage = commands.add_parser(
+        "coverage", help="print or write the workflow coverage of a running emulator",
+        description="Print which states, transitions, Choice rules, Catchers and Retriers the executions "
+        "an emulator ran have covered, per state machine, and optionally write the JSON report or HTML pages.",
+    )
+    coverage.add_argument("--endpoint", metavar="URL", required=True, help="the emulator, e.g. http://127.0.0.1:8083")
+    coverage.add_argument("--json", metavar="PATH", help="write the JSON report to PATH")
+    coverage.add_argument("--html", metavar="DIR", help="write an HTML page per state machine, with its graph, to DIR")
+    coverage.set_defaults(handler=coverage_command)
+
+
+def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
+    from sfn_emulator.graphs import graph_of, render
+
+    if arguments.execution:
+        if arguments.definition or not arguments.endpoint:
+            return _unusable("--execution needs --endpoint, and no DEFINITION: the graph is of the definition "
+                             "that execution ran")
+        query = urllib.parse.urlencode({"executionArn": arguments.execution, "format": arguments.format})
+        try:
+            text = _get(arguments.endpoint, f"/_emulator/graph?{query}")
+        except _EndpointError as error:
+            return _unusable(str(error))
+    else:
+        if not arguments.definition:
+            return _unusable("give a DEFINITION file, or --endpoint and --execution")
+        try:
+            title = Path(arguments.definition).name if arguments.definition != "-" else "definition"
+            text = render(graph_of(read_definition(arguments.definition)), arguments.format, title=title)
+        except (UnreadableDefinition, ValueError) as error:
+            return _unusable(f"cannot draw {arguments.definition}: {error}")
+    _write(text, arguments.output)
+    return EXIT_OK
+
+
+def coverage_command(settings: Settings, arguments: argparse.Namespace) -> int:
+    from sfn_emulator.coverage.report import table, write_html
+
+    try:
+        report: dict[str, Any] = json.loads(_get(arguments.endpoint, "/_emulator/coverage"))
+    except (_EndpointError, ValueError) as error:
+        return _unusable(str(error))
+    print(table(report), end="")
+    if arguments.json:
+        Path(arguments.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
+    if arguments.html:
+        print(f"HTML coverage: {write_html(report, arguments.html)}")
+    return EXIT_OK
+
+
+class _EndpointError(Exception):
+    pass
+
+
+def _get(endpoint: str, path: str) -> str:
+    url = endpoint.rstrip("/") + path
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            return answer.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        detail = error.read().decode("utf-8", "replace")
+        try:
+            detail = json.loads(detail).get("message", detail)
+        except ValueError:
+            pass
+        raise _EndpointError(f"{url}: {error.code} {detail}") from None
+    except (urllib.error.URLError, OSError) as error:
+        raise _EndpointError(f"cannot reach {endpoint}: {getattr(error, 'reason', error)}") from None
+
+
+def _write(text: str, output: str | None) -> None:
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def _unusable(message: str) -> int:
+    print(f"sfn-emulator: {message}", file=sys.stderr)
+    return EXIT_UNUSABLE

@@ -1,0 +1,7 @@
+"""Definitions as graphs (Mermaid, DOT, HTML) and executions read back as paths over them."""
+
+from sfn_emulator.graphs.render import FORMATS, Overlay, render
+from sfn_emulator.graphs.structure import Graph, graph_of
+from sfn_emulator.graphs.trace import ExecutionTrace, trace
+
+__all__ = ["FORMATS", "ExecutionTrace", "Graph", "Overlay", "graph_of", "render", "trace"]

@@ -1,0 +1,147 @@
+"""What one execution did, read back from its history: the states it entered, the edges it took.
+
+History events link to the previous event of their own line of control (`previousEventId`: the
+top level, a Parallel branch or a Map iteration), so one forward pass in id order knows, for each
+event, which state its line is in and which state it has just left: a `…StateEntered` after the
+`…StateExited` of X took an edge out of X (after no exit, its scope's start), and the exit of a
+state with `End: true` took its end.
+
+Which edge out of X, and which Retriers retried, history does not always say: Choice rules may
+share a `Next`, and a Parallel's or Map's failed attempts leave no error in its own events. The
+interpreter notes the rules it applied beside the history (`Execution.rules_taken`: for each
+`…StateEntered` event id, `Choices[i]`, `Default`, `Retry[i]`, `Catch[i]` in order), and the trace
+follows those notes. For a history without them (read through the API), it applies the
+interpreter's rules to what the history shows: an error in a failure event's details is pending in
+its state; anything the state does next but exit is a retry by the first Retrier naming it; an
+exit with an error pending was caught by the first Catcher naming it; a Choice state left for a
+state several rules lead to counts as the first of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from sfn_emulator.asl.errors import error_equals_matches
+from sfn_emulator.graphs.structure import CATCH, CHOICE, DEFAULT, END, NEXT, RETRY, START, Edge, Graph
+
+JSON = Any
+_TERMINAL_FAILURES = frozenset({"ExecutionFailed", "ExecutionTimedOut", "ExecutionAborted"})
+_NOTE = re.compile(r"(Choices|Retry|Catch)\[(\d+)\]|Default")
+_NOTE_KINDS = {"Choices": CHOICE, "Retry": RETRY, "Catch": CATCH}
+
+
+@dataclass(slots=True)
+class ExecutionTrace:
+    entered: Counter[str] = field(default_factory=Counter)  # state name -> times entered, in order of entry
+    taken: Counter[Edge] = field(default_factory=Counter)  # edge of the graph -> times taken
+    unfinished: list[str] = field(default_factory=list)  # entered, never exited, in order of entry
+    failed: bool = False  # the execution failed, timed out or was aborted
+
+    @property
+    def failed_states(self) -> list[str]:
+        """Where the execution stopped: the states it was still in when it failed."""
+        return list(self.unfinished) if self.failed else []
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """Where one line of control is after an event."""
+
+    inside: str | None = None  # the state it is in
+    notes: tuple[str, ...] | None = None  # the interpreter's notes on this visit, if it kept any
+    left: str | None = None  # the state it has just left
+    error: str | None = None  # an error pending in `inside`, or with which `left` was left
+    exit_rule: str | None = None  # the noted rule with which `left` was left (Choices[i], Default, Catch[i])
+
+
+def trace(graph: Graph, history: Iterable[Mapping[str, JSON]],
+          rules_taken: Mapping[int, Sequence[str]] | None = None) -> ExecutionTrace:
+    """The trace of one execution of `graph` from its history events (in any order) and, when
+    known, the interpreter's notes of the rules it applied (`Execution.rules_taken`)."""
+    result = ExecutionTrace()
+    lines: dict[int, _Line] = {}
+    open_entries: dict[str, int] = {}
+    for event in sorted(history, key=lambda event: event["id"]):
+        line = lines.get(event.get("previousEventId") or 0, _Line())
+        lines[event["id"]] = _step(graph, result, line, event, open_entries, rules_taken)
+    result.unfinished = sorted(open_entries, key=open_entries.__getitem__)
+    return result
+
+
+def _step(graph: Graph, result: ExecutionTrace, line: _Line, event: Mapping[str, JSON],
+          open_entries: dict[str, int], rules_taken: Mapping[int, Sequence[str]] | None) -> _Line:
+    kind: str = event["type"]
+    details = next((value for key, value in event.items() if key.endswith("EventDetails")), None) or {}
+    if kind.endswith("StateEntered"):
+        name = details.get("name", "")
+        result.entered[name] += 1
+        open_entries[name] = event["id"]
+        edge = _edge_into(graph, line, name)
+        if edge is not None:
+            result.taken[edge] += 1
+        notes = tuple(rules_taken.get(event["id"], ())) if rules_taken is not None else None
+        for note in notes or ():
+            retrier = _noted_edge(graph, name, note, RETRY)
+            if retrier is not None:
+                result.taken[retrier] += 1
+        return _Line(inside=name, notes=notes)
+    if kind.endswith("StateExited"):
+        name = details.get("name", "")
+        open_entries.pop(name, None)
+        exit_rule = next((note for note in reversed(line.notes or ()) if not note.startswith("Retry")), None)
+        caught = line.error is not None or (exit_rule or "").startswith("Catch")
+        if not caught:
+            end = next((edge for edge in graph.edges_from(name) if edge.kind == END), None)
+            if end is not None:
+                result.taken[end] += 1
+        return _Line(left=name, error=line.error, exit_rule=exit_rule)
+    if kind in _TERMINAL_FAILURES:
+        result.failed = True
+        return line
+    if line.inside is None or line.notes is not None:  # between states, or the notes say it all
+        return line
+    if "error" in details and (kind.endswith("Failed") or kind.endswith("TimedOut")):
+        return _Line(inside=line.inside, error=details.get("error"))
+    if line.error is not None:
+        retrier = _first_matching(graph.edges_from(line.inside), RETRY, line.error)
+        if retrier is not None:
+            result.taken[retrier] += 1
+        return _Line(inside=line.inside)
+    return line
+
+
+def _edge_into(graph: Graph, line: _Line, target: str) -> Edge | None:
+    if line.left is None:
+        return next((edge for edge in graph.edges if edge.kind == START and edge.target == target), None)
+    if line.exit_rule is not None:
+        noted = _noted_edge(graph, line.left, line.exit_rule, None)
+        if noted is not None:
+            return noted
+    out = [edge for edge in graph.edges_from(line.left) if edge.target == target]
+    if line.error is not None:
+        return _first_matching(out, CATCH, line.error)
+    return next((edge for edge in out if edge.kind in (CHOICE, DEFAULT)), None) or \
+        next((edge for edge in out if edge.kind == NEXT), None)
+
+
+def _noted_edge(graph: Graph, state: str, note: str, only: str | None) -> Edge | None:
+    """The edge of `state` a note names (`Choices[1]`, `Default`, `Retry[0]`, `Catch[2]`)."""
+    match = _NOTE.fullmatch(note)
+    if match is None:
+        return None
+    kind = DEFAULT if match.group(1) is None else _NOTE_KINDS[match.group(1)]
+    index = None if match.group(2) is None else int(match.group(2))
+    if only is not None and kind != only:
+        return None
+    return next((edge for edge in graph.edges_from(state) if edge.kind == kind and edge.index == index), None)
+
+
+def _first_matching(edges: Iterable[Edge], kind: str, error: str | None) -> Edge | None:
+    """The first Retrier or Catcher (by its place in the state's list) whose ErrorEquals names `error`."""
+    for edge in sorted((edge for edge in edges if edge.kind == kind), key=lambda edge: edge.index or 0):
+        if error_equals_matches(edge.errors, error):
+            return edge
+    return None

@@ -1,0 +1,65 @@
+"""HTML graphs and coverage pages rendered in a real headless Chromium, offline: Mermaid (shipped
+in the package) turns the text into an SVG that names every state."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+from helpers.browser import rendered_dom
+
+from sfn_emulator import run_definition
+from sfn_emulator.coverage.report import write_html
+from sfn_emulator.graphs import graph_of, render
+
+CASES = {case["name"]: case for case in
+         json.loads((Path(__file__).parents[1] / "fixtures" / "graphs" / "structures.json").read_text())["cases"]}
+
+
+def _svg_text(dom: str) -> str:
+    svgs = re.findall(r"<svg.*?</svg>", dom, re.S)
+    assert svgs, "no SVG was drawn"
+    return " ".join(svgs)
+
+
+def test_a_definition_page_draws_every_state_branch_and_processor(tmp_path: Path) -> None:
+    case = CASES["parallel_and_map_clusters"]
+    page = tmp_path / "definition.html"
+    page.write_text(render(graph_of(case["definition"]), "html", title=case["name"]), encoding="utf-8")
+    svg = _svg_text(rendered_dom(page.as_uri()))
+    for name, kind, _cluster in case["nodes"]:
+        assert f"{name} ({kind})" in svg
+    assert "Branch 1" in svg and "Branch 2" in svg and "Item processor" in svg
+
+
+def test_an_execution_page_draws_the_path(tmp_path: Path) -> None:
+    definition = CASES["choice_catch_retry"]["definition"]
+    result = run_definition(definition, {"n": 2, "m": 1})
+    page = tmp_path / "execution.html"
+    page.write_text(result.graph("html"), encoding="utf-8")
+    svg = _svg_text(rendered_dom(page.as_uri()))
+    assert all(f"{name} (" in svg for name in definition["States"])
+
+
+def test_coverage_pages_draw_each_machine(emulator_server: Any, sfn: Any, tmp_path: Path) -> None:
+    definition = CASES["choice_catch_retry"]["definition"]
+    name = f"browser-coverage-{uuid.uuid4().hex[:8]}"
+    machine = sfn.create_state_machine(name=name, definition=json.dumps(definition),
+                                       roleArn="arn:aws:iam::123456789012:role/graphs")
+    execution_arn = sfn.start_execution(stateMachineArn=machine["stateMachineArn"], input='{"n": 2, "m": 1}')["executionArn"]
+    deadline = time.monotonic() + 60
+    while sfn.describe_execution(executionArn=execution_arn)["status"] == "RUNNING":
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    with urllib.request.urlopen(f"{emulator_server.endpoint_url}/_emulator/coverage", timeout=30) as answer:
+        report = json.loads(answer.read())
+    report["stateMachines"] = [entry for entry in report["stateMachines"] if entry["name"] == name]
+    index = write_html(report, tmp_path)
+    assert 'href="machine-1.html"' in index.read_text()
+    svg = _svg_text(rendered_dom((tmp_path / "machine-1.html").as_uri()))
+    assert all(f"{state} (" in svg for state in definition["States"])
