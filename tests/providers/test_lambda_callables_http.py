@@ -4,13 +4,16 @@ Table-driven from tests/fixtures/providers/lambda_callables.json: both resource 
 ARN, with its short forms and qualifiers, and `arn:aws:states:::lambda:invoke` with AWS's Invoke
 result), exceptions shaped as Lambda's Python runtime reports them, results JSON cannot hold, and
 functions nobody registered. Then what a misbehaving callable must not do: hang the server or
-harm other executions, and `.waitForTaskToken` answered by the test.
+harm other executions (exit, hang by the dozen past their function timeout), and
+`.waitForTaskToken` answered by the test.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -46,6 +49,38 @@ def describe_context(event: Any, context: Any) -> dict[str, Any]:
     }
 
 
+class Shutdown(BaseException):
+    """Not an Exception: Lambda's Python runtime lets it end the process."""
+
+
+def exits_with_message(event: Any, context: Any) -> Any:
+    sys.exit("goodbye")
+
+
+def interrupted(event: Any, context: Any) -> Any:
+    raise KeyboardInterrupt
+
+
+def base_exception(event: Any, context: Any) -> Any:
+    raise Shutdown("stop")
+
+
+def mutates(event: Any, context: Any) -> dict[str, Any]:
+    """Changes every part of its event it can reach; the state's data must not change with it."""
+    saw = json.loads(json.dumps(event))
+    event["items"].append(99)
+    event["order"] = 0
+    event["added"] = True
+    return {"saw": saw}
+
+
+NEVER = threading.Event()  # what stuck functions wait for; set when the module's server closes
+
+
+def stuck(event: Any, context: Any) -> Any:
+    NEVER.wait()
+
+
 def chatty(event: Any, context: Any) -> dict[str, bool]:
     print("a handler writing to stdout", event)
     return {"printed": True}
@@ -59,14 +94,26 @@ HANDLERS: dict[str, Callable[[Any, Any], Any]] = {
     "out-of-stock": out_of_stock,
     "returns-a-set": lambda event, context: {1, 2},
     "chatty": chatty,
+    "exits-3": lambda event, context: sys.exit(3),
+    "exits-quietly": lambda event, context: sys.exit(),
+    "exits-with-message": exits_with_message,
+    "interrupted": interrupted,
+    "base-exception": base_exception,
+    "returns-nan": lambda event, context: float("nan"),
+    "returns-infinity": lambda event, context: {"deep": [1, {"value": float("-inf")}]},
+    "mutates": mutates,
 }
+STUCK_TIMEOUT = 0.2  # seconds of wall time: how long a stuck function runs before Lambda would end it
+UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
 @pytest.fixture(scope="module")
-def flow(start_server: Callable[..., Server]) -> Flow:
+def flow(start_server: Callable[..., Server]) -> Iterator[Flow]:
     server = start_server()
     server.emulator.functions.update(HANDLERS)
-    return Flow(server)
+    server.emulator.functions.register("stuck", stuck, timeout=STUCK_TIMEOUT)
+    yield Flow(server)
+    NEVER.set()
 
 
 def definition_of(case: dict[str, Any]) -> dict[str, Any]:
@@ -97,6 +144,9 @@ def test_lambda_callables(flow: Flow, case: dict[str, Any]) -> None:
         uuid.UUID(report.pop("requestId"))
         assert all(isinstance(line, str) for line in report.pop("stackTrace"))
         assert report == expect.pop("cause")
+    if "cause_text" in expect:
+        pattern = re.escape(expect.pop("cause_text")).replace(re.escape("<uuid>"), UUID)
+        assert re.fullmatch(pattern, described.pop("cause")), described
     if "cause_prefix" in expect:
         assert described.pop("cause").startswith(expect.pop("cause_prefix"))
     assert described == expect
@@ -136,6 +186,22 @@ def test_a_hanging_callable_times_out_its_task_and_harms_no_other_execution(flow
     assert flow.event_types(stuck)[-2:] == ["LambdaFunctionTimedOut", "ExecutionFailed"]
     assert [outcome(flow.describe(arn)) for arn in others] == [
         {"status": "SUCCEEDED", "output": {"echo": {"n": n}}} for n in range(3)]
+
+
+def test_fifty_hung_callables_fail_at_their_function_timeout_and_block_no_other_task(flow: Flow) -> None:
+    hung = [flow.start(flow.machine(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:stuck")), {"n": n})
+            for n in range(50)]
+    normal = flow.start(flow.machine(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:echo")), {"n": "normal"})
+    flow.settle()
+
+    assert outcome(flow.describe(normal)) == {"status": "SUCCEEDED", "output": {"echo": {"n": "normal"}}}
+    failures = [flow.describe(arn) for arn in hung]
+    assert {(described["status"], described["error"]) for described in failures} == {("FAILED", "Sandbox.Timedout")}
+    timed_out = re.escape('{"errorType":"Sandbox.Timedout","errorMessage":"RequestId: ') + UUID + re.escape(
+        ' Error: Task timed out after 0.20 seconds"}')
+    assert all(re.fullmatch(timed_out, described["cause"]) for described in failures)
+    assert outcome(flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:echo"), 2)) == {
+        "status": "SUCCEEDED", "output": {"echo": 2}}
 
 
 def test_failing_and_printing_callables_leave_the_server_serving(flow: Flow) -> None:
