@@ -226,7 +226,7 @@ def test_only_a_callable_reads_the_clock_the_test_and_pytest_read_real_time(pyte
                     polls.extend((time.time(), time.monotonic()) for _ in range(200))
                 polled.set()
 
-            sfn_emulator.register("slow", slow)
+            sfn_emulator.register("slow", slow, timeout=60)
             wall, monotonic = time.time(), time.monotonic()
             poller = threading.Thread(target=poll)
             poller.start()
