@@ -171,7 +171,7 @@ OPTIONS: tuple[Option, ...] = (
            "Python file whose functions serve Lambda task states", metavar="FILE"),
     Option("function_timeout", "--function-timeout", "SFN_EMULATOR_FUNCTION_TIMEOUT", _function_timeout,
            "wall-clock seconds a Python callable may run before it fails with Sandbox.Timedout, unless its "
-           "functions map entry gives its own (Lambda's default 3; at most 900)", metavar="SECONDS"),
+           "functions map entry gives its own (at most 900, Lambda's largest)", metavar="SECONDS"),
     Option("mock_config", "--mock-config", "SFN_MOCK_CONFIG", _path,
            "mock configuration file (AWS Step Functions Local's format)", metavar="FILE"),
     Option("log_level", "--log-level", "SFN_EMULATOR_LOG_LEVEL", _one_of(LOG_LEVELS, upper=True),

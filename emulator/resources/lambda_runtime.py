@@ -7,9 +7,13 @@ What Lambda guarantees its function, and so what a callable can rely on here:
 - an exception is the function's error, reported as the Python runtime does (`errorType` = class
   name); the runtime only catches `Exception`, so `SystemExit`, `KeyboardInterrupt` and any other
   `BaseException` end its process, which Lambda reports as `Runtime.ExitError`;
-- the function has a timeout (Lambda's default 3 s) of wall time: past it the invocation fails
-  with `Sandbox.Timedout`. Lambda bounds the real running time of the code, and the callable's
-  run takes real time whatever the virtual clock does (the manual clock stands still meanwhile).
+- the function has a timeout of wall time: past it the invocation fails with `Sandbox.Timedout`.
+  Lambda bounds the real running time of the code, and the callable's run takes real time whatever
+  the virtual clock does (the manual clock stands still meanwhile). Unless told the real function's
+  timeout, the emulator cannot know it, and must not fail a task AWS would have let finish: AWS's
+  recorded runs have functions sleep 60 s inside a state's TimeoutSeconds and end in States.Timeout,
+  which Lambda's 3 s default for new functions would turn into Sandbox.Timedout. So the default is
+  Lambda's largest timeout, 900 s.
 
 Each invocation runs on its own daemon thread: a hung callable is abandoned at its timeout and
 holds nothing another task needs, and it never keeps the process from exiting.
@@ -35,8 +39,8 @@ from sfn_emulator.resources.callable_time import clock_time
 
 Handler = Callable[[Any, Any], Any]
 
-DEFAULT_FUNCTION_TIMEOUT = 3.0  # seconds: Lambda's default function timeout
-MAX_FUNCTION_TIMEOUT = 900.0  # seconds: Lambda's largest
+MAX_FUNCTION_TIMEOUT = 900.0  # seconds: Lambda's largest function timeout
+DEFAULT_FUNCTION_TIMEOUT = MAX_FUNCTION_TIMEOUT  # see the module docstring
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,6 +112,7 @@ def flow(start_server: Callable[..., Server]) -> Iterator[Flow]:
     server = start_server()
     server.emulator.functions.update(HANDLERS)
     server.emulator.functions.register("stuck", stuck, timeout=STUCK_TIMEOUT)
+    server.emulator.functions.register("context", describe_context, timeout=30)
     yield Flow(server)
     NEVER.set()
 

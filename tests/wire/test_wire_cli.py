@@ -31,7 +31,7 @@ class TestSettings:
             "127.0.0.1", 8083, "123456789012", "us-east-1"
         )
         assert (settings.clock, settings.clock_start, settings.wait_time_scale) == ("auto", None, 1.0)
-        assert settings.function_timeout == 3.0  # Lambda's default function timeout
+        assert settings.function_timeout == 900.0  # Lambda's largest: never fail a task AWS would let finish
 
     def test_every_setting_has_its_environment_variable(self):
         environ = {
