@@ -12,7 +12,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from email.utils import format_datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -153,7 +153,7 @@ class LambdaFunctions:
             memory_limit_in_mb=128,
             aws_request_id=request_id,
             log_group_name=f"/aws/lambda/{name}",
-            log_stream_name=f"{time.strftime('%Y/%m/%d')}/[$LATEST]{uuid.uuid4().hex}",
+            log_stream_name=f"{(self._now() if self._now else datetime.now(timezone.utc)):%Y/%m/%d}/[$LATEST]{uuid.uuid4().hex}",
             timeout_seconds=timeout,
         )
         invocation = Invocation(function_name=name, request_id=request_id, timeout_seconds=timeout, now=self._now,

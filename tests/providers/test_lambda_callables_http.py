@@ -1,4 +1,5 @@
-"""Lambda Task states answered by Python callables, over HTTP with boto3.
+"""Lambda Task states answered by Python callables, driven by boto3 over HTTP and in-process
+(`sfn_emulator.inprocess`: a client with no endpoint, answered with no socket).
 
 Table-driven from tests/fixtures/providers/lambda_callables.json: both resource forms (a function
 ARN, with its short forms and qualifiers, and `arn:aws:states:::lambda:invoke` with AWS's Invoke
@@ -20,8 +21,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
+from botocore.config import Config
 from flow import ACCOUNT, Flow, Server, outcome, task
+from helpers.clients import TEST_REGION
+
+from sfn_emulator.inprocess import intercept
 
 CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "providers" / "lambda_callables.json").read_text())["cases"]
 INVOKE_RESULT_MEMBERS = {"ExecutedVersion", "Payload", "SdkHttpMetadata", "SdkResponseMetadata", "StatusCode"}
@@ -74,12 +80,6 @@ def mutates(event: Any, context: Any) -> dict[str, Any]:
     return {"saw": saw}
 
 
-NEVER = threading.Event()  # what stuck functions wait for; set when the module's server closes
-
-
-def stuck(event: Any, context: Any) -> Any:
-    NEVER.wait()
-
 
 def chatty(event: Any, context: Any) -> dict[str, bool]:
     print("a handler writing to stdout", event)
@@ -107,14 +107,29 @@ STUCK_TIMEOUT = 0.2  # seconds of wall time: how long a stuck function runs befo
 UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
-@pytest.fixture(scope="module")
-def flow(start_server: Callable[..., Server]) -> Iterator[Flow]:
+class InProcessFlow(Flow):
+    """The same sentences, with a client that names no endpoint: `intercept` answers it in-process."""
+
+    def __init__(self, server: Server) -> None:
+        super().__init__(server)
+        session = boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing",
+                                        region_name=TEST_REGION)
+        self.sfn = session.client("stepfunctions", config=Config(retries={"max_attempts": 0}))
+
+
+@pytest.fixture(scope="module", params=["http", "in-process"])
+def flow(request: pytest.FixtureRequest, start_server: Callable[..., Server]) -> Iterator[Flow]:
     server = start_server()
     server.emulator.functions.update(HANDLERS)
-    server.emulator.functions.register("stuck", stuck, timeout=STUCK_TIMEOUT)
+    released = threading.Event()  # what stuck functions wait for, past their timeout: set when the server closes
+    server.emulator.functions.register("stuck", lambda event, context: released.wait(), timeout=STUCK_TIMEOUT)
     server.emulator.functions.register("context", describe_context, timeout=30)
-    yield Flow(server)
-    NEVER.set()
+    if request.param == "http":
+        yield Flow(server)
+    else:
+        with intercept(server.emulator):
+            yield InProcessFlow(server)
+    released.set()
 
 
 def definition_of(case: dict[str, Any]) -> dict[str, Any]:
@@ -160,12 +175,13 @@ def test_a_raised_exception_reports_the_handlers_own_frames(flow: Flow) -> None:
 
 
 def test_an_unregistered_function_logs_how_to_map_it(flow: Flow, caplog: pytest.LogCaptureFixture) -> None:
+    name = f"never-mapped-{uuid.uuid4().hex[:8]}"  # the hint is logged once per function and process
     with caplog.at_level(logging.WARNING, logger="sfn_emulator.resources.base"):
-        flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:never-mapped"))
-    hints = [record.getMessage() for record in caplog.records if "never-mapped" in record.getMessage()]
+        flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:{name}"))
+    hints = [record.getMessage() for record in caplog.records if name in record.getMessage()]
     assert hints == [
         f"No Python callable is registered for the Lambda function arn:aws:lambda:us-east-1:{ACCOUNT}:function:"
-        "never-mapped: map its name or ARN with `sfn-emulator serve --functions FILE` (or register one in Python)."]
+        f"{name}: map its name or ARN with `sfn-emulator serve --functions FILE` (or register one in Python)."]
 
 
 @pytest.fixture
