@@ -433,7 +433,10 @@ class Engine:
 
         # One daemon thread per call, not a pool: a call that never returns (abandoned at its timeout)
         # then holds nothing another task needs, and no call keeps the process from exiting.
-        threading.Thread(target=work, name="sfn-task", daemon=True).start()
+        try:
+            threading.Thread(target=work, name="sfn-task", daemon=True).start()
+        except RuntimeError as exc:  # the process can start no more threads: this task fails, the engine goes on
+            self._settle(call, None, StatesError(names.TASK_FAILED, f"sfn-emulator cannot run the task now: {exc}"))
 
     def _settle(self, call: _Call, result: Any, error: StatesError | None) -> None:
         if call.settled:
