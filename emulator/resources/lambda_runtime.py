@@ -3,7 +3,7 @@
 What Lambda guarantees its function, and so what a callable can rely on here:
 - the event is the state's data serialised and parsed again (a fresh copy the handler may change);
 - the result must serialise as strict JSON, or the invocation fails with `Runtime.MarshalError`
-  (Lambda's Python runtime encodes with `allow_nan` off: NaN and Infinity are refused);
+  (the Python runtime's encoder, simplejson, refuses NaN and Infinity, in its own words);
 - an exception is the function's error, reported as the Python runtime does (`errorType` = class
   name); the runtime only catches `Exception`, so `SystemExit`, `KeyboardInterrupt` and any other
   `BaseException` end its process, which Lambda reports as `Runtime.ExitError`;
