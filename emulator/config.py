@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
 
 from sfn_emulator.clock import MODES, parse_time
+from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, check_timeout
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -36,6 +37,7 @@ class Settings:
     clock_skip_external_deadlines: bool = False
     execution_retention_days: int = 0
     functions: Path | None = None
+    function_timeout: float = DEFAULT_FUNCTION_TIMEOUT
     mock_config: Path | None = None
     log_level: str = "INFO"
 
@@ -127,6 +129,14 @@ def _days(text: str) -> int:
     return days
 
 
+def _function_timeout(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"the function timeout must be a number of seconds, not {text!r}") from None
+    return check_timeout(seconds, "the function timeout")
+
+
 def _path(text: str) -> Path:
     return Path(text).expanduser()
 
@@ -159,6 +169,9 @@ OPTIONS: tuple[Option, ...] = (
            _days, "clock days a finished execution stays visible (0: forever; AWS keeps 90)", metavar="DAYS"),
     Option("functions", "--functions", "SFN_EMULATOR_FUNCTIONS", _path,
            "Python file whose functions serve Lambda task states", metavar="FILE"),
+    Option("function_timeout", "--function-timeout", "SFN_EMULATOR_FUNCTION_TIMEOUT", _function_timeout,
+           "wall-clock seconds a Python callable may run before it fails with Sandbox.Timedout, unless its "
+           "functions map entry gives its own (at most 900, Lambda's largest)", metavar="SECONDS"),
     Option("mock_config", "--mock-config", "SFN_MOCK_CONFIG", _path,
            "mock configuration file (AWS Step Functions Local's format)", metavar="FILE"),
     Option("log_level", "--log-level", "SFN_EMULATOR_LOG_LEVEL", _one_of(LOG_LEVELS, upper=True),

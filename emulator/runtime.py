@@ -45,7 +45,7 @@ class Emulator:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.clock = Clock(mode=settings.clock, start=settings.clock_start, scale=settings.wait_time_scale)
-        self.functions = LambdaFunctions(self.clock.now)
+        self.functions = LambdaFunctions(self.clock.now, default_timeout=settings.function_timeout)
         if settings.functions is not None:
             self.functions.update(load_function_map(settings.functions))
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None

@@ -165,9 +165,10 @@ class EmulatorFixture:
         options: dict[str, Any] = {"inject_host_prefix": False, "retries": {"total_max_attempts": 1}, **config}
         return session.client(service_name, endpoint_url=self.endpoint_url, config=Config(**options))
 
-    def register(self, name_or_arn: str, handler: Handler) -> Handler:
-        """Serve the Lambda function `name_or_arn` with `handler(event, context)` for this test."""
-        self._local("register a Lambda callable").functions.register(name_or_arn, handler)
+    def register(self, name_or_arn: str, handler: Handler, *, timeout: float | None = None) -> Handler:
+        """Serve the Lambda function `name_or_arn` with `handler(event, context)` for this test;
+        `timeout`: its function timeout in seconds (default: the emulator's)."""
+        self._local("register a Lambda callable").functions.register(name_or_arn, handler, timeout=timeout)
         self._registered.append(name_or_arn)
         return handler
 

@@ -1,7 +1,7 @@
 """The scheduler: runs every interpreter on one engine thread, owns every timer, and routes effects.
 
 Threads: the engine thread alone steps interpreters and fires timers; task resources run on a
-worker pool (a slow or hanging callable blocks nobody); API threads talk to the engine through a
+daemon thread per call (a slow or hanging callable blocks nobody); API threads talk to the engine through a
 command queue and a few lock-guarded tables (task tokens, activity queues).
 
 Time (see `sfn_emulator.clock`): timers sit in a heap ordered by (due, sequence), so timers due at the
@@ -28,7 +28,6 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -151,7 +150,7 @@ class Engine:
     """Runs executions. Thread-safe entry points for the control plane; everything else is internal."""
 
     def __init__(self, clock: Clock, resources: TaskResources | None = None, *, seed: int = 0,
-                 skip_external_deadlines: bool = False, max_workers: int = 32) -> None:
+                 skip_external_deadlines: bool = False) -> None:
         self.clock = clock
         self.resources = resources or TaskResources()
         self.skip_external_deadlines = skip_external_deadlines
@@ -179,7 +178,6 @@ class Engine:
         self._completion_waits: dict[str, list[_CompletionWait]] = {}
         self._map_children: dict[str, tuple[_MapRunProgress, int]] = {}  # child execution ARN -> (run, item)
         self._activities: dict[str, deque[ActivityTask]] = {}
-        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="sfn-task")
         clock.attach(self)
         self._thread = threading.Thread(target=self._loop, name="sfn-engine", daemon=True)
         self._thread.start()
@@ -286,7 +284,6 @@ class Engine:
             self._closed = True
             self._cv.notify_all()
         self._thread.join(timeout=5)
-        self._pool.shutdown(wait=False, cancel_futures=True)
 
     # == the engine thread =========================================================================
     def _post(self, command: Callable[[], None]) -> None:
@@ -434,7 +431,12 @@ class Engine:
                 result, error = None, StatesError(names.TASK_FAILED, f"{type(exc).__name__}: {exc}")
             self._post(lambda: self._settle(call, result, error))
 
-        self._pool.submit(work)
+        # One daemon thread per call, not a pool: a call that never returns (abandoned at its timeout)
+        # then holds nothing another task needs, and no call keeps the process from exiting.
+        try:
+            threading.Thread(target=work, name="sfn-task", daemon=True).start()
+        except RuntimeError as exc:  # the process can start no more threads: this task fails, the engine goes on
+            self._settle(call, None, StatesError(names.TASK_FAILED, f"sfn-emulator cannot run the task now: {exc}"))
 
     def _settle(self, call: _Call, result: Any, error: StatesError | None) -> None:
         if call.settled:

@@ -1,5 +1,6 @@
-"""Lambda functions as local Python callables: ``handler(event, context)``, run as AWS Lambda's
-Python runtime runs them (JSON result, errors shaped like the runtime's)."""
+"""Lambda functions as local Python callables: ``handler(event, context)``, registered by name or
+ARN with an optional function timeout, and run as AWS Lambda's Python runtime runs them (see
+`sfn_emulator.resources.lambda_runtime`)."""
 
 from __future__ import annotations
 
@@ -9,26 +10,24 @@ import json
 import sys
 import threading
 import time
-import traceback
 import uuid
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from email.utils import format_datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import yaml
 
-from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.resources import lambda_runtime
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
-from sfn_emulator.resources.frozen_time import ClockTime
-
-Handler = Callable[[Any, Any], Any]
+from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, Handler, Invocation, check_timeout
 
 
 @dataclass
 class LambdaContext:
-    """The `context` argument a Lambda handler receives; the remaining time counts down from the task timeout."""
+    """The `context` argument a Lambda handler receives; the remaining time counts down the
+    function timeout in wall time, as the timeout itself does."""
 
     function_name: str
     function_version: str
@@ -37,62 +36,76 @@ class LambdaContext:
     aws_request_id: str
     log_group_name: str
     log_stream_name: str
-    _deadline: datetime | None = None
-    _now: Callable[[], datetime] | None = None
+    timeout_seconds: float = DEFAULT_FUNCTION_TIMEOUT
+    _started: float = field(default_factory=time.monotonic)
 
     def get_remaining_time_in_millis(self) -> int:
-        """Milliseconds of clock time left before the task's TimeoutSeconds (Lambda's 15-minute cap without one)."""
-        if self._deadline is None or self._now is None:
-            return 900_000
-        return max(0, int((self._deadline - self._now()).total_seconds() * 1000))
+        """Milliseconds left before the function timeout ends the invocation."""
+        return max(0, int((self.timeout_seconds - (time.monotonic() - self._started)) * 1000))
+
+
+@dataclass(frozen=True, slots=True)
+class MappedFunction:
+    """A callable with its own function timeout (None: the emulator's default)."""
+
+    handler: Handler
+    timeout_seconds: float | None = None
 
 
 class LambdaFunctions:
     """Registered handlers keyed by function name or full function ARN; a task resource.
 
-    With a clock (`now`), handlers run under freezegun at clock time and their context counts
-    down in clock time."""
+    With a clock (`now`), handlers read clock time (see `callable_time`); `default_timeout` is the
+    function timeout of handlers registered without one."""
 
-    def __init__(self, now: Callable[[], datetime] | None = None) -> None:
-        self._handlers: dict[str, Handler] = {}
+    def __init__(self, now: Callable[[], datetime] | None = None,
+                 default_timeout: float = DEFAULT_FUNCTION_TIMEOUT) -> None:
+        self._functions: dict[str, MappedFunction] = {}
         self._lock = threading.Lock()
         self._now = now
-        self._clock_time = ClockTime(now) if now is not None else None
+        self.default_timeout = check_timeout(default_timeout, "the default function timeout")
 
-    def register(self, name_or_arn: str, handler: Handler) -> None:
+    def register(self, name_or_arn: str, handler: Handler, *, timeout: float | None = None) -> None:
+        """Serve `name_or_arn` with `handler`; `timeout` (seconds of wall time) bounds each call."""
         if not callable(handler):
             raise TypeError(f"the handler for {name_or_arn!r} is not callable")
+        if timeout is not None:
+            timeout = check_timeout(timeout, f"the timeout of {name_or_arn!r}")
         with self._lock:
-            self._handlers[name_or_arn] = handler
+            self._functions[name_or_arn] = MappedFunction(handler, timeout)
 
-    def function(self, name_or_arn: str) -> Callable[[Handler], Handler]:
+    def function(self, name_or_arn: str, *, timeout: float | None = None) -> Callable[[Handler], Handler]:
         """Decorator form of `register`."""
 
         def decorate(handler: Handler) -> Handler:
-            self.register(name_or_arn, handler)
+            self.register(name_or_arn, handler, timeout=timeout)
             return handler
 
         return decorate
 
     def unregister(self, name_or_arn: str) -> None:
         with self._lock:
-            self._handlers.pop(name_or_arn, None)
+            self._functions.pop(name_or_arn, None)
 
     def clear(self) -> None:
         with self._lock:
-            self._handlers.clear()
+            self._functions.clear()
 
-    def update(self, handlers: Mapping[str, Handler]) -> None:
-        for key, handler in handlers.items():
-            self.register(key, handler)
+    def update(self, functions: Mapping[str, Handler | MappedFunction]) -> None:
+        """Register several: plain handlers, or `MappedFunction`s as `load_function_map` gives them."""
+        for key, entry in functions.items():
+            if isinstance(entry, MappedFunction):
+                self.register(key, entry.handler, timeout=entry.timeout_seconds)
+            else:
+                self.register(key, entry)
 
-    def lookup(self, reference: str, region: str, account: str) -> tuple[Handler, str, str | None] | None:
-        """The handler for a function reference, with its ARN and qualifier; None when nothing is registered."""
+    def lookup(self, reference: str, region: str, account: str) -> tuple[MappedFunction, str, str | None] | None:
+        """The function for a reference, with its ARN and qualifier; None when nothing is registered."""
         name, arn, qualifier = split_function_reference(reference, region, account)
         with self._lock:
             for key in (f"{arn}:{qualifier}" if qualifier else None, arn, name):
-                if key and key in self._handlers:
-                    return self._handlers[key], arn, qualifier
+                if key and key in self._functions:
+                    return self._functions[key], arn, qualifier
         return None
 
     # -- the TaskResource interface ------------------------------------------------------------
@@ -105,9 +118,9 @@ class LambdaFunctions:
         assert reference is not None
         found = self.lookup(reference, request.region, request.account)
         assert found is not None
-        handler, arn, qualifier = found
+        function, arn, qualifier = found
         if request.resource.kind == "lambda":
-            return self._run(handler, request.payload, arn, qualifier, request, compact_errors=False)
+            return self._run(function, request.payload, arn, qualifier, compact=False)
         payload = request.payload.get("Payload") if isinstance(request.payload, dict) else None
         if payload is None:
             payload = {}  # an invocation without a payload reaches the handler as an empty object
@@ -116,7 +129,7 @@ class LambdaFunctions:
                 payload = json.loads(payload)
             except ValueError:
                 pass
-        result = self._run(handler, payload, arn, qualifier, request, compact_errors=True)
+        result = self._run(function, payload, arn, qualifier, compact=True)
         return invoke_response(result, request)
 
     @staticmethod
@@ -129,12 +142,10 @@ class LambdaFunctions:
                 return request.payload["FunctionName"]
         return None
 
-    def _run(self, handler: Handler, event: Any, arn: str, qualifier: str | None, request: TaskRequest, *,
-             compact_errors: bool) -> Any:
+    def _run(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None, *, compact: bool) -> Any:
         request_id = str(uuid.uuid4())
         name = arn.rsplit(":", 1)[-1]
-        started = self._now() if self._now else None
-        deadline = started + timedelta(seconds=request.timeout_seconds) if started and request.timeout_seconds else None
+        timeout = function.timeout_seconds if function.timeout_seconds is not None else self.default_timeout
         context = LambdaContext(
             function_name=name,
             function_version="$LATEST",
@@ -142,35 +153,12 @@ class LambdaFunctions:
             memory_limit_in_mb=128,
             aws_request_id=request_id,
             log_group_name=f"/aws/lambda/{name}",
-            log_stream_name=f"{time.strftime('%Y/%m/%d')}/[$LATEST]{uuid.uuid4().hex}",
-            _deadline=deadline,
-            _now=self._now,
+            log_stream_name=f"{(self._now() if self._now else datetime.now(timezone.utc)):%Y/%m/%d}/[$LATEST]{uuid.uuid4().hex}",
+            timeout_seconds=timeout,
         )
-        try:
-            if self._clock_time is not None:
-                with self._clock_time.frozen():
-                    result = handler(event, context)
-            else:
-                result = handler(event, context)
-        except Exception as exc:  # the handler's failure is the task's failure, as in Lambda's runtime
-            raise handler_error(exc, request_id, compact=compact_errors) from None
-        try:
-            return json.loads(json.dumps(result))
-        except (TypeError, ValueError) as exc:
-            message = f"Unable to marshal response: {exc}"
-            raise StatesError("Runtime.MarshalError", _error_json(message, "Runtime.MarshalError", request_id, [], compact_errors)) from None
-
-
-def handler_error(exc: BaseException, request_id: str, *, compact: bool) -> StatesError:
-    """What the Lambda Python runtime reports for an exception: Error = class name, Cause = its JSON report."""
-    frames = traceback.extract_tb(exc.__traceback__)[1:]  # drop the runtime's own frame (our call site)
-    error_type = type(exc).__name__
-    return StatesError(error_type, _error_json(str(exc), error_type, request_id, traceback.format_list(frames), compact))
-
-
-def _error_json(message: str, error_type: str, request_id: str, stack: list[str], compact: bool) -> str:
-    report = {"errorMessage": message, "errorType": error_type, "requestId": request_id, "stackTrace": stack}
-    return json.dumps(report, separators=(",", ":")) if compact else json.dumps(report)
+        invocation = Invocation(function_name=name, request_id=request_id, timeout_seconds=timeout, now=self._now,
+                                compact=compact)
+        return lambda_runtime.invoke(function.handler, event, context, invocation)
 
 
 def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
@@ -206,8 +194,10 @@ class FunctionMapError(ValueError):
     """A functions map file that cannot be loaded; the message says which entry and why."""
 
 
-def load_function_map(path: str | Path) -> dict[str, Handler]:
-    """Load a JSON or YAML object {function name or ARN: "pkg.module:callable" | "path/file.py:callable"}."""
+def load_function_map(path: str | Path) -> dict[str, MappedFunction]:
+    """Load a JSON or YAML object {function name or ARN: entry}. An entry is the handler's place,
+    "pkg.module:callable" or "path/file.py:callable", or an object {"handler": place, "timeout":
+    seconds} for a function with its own timeout."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -215,7 +205,23 @@ def load_function_map(path: str | Path) -> dict[str, Handler]:
         raise FunctionMapError(f"cannot read the functions map {path}: {exc}") from None
     if not isinstance(data, dict):
         raise FunctionMapError(f"the functions map {path} must be an object of function name or ARN -> 'module:callable'")
-    return {str(key): _import_handler(str(target), path.parent, key) for key, target in data.items()}
+    return {str(key): _mapped_function(entry, path.parent, key) for key, entry in data.items()}
+
+
+def _mapped_function(entry: Any, base: Path, key: object) -> MappedFunction:
+    if not isinstance(entry, dict):
+        return MappedFunction(_import_handler(str(entry), base, key))
+    unknown = sorted(set(entry) - {"handler", "timeout"})
+    if unknown or not isinstance(entry.get("handler"), str):
+        raise FunctionMapError(f"functions map entry {key!r}: an object entry is {{\"handler\": \"module:callable\", "
+                               f"\"timeout\": seconds}}" + (f"; unknown key(s) {', '.join(map(str, unknown))}" if unknown else ""))
+    timeout = entry.get("timeout")
+    if timeout is not None:
+        try:
+            timeout = check_timeout(timeout, "its timeout")
+        except ValueError as exc:
+            raise FunctionMapError(f"functions map entry {key!r}: {exc}") from None
+    return MappedFunction(_import_handler(entry["handler"], base, key), timeout)
 
 
 def _import_handler(target: str, base: Path, key: object) -> Handler:

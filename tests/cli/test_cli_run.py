@@ -64,3 +64,25 @@ def test_python_dash_m_emulator_is_the_same_command():
     )
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout)["statesVisited"] == ["A"]
+
+
+WORKING_FUNCTION = '''
+import threading
+
+def work(event, context):
+    threading.Event().wait(1)  # a second of real work, under a clock decades away
+    return {"done": True}
+'''
+
+
+def test_run_timeout_counts_real_seconds_while_a_callable_runs_under_a_far_clock(sfn_emulator, tmp_path):
+    """The command's own thread reads real time while the callable reads the clock's."""
+    (tmp_path / "work.py").write_text(WORKING_FUNCTION)
+    (tmp_path / "functions.json").write_text(json.dumps({"work": "work.py:work"}))
+    definition = tmp_path / "work.asl.json"
+    definition.write_text(json.dumps({"StartAt": "Work", "States": {"Work": {
+        "Type": "Task", "Resource": "arn:aws:lambda:us-east-1:123456789012:function:work", "End": True}}}))
+    completed = sfn_emulator("run", str(definition), "--functions", str(tmp_path / "functions.json"),
+                             "--clock-start", "2001-01-01T00:00:00Z", "--timeout", "60", "--json")
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout)["status"] == "SUCCEEDED"

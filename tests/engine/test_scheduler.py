@@ -253,3 +253,25 @@ def test_auto_mode_reaches_a_deadline_between_milliseconds_in_one_jump() -> None
         finished = harness.engine.wait(execution, 1)
     assert finished
     assert len(jumps) == 1
+
+
+def test_a_task_no_thread_can_be_started_for_fails_and_the_engine_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each task call runs on a thread of its own; a process that can start no more fails that task only."""
+    machine = {"StartAt": "T", "States": {"T": {"Type": "Task", "End": True,
+                                                "Resource": "arn:aws:lambda:us-east-1:111111111111:function:echo"}}}
+    start_thread = threading.Thread.start
+
+    def refuse_task_threads(thread: threading.Thread) -> None:
+        if thread.name == "sfn-task":
+            raise RuntimeError("can't start new thread")
+        start_thread(thread)
+
+    with Harness(mode="auto") as harness:
+        harness.functions.register("echo", lambda event, context: event)
+        monkeypatch.setattr(threading.Thread, "start", refuse_task_threads)
+        refused = harness.finish(harness.start(machine, {"n": 1}))
+        monkeypatch.undo()
+        served = harness.finish(harness.start(machine, {"n": 2}))
+    assert (refused.status, refused.error, refused.cause) == (
+        "FAILED", "States.TaskFailed", "sfn-emulator cannot run the task now: can't start new thread")
+    assert (served.status, served.output) == ("SUCCEEDED", '{"n":2}')

@@ -200,3 +200,40 @@ def test_loading_the_plugin_imports_nothing_of_the_emulator() -> None:
              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sfn_emulator', 'boto3', 'botocore', 'flask')))")
     loaded = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_only_a_callable_reads_the_clock_the_test_and_pytest_read_real_time(pytester: pytest.Pytester) -> None:
+    result = run_tests(pytester, """
+        import threading
+        import time
+        from datetime import datetime, timedelta, timezone
+
+        SLOW = {"StartAt": "T", "States": {"T": {"Type": "Task", "End": True,
+                "Resource": "arn:aws:lambda:us-east-1:123456789012:function:slow"}}}
+
+        def test_clock_time_stays_in_the_callable(sfn_emulator):
+            sfn_emulator.clock.set(datetime.now(timezone.utc) + timedelta(days=30 * 366))
+            clock_year = sfn_emulator.clock.now().year
+            running, polled, polls = threading.Event(), threading.Event(), []
+
+            def slow(event, context):
+                running.set()
+                assert polled.wait(30)
+                return {"year": datetime.now(timezone.utc).year, "time_year": time.gmtime(time.time()).tm_year}
+
+            def poll():
+                if running.wait(30):
+                    polls.extend((time.time(), time.monotonic()) for _ in range(200))
+                polled.set()
+
+            sfn_emulator.register("slow", slow, timeout=60)
+            wall, monotonic = time.time(), time.monotonic()
+            poller = threading.Thread(target=poll)
+            poller.start()
+            sfn_emulator.run(SLOW).assert_succeeded(output={"year": clock_year, "time_year": clock_year})
+            poller.join(30)
+            assert polls and all(wall <= w < wall + 3600 and monotonic <= m < monotonic + 3600 for w, m in polls)
+    """, "--sfn-emulator-clock=manual")
+    result.assert_outcomes(passed=1)
+    [summary] = [line for line in result.outlines if " passed in " in line]
+    assert 0 <= float(summary.split(" passed in ")[1].split("s")[0]) < 3600  # pytest's own timing is real

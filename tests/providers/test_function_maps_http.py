@@ -1,5 +1,6 @@
 """`--functions FILE`: a JSON or YAML map of Lambda function name or full ARN to
-`package.module:callable` or `path/to/file.py:callable` (relative to the map file), loaded through
+`package.module:callable` or `path/to/file.py:callable` (relative to the map file), or an object
+`{"handler": ..., "timeout": seconds}` giving the function its own function timeout, loaded through
 `Settings(functions=...)` and, in one real process, through `SFN_EMULATOR_FUNCTIONS`.
 
 The maps and handlers are in tests/fixtures/providers/functions/; `shop.pricing` is found on the
@@ -72,6 +73,15 @@ def test_each_mapped_function_answers_lambda_invoke(flow: Flow, function: str) -
     ('{"greet": "no_such_module_anywhere:greet"}', "functions map entry 'greet': cannot import 'no_such_module_anywhere:greet': "
                                                     "ModuleNotFoundError: No module named 'no_such_module_anywhere'"),
     ('["orders.py:greet"]', "the functions map {path} must be an object of function name or ARN -> 'module:callable'"),
+    ('{"greet": {"handler": "orders.py:greet", "timeout": 0}}',
+     "functions map entry 'greet': its timeout must be a number of seconds above 0 and at most 900, not 0"),
+    ('{"greet": {"handler": "orders.py:greet", "timeout": "30"}}',
+     "functions map entry 'greet': its timeout must be a number of seconds above 0 and at most 900, not '30'"),
+    ('{"greet": {"handler": "orders.py:greet", "memory": 128}}',
+     'functions map entry \'greet\': an object entry is {"handler": "module:callable", "timeout": seconds}; '
+     "unknown key(s) memory"),
+    ('{"greet": {"timeout": 3}}',
+     'functions map entry \'greet\': an object entry is {"handler": "module:callable", "timeout": seconds}'),
 ])
 def test_a_broken_map_is_refused_naming_the_entry(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "map.json"
@@ -80,6 +90,20 @@ def test_a_broken_map_is_refused_naming_the_entry(tmp_path: Path, text: str, mes
     with pytest.raises(FunctionMapError) as refused:
         Emulator(Settings(functions=path))
     assert str(refused.value) == message.replace("{path}", str(path))
+
+
+def test_a_function_runs_for_its_own_timeout_or_the_emulators_default(
+        tmp_path: Path, start_server: Callable[..., Server]) -> None:
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps({"own": {"handler": f"{FUNCTIONS / 'orders.py'}:stall", "timeout": 0.1},
+                                "default": f"{FUNCTIONS / 'orders.py'}:stall"}), encoding="utf-8")
+    flow = Flow(start_server(functions=path, function_timeout=0.3))
+    for name, seconds in (("own", "0.10"), ("default", "0.30")):
+        for definition in (task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:{name}"),
+                           task("arn:aws:states:::lambda:invoke", Parameters={"FunctionName": name})):
+            described = flow.run(definition, {})
+            assert (described["status"], described["error"]) == ("FAILED", "Sandbox.Timedout")
+            assert json.loads(described["cause"])["errorMessage"].endswith(f" Error: Task timed out after {seconds} seconds")
 
 
 def test_the_cli_reads_the_map_named_by_sfn_emulator_functions() -> None:

@@ -1,24 +1,33 @@
-"""Lambda Task states answered by Python callables, over HTTP with boto3.
+"""Lambda Task states answered by Python callables, driven by boto3 over HTTP and in-process
+(`sfn_emulator.inprocess`: a client with no endpoint, answered with no socket).
 
 Table-driven from tests/fixtures/providers/lambda_callables.json: both resource forms (a function
 ARN, with its short forms and qualifiers, and `arn:aws:states:::lambda:invoke` with AWS's Invoke
 result), exceptions shaped as Lambda's Python runtime reports them, results JSON cannot hold, and
 functions nobody registered. Then what a misbehaving callable must not do: hang the server or
-harm other executions, and `.waitForTaskToken` answered by the test.
+harm other executions (exit, hang by the dozen past their function timeout), and
+`.waitForTaskToken` answered by the test.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
+from botocore.config import Config
 from flow import ACCOUNT, Flow, Server, outcome, task
+from helpers.clients import TEST_REGION
+
+from sfn_emulator.inprocess import intercept
 
 CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "providers" / "lambda_callables.json").read_text())["cases"]
 INVOKE_RESULT_MEMBERS = {"ExecutedVersion", "Payload", "SdkHttpMetadata", "SdkResponseMetadata", "StatusCode"}
@@ -46,6 +55,32 @@ def describe_context(event: Any, context: Any) -> dict[str, Any]:
     }
 
 
+class Shutdown(BaseException):
+    """Not an Exception: Lambda's Python runtime lets it end the process."""
+
+
+def exits_with_message(event: Any, context: Any) -> Any:
+    sys.exit("goodbye")
+
+
+def interrupted(event: Any, context: Any) -> Any:
+    raise KeyboardInterrupt
+
+
+def base_exception(event: Any, context: Any) -> Any:
+    raise Shutdown("stop")
+
+
+def mutates(event: Any, context: Any) -> dict[str, Any]:
+    """Changes every part of its event it can reach; the state's data must not change with it."""
+    saw = json.loads(json.dumps(event))
+    event["items"].append(99)
+    event["order"] = 0
+    event["added"] = True
+    return {"saw": saw}
+
+
+
 def chatty(event: Any, context: Any) -> dict[str, bool]:
     print("a handler writing to stdout", event)
     return {"printed": True}
@@ -59,14 +94,42 @@ HANDLERS: dict[str, Callable[[Any, Any], Any]] = {
     "out-of-stock": out_of_stock,
     "returns-a-set": lambda event, context: {1, 2},
     "chatty": chatty,
+    "exits-3": lambda event, context: sys.exit(3),
+    "exits-quietly": lambda event, context: sys.exit(),
+    "exits-with-message": exits_with_message,
+    "interrupted": interrupted,
+    "base-exception": base_exception,
+    "returns-nan": lambda event, context: float("nan"),
+    "returns-infinity": lambda event, context: {"deep": [1, {"value": float("-inf")}]},
+    "mutates": mutates,
 }
+STUCK_TIMEOUT = 0.2  # seconds of wall time: how long a stuck function runs before Lambda would end it
+UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
-@pytest.fixture(scope="module")
-def flow(start_server: Callable[..., Server]) -> Flow:
+class InProcessFlow(Flow):
+    """The same sentences, with a client that names no endpoint: `intercept` answers it in-process."""
+
+    def __init__(self, server: Server) -> None:
+        super().__init__(server)
+        session = boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing",
+                                        region_name=TEST_REGION)
+        self.sfn = session.client("stepfunctions", config=Config(retries={"max_attempts": 0}))
+
+
+@pytest.fixture(scope="module", params=["http", "in-process"])
+def flow(request: pytest.FixtureRequest, start_server: Callable[..., Server]) -> Iterator[Flow]:
     server = start_server()
     server.emulator.functions.update(HANDLERS)
-    return Flow(server)
+    released = threading.Event()  # what stuck functions wait for, past their timeout: set when the server closes
+    server.emulator.functions.register("stuck", lambda event, context: released.wait(), timeout=STUCK_TIMEOUT)
+    server.emulator.functions.register("context", describe_context, timeout=30)
+    if request.param == "http":
+        yield Flow(server)
+    else:
+        with intercept(server.emulator):
+            yield InProcessFlow(server)
+    released.set()
 
 
 def definition_of(case: dict[str, Any]) -> dict[str, Any]:
@@ -97,6 +160,9 @@ def test_lambda_callables(flow: Flow, case: dict[str, Any]) -> None:
         uuid.UUID(report.pop("requestId"))
         assert all(isinstance(line, str) for line in report.pop("stackTrace"))
         assert report == expect.pop("cause")
+    if "cause_text" in expect:
+        pattern = re.escape(expect.pop("cause_text")).replace(re.escape("<uuid>"), UUID)
+        assert re.fullmatch(pattern, described.pop("cause")), described
     if "cause_prefix" in expect:
         assert described.pop("cause").startswith(expect.pop("cause_prefix"))
     assert described == expect
@@ -109,12 +175,13 @@ def test_a_raised_exception_reports_the_handlers_own_frames(flow: Flow) -> None:
 
 
 def test_an_unregistered_function_logs_how_to_map_it(flow: Flow, caplog: pytest.LogCaptureFixture) -> None:
+    name = f"never-mapped-{uuid.uuid4().hex[:8]}"  # the hint is logged once per function and process
     with caplog.at_level(logging.WARNING, logger="sfn_emulator.resources.base"):
-        flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:never-mapped"))
-    hints = [record.getMessage() for record in caplog.records if "never-mapped" in record.getMessage()]
+        flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:{name}"))
+    hints = [record.getMessage() for record in caplog.records if name in record.getMessage()]
     assert hints == [
         f"No Python callable is registered for the Lambda function arn:aws:lambda:us-east-1:{ACCOUNT}:function:"
-        "never-mapped: map its name or ARN with `sfn-emulator serve --functions FILE` (or register one in Python)."]
+        f"{name}: map its name or ARN with `sfn-emulator serve --functions FILE` (or register one in Python)."]
 
 
 @pytest.fixture
@@ -136,6 +203,22 @@ def test_a_hanging_callable_times_out_its_task_and_harms_no_other_execution(flow
     assert flow.event_types(stuck)[-2:] == ["LambdaFunctionTimedOut", "ExecutionFailed"]
     assert [outcome(flow.describe(arn)) for arn in others] == [
         {"status": "SUCCEEDED", "output": {"echo": {"n": n}}} for n in range(3)]
+
+
+def test_fifty_hung_callables_fail_at_their_function_timeout_and_block_no_other_task(flow: Flow) -> None:
+    hung = [flow.start(flow.machine(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:stuck")), {"n": n})
+            for n in range(50)]
+    normal = flow.start(flow.machine(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:echo")), {"n": "normal"})
+    flow.settle()
+
+    assert outcome(flow.describe(normal)) == {"status": "SUCCEEDED", "output": {"echo": {"n": "normal"}}}
+    failures = [flow.describe(arn) for arn in hung]
+    assert {(described["status"], described["error"]) for described in failures} == {("FAILED", "Sandbox.Timedout")}
+    timed_out = re.escape('{"errorType":"Sandbox.Timedout","errorMessage":"RequestId: ') + UUID + re.escape(
+        ' Error: Task timed out after 0.20 seconds"}')
+    assert all(re.fullmatch(timed_out, described["cause"]) for described in failures)
+    assert outcome(flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:echo"), 2)) == {
+        "status": "SUCCEEDED", "output": {"echo": 2}}
 
 
 def test_failing_and_printing_callables_leave_the_server_serving(flow: Flow) -> None:

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 
 from sfn_emulator.cli import main
 from sfn_emulator.config import OPTIONS, Settings, SettingsError
+from helpers.clients import make_client
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -29,6 +31,7 @@ class TestSettings:
             "127.0.0.1", 8083, "123456789012", "us-east-1"
         )
         assert (settings.clock, settings.clock_start, settings.wait_time_scale) == ("auto", None, 1.0)
+        assert settings.function_timeout == 900.0  # Lambda's largest: never fail a task AWS would let finish
 
     def test_every_setting_has_its_environment_variable(self):
         environ = {
@@ -40,6 +43,7 @@ class TestSettings:
             "SFN_EMULATOR_CLOCK_START": "2024-01-01T00:00:00Z",
             "WAIT_TIME_SCALE": "0.5",
             "SFN_EMULATOR_FUNCTIONS": "functions.py",
+            "SFN_EMULATOR_FUNCTION_TIMEOUT": "30",
             "SFN_MOCK_CONFIG": "mocks.json",
             "SFN_EMULATOR_LOG_LEVEL": "debug",
         }
@@ -52,6 +56,7 @@ class TestSettings:
             clock_start=datetime(2024, 1, 1, tzinfo=timezone.utc),
             wait_time_scale=0.5,
             functions=Path("functions.py"),
+            function_timeout=30.0,
             mock_config=Path("mocks.json"),
             log_level="DEBUG",
         )
@@ -74,6 +79,10 @@ class TestSettings:
             ({"WAIT_TIME_SCALE": "-1"}, "WAIT_TIME_SCALE"),
             ({"WAIT_TIME_SCALE": "nan"}, "WAIT_TIME_SCALE"),
             ({"SFN_EMULATOR_LOG_LEVEL": "LOUD"}, "SFN_EMULATOR_LOG_LEVEL"),
+            ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "0"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
+            ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "901"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
+            ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "nan"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
+            ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "soon"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
         ],
     )
     def test_a_bad_value_is_refused_naming_where_it_came_from(self, environ, named):
@@ -143,3 +152,49 @@ def test_serve_answers_health_prints_a_client_snippet_and_stops_on_sigterm():
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+HUNG_FUNCTIONS = """
+import pathlib, threading
+
+def hang(event, context):
+    pathlib.Path(event["started"]).touch()
+    threading.Event().wait()  # never returns
+"""
+
+
+def test_sigterm_stops_serve_at_once_while_callables_hang(tmp_path: Path):
+    """Callables run on daemon threads: nothing waits for them when the process ends."""
+    (tmp_path / "hung.py").write_text(HUNG_FUNCTIONS)
+    (tmp_path / "functions.json").write_text(json.dumps({"hang": {"handler": "hung.py:hang", "timeout": 900}}))
+    port = free_port()
+    environ = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sfn_emulator", "serve", "--port", str(port), "--functions", str(tmp_path / "functions.json")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environ, cwd=REPOSITORY,
+    )
+    try:
+        read_until(process, "Stop with Ctrl-C")
+        sfn = make_client(f"http://127.0.0.1:{port}")
+        machine = sfn.create_state_machine(name="hang", roleArn="arn:aws:iam::123456789012:role/r", definition=json.dumps(
+            {"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:123456789012:function:hang",
+                                              "End": True}}}))["stateMachineArn"]
+        markers = [tmp_path / f"started-{n}" for n in range(3)]
+        for marker in markers:
+            sfn.start_execution(stateMachineArn=machine, input=json.dumps({"started": str(marker)}))
+        assert poll_until(lambda: all(marker.exists() for marker in markers)), "the callables did not start"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0  # a liveness bound: it stops at once, never after the callables
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def poll_until(condition, attempts: int = 600) -> bool:
+    """True once `condition()` holds, checking every 50 ms for at most `attempts` checks."""
+    for _ in range(attempts):
+        if condition():
+            return True
+        threading.Event().wait(0.05)
+    return condition()
