@@ -26,9 +26,10 @@ from functools import lru_cache
 from typing import Union
 
 from jsonpath_ng import JSONPath as JsonPathQuery
-from jsonpath_ng import Child, Descendants, Fields, Index, Root
+from jsonpath_ng import Child, DatumInContext, Descendants, Fields, Index, Root, Slice
 from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
 from jsonpath_ng.ext import parse as parse_query
+from jsonpath_ng.ext.filter import Filter
 
 from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
 from sfn_emulator.asl.model import JSON, Scope
@@ -52,6 +53,9 @@ CONTEXT = "context"
 VARIABLE = "variable"
 
 _VARIABLE_ROOT = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_BLANKS = " \t\n\r"
+# Jayway keeps array indexes and slice bounds in a Java int
+_JAVA_INT_MAX = 2**31 - 1
 _INDEX = re.compile(r"\s*(-?\d+)\s*\]")
 
 
@@ -196,18 +200,26 @@ class JsonResultPath:
 
 def compile_path(text: str) -> JsonPath:
     """Compile a Path (InputPath, OutputPath, `.$` fields, Choice `Variable`, ...); cached by text."""
-    if not isinstance(text, str) or not text.startswith("$"):
+    if not isinstance(text, str) or not text.strip(_BLANKS).startswith("$"):
         raise InvalidPath(str(text), "a path must begin with '$'")
     return _compile_path(text)
 
 
 @lru_cache(maxsize=4096)
 def _compile_path(text: str) -> JsonPath:
-    root, variable_name, start = _split_root(text)
-    steps, rest = _definite_prefix(text, start)
-    if rest == len(text):
+    try:
+        return _compiled(text)
+    except InvalidPath as invalid:
+        raise InvalidPath(text, invalid.problem) from None  # named as written, not as normalised
+
+
+def _compiled(text: str) -> JsonPath:
+    source = _without_dot_before_bracket(text.strip(_BLANKS))
+    root, variable_name, start = _split_root(source)
+    steps, rest = _definite_prefix(source, start)
+    if rest == len(source):
         return JsonPath(text, root, variable_name, tuple(steps), None)
-    return JsonPath(text, root, variable_name, tuple(steps), _indefinite_query(text, steps, rest))
+    return JsonPath(text, root, variable_name, tuple(steps), _indefinite_query(source, steps, rest, text))
 
 
 def compile_reference_path(text: str) -> JsonPath:
@@ -266,14 +278,12 @@ def _definite_prefix(text: str, position: int) -> tuple[list[Step], int]:
             position = name_end
         elif text[position] == "[":
             bracket = _bracket_step(text, position)
-            if bracket is None:
-                break
+            if bracket is None or (isinstance(bracket[0], tuple) and bracket[1] < end):
+                break  # indefinite; several properties before further steps are each followed in turn
             step, position = bracket
             steps.append(step)
         else:
             raise InvalidPath(text, f"unexpected character {text[position]!r} at position {position}")
-        if isinstance(steps[-1], tuple) and position < end:
-            raise InvalidPath(text, "several properties can only be selected by the last step")
     return steps, position
 
 
@@ -281,9 +291,13 @@ def _bracket_step(text: str, position: int) -> tuple[Step, int] | None:
     """The `['name']`, `['a','b']` or `[index]` step at `position`, or None when indefinite."""
     index = _INDEX.match(text, position + 1)
     if index:
+        if abs(int(index.group(1))) > _JAVA_INT_MAX:
+            raise InvalidPath(text, f"the index {index.group(1)} is too large")
         return int(index.group(1)), index.end()
     names: list[str] = []
     cursor = _skip_blanks(text, position + 1)
+    if cursor < len(text) and (text[cursor].isalpha() or text[cursor] == "_"):
+        raise InvalidPath(text, "a property name in brackets must be quoted: ['name']")
     while cursor < len(text) and text[cursor] in "'\"":
         name, cursor = _quoted_name(text, cursor)
         names.append(name)
@@ -320,17 +334,149 @@ def _skip_blanks(text: str, position: int) -> int:
     return position
 
 
-def _indefinite_query(text: str, prefix: list[Step], rest: int) -> JsonPathQuery:
+def _indefinite_query(text: str, prefix: list[Step], rest: int, shown: str) -> JsonPathQuery:
     """The jsonpath-ng query for the whole path: our definite prefix, then jsonpath-ng's parse of
-    the rest. Grafting keeps `$` inside filters pointing at the root the path reads."""
+    the rest with Jayway's slices and merged leaf properties. Grafting keeps `$` inside filters
+    pointing at the root the path reads."""
     try:
         tail = parse_query("$" + text[rest:])
     except (JsonPathLexerError, JsonPathParserError) as error:
-        raise InvalidPath(text, str(error)) from None
+        raise InvalidPath(shown, str(error)) from None
+    tail = _as_jayway(tail, shown, leaf=True)
     head: JsonPathQuery = Root()
     for step in prefix:
         head = Child(head, Fields(step) if isinstance(step, str) else Index(step))  # type: ignore[arg-type]
     return _graft(tail, head)
+
+
+def _as_jayway(query: JsonPathQuery, text: str, *, leaf: bool) -> JsonPathQuery:
+    """`query` with jsonpath-ng's slices and multi-property leaf replaced by Jayway's."""
+    if isinstance(query, (Child, Descendants)):
+        left = _as_jayway(query.left, text, leaf=False)
+        right = query.right
+        # right after the definite part of the path (a deep scan's targets are never definite)
+        upstream_definite = isinstance(query, Child) and isinstance(left, Root)
+        if isinstance(right, Slice):
+            right = _JaywaySlice(text, right.start, right.end, upstream_definite=upstream_definite)
+        elif leaf and isinstance(right, Fields) and len(right.fields) > 1:
+            right = _MergedProperties(right.fields)
+        elif type(right) is Filter:
+            right = _JaywayFilter(text, right.expressions, upstream_definite=upstream_definite)
+        return type(query)(left, right)
+    return query
+
+
+def _without_dot_before_bracket(text: str) -> str:
+    """Jayway reads `$.[0]`, `$.a.['b']` and `$.[*]` as `$[0]`, `$.a['b']` and `$[*]`: a dot
+    directly before a bracket (not the `..` of a deep scan, nor inside quotes or filters) is dropped."""
+    out: list[str] = []
+    quote: str | None = None
+    depth = 0
+    for position, char in enumerate(text):
+        if quote:
+            if char == quote and text[position - 1] != "\\":
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif (char == "." and depth == 0 and text.startswith(".[", position)
+              and not text.startswith("..", position - 1)):
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+class _JaywaySlice(JsonPathQuery):  # type: ignore[misc]
+    """Jayway's `[from:to]`: the step is ignored; `[from:]` and `[:to]` count a negative bound from
+    the end; in `[from:to]` only `to` is capped at the length, and a negative `from` reads from the
+    end; applied to a non-array right after the definite part of a path, it fails (PathNotFound)."""
+
+    def __init__(self, text: str, start: int | None, end: int | None, *, upstream_definite: bool) -> None:
+        if start is None and end is None:
+            raise InvalidPath(text, "a slice needs a start or an end")
+        for bound in (start, end):
+            if bound is not None and abs(bound) > _JAVA_INT_MAX:
+                raise InvalidPath(text, f"the slice bound {bound} is too large")
+        self.text = text
+        self.start = start
+        self.end = end
+        self.upstream_definite = upstream_definite
+
+    def find(self, datum: object) -> list[DatumInContext]:
+        datum = DatumInContext.wrap(datum)
+        items = datum.value
+        if not isinstance(items, list):
+            if self.upstream_definite:
+                raise PathNotFound(self.text, f"Filter: [{self._shown()}] can only be applied to arrays. "
+                                              f"Current context is: {_java_text(items)}")
+            return []
+        length = len(items)
+        if self.end is None:
+            start = max(0, self.start + length if self.start < 0 else self.start)  # type: ignore[operator]
+            indexes = range(start, length)
+        elif self.start is None:
+            indexes = range(0, min(length, self.end + length if self.end < 0 else self.end))
+        else:
+            indexes = range(self.start, min(length, self.end))
+        found = []
+        for index in indexes:
+            actual = index + length if index < 0 else index
+            if 0 <= actual < length:
+                found.append(DatumInContext(items[actual], path=Index(actual), context=datum))
+        return found
+
+    def _shown(self) -> str:
+        return f"{'' if self.start is None else self.start}:{'' if self.end is None else self.end}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _JaywaySlice) and (self.start, self.end) == (other.start, other.end)
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.end))
+
+
+class _JaywayFilter(Filter):  # type: ignore[misc]
+    """Jayway's `[?(...)]`: on an array it keeps the items that match; on an object it keeps the
+    object itself when it matches (not its matching values); right after the definite part of a
+    path, a value that is neither fails."""
+
+    def __init__(self, text: str, expressions: list[object], *, upstream_definite: bool) -> None:
+        super().__init__(expressions)
+        self.text = text
+        self.upstream_definite = upstream_definite
+
+    def find(self, datum: object) -> list[DatumInContext]:
+        datum = DatumInContext.wrap(datum)
+        if isinstance(datum.value, dict):
+            candidate = datum if self._references_root() else datum.value
+            return [datum] if all(expression.find(candidate) for expression in self.expressions) else []
+        if not isinstance(datum.value, list) and self.upstream_definite:
+            raise PathNotFound(self.text, f"Filter: {self} can not be applied to primitives. "
+                                          f"Current context is: {_java_text(datum.value)}")
+        return super().find(datum)
+
+
+class _MergedProperties(JsonPathQuery):  # type: ignore[misc]
+    """Jayway's `['a','b']` as the last step of an indefinite path: one object per match holding
+    the named properties it has (objects only)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+
+    def find(self, datum: object) -> list[DatumInContext]:
+        datum = DatumInContext.wrap(datum)
+        if not isinstance(datum.value, dict):
+            return []
+        return [DatumInContext(_merge_properties(datum.value, self.names), path=Fields(*self.names), context=datum)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _MergedProperties) and self.names == other.names
+
+    def __hash__(self) -> int:
+        return hash(self.names)
 
 
 def _graft(query: JsonPathQuery, head: JsonPathQuery) -> JsonPathQuery:
