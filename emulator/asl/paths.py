@@ -1,21 +1,26 @@
 """JSONPath as Step Functions evaluates it, and ResultPath.
 
-AWS evaluates paths with Jayway JsonPath (Java). We follow its semantics:
+AWS evaluates paths with Jayway JsonPath (Java); these are its rules, with AWS's own on top:
 
-- A *definite* path (only `.name`, `['name']` and `[index]` steps, plus Jayway's `['a','b']`
-  leaf that merges several properties into one object) returns the single value it selects, or
-  raises `PathNotFound` with Jayway's explanation ("No results for path: $['a']",
-  "Missing property in path $['a']", ...).
-- An *indefinite* path (wildcard, filter, slice, union, `..`) returns the list of everything it
-  selects, possibly empty. Its definite prefix is still checked as Jayway does: a missing property
-  before the first indefinite step is an error, not an empty list.
+- Blanks around a path are ignored, and a dot directly before a bracket is dropped (`$.[0]`,
+  `$.a.['b']`, `$.[*]`, `$.[?(@.x > 0)]` read as `$[0]`, `$.a['b']`, ...), as in Jayway.
+- A *definite* path (only `.name`, `['name']` and `[index]` steps, plus `['a','b']` as the last
+  step, which merges the properties that exist into one object) returns the one value it selects,
+  or raises `PathNotFound` with Jayway's explanation ("No results for path: $['a']", "Missing
+  property in path $['a']", ...), which the caller turns into AWS's `States.Runtime` text.
+- An *indefinite* path (wildcard, slice, index list, filter, deep scan `..`, several names before
+  further steps) returns the list of everything it selects, empty when nothing matches; only its
+  steps before the first indefinite one can fail, as in Jayway (see `jsonpath_query` and, for
+  filters, `jsonpath_filter`).
+- AWS's rules: a path begins with `$`; `$$` reads the Context Object and `$name` a workflow
+  variable; a quoted name is taken literally (a backslash only keeps the quote from closing it);
+  a Jayway function such as `sum()` is not evaluated but read as a property name (so it is found
+  nowhere). A Reference Path (ResultPath, ItemsPath, the `...Path` fields) may only use `.name`,
+  `['name']` and `[index]`; a ResultPath cannot read the Context Object or a variable.
 
 Definite paths (nearly all paths in real definitions) are compiled to a tuple of keys and indexes
-and read with a plain loop; the rest of an indefinite path is handed to jsonpath-ng (its `ext`
-parser, for filters with `&&`/`||`), grafted onto that same prefix.
-
-A path reads the state's value (`$...`), the Context Object (`$$...`) or a workflow variable
-(`$name...`).
+and read with a plain loop; indefinite ones to Jayway's tokens. Compiling is the only check, so a
+definition is refused exactly when one of its paths cannot be evaluated.
 """
 
 from __future__ import annotations
@@ -25,13 +30,18 @@ import re
 from functools import lru_cache
 from typing import Union
 
-from jsonpath_ng import JSONPath as JsonPathQuery
-from jsonpath_ng import Child, DatumInContext, Descendants, Fields, Index, Root, Slice
-from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-from jsonpath_ng.ext import parse as parse_query
-from jsonpath_ng.ext.filter import Filter
-
 from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
+from sfn_emulator.asl.jsonpath_filter import compile_filter
+from sfn_emulator.asl.jsonpath_query import (
+    JAVA_INT_MAX,
+    Query,
+    QueryNotFound,
+    QuerySyntaxError,
+    compile_tokens,
+    java_class,
+    java_text,
+    quoted_name,
+)
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -54,8 +64,6 @@ VARIABLE = "variable"
 
 _VARIABLE_ROOT = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _BLANKS = " \t\n\r"
-# Jayway keeps array indexes and slice bounds in a Java int
-_JAVA_INT_MAX = 2**31 - 1
 _INDEX = re.compile(r"\s*(-?\d+)\s*\]")
 
 
@@ -94,13 +102,13 @@ class JsonPath:
         root: str,
         variable_name: str | None,
         steps: tuple[Step, ...],
-        query: JsonPathQuery | None,
+        query: Query | None,
     ) -> None:
         self.text = text
         self.root = root  # VALUE, CONTEXT or VARIABLE
         self.variable_name = variable_name
-        self.steps = steps  # the definite path, or the definite prefix of an indefinite one
-        self.query = query  # jsonpath-ng query for the whole path when it is indefinite
+        self.steps = steps  # the definite path's steps (for an indefinite one, those before its first indefinite step)
+        self.query = query  # the whole path's tokens when it is indefinite
 
     @property
     def is_definite(self) -> bool:
@@ -116,9 +124,10 @@ class JsonPath:
         root = self._root_value(value, scope)
         if self.query is None:
             return self._read(root)
-        if not _check_prefix(root, self.steps, self.text, ends_path=False):
-            return []
-        return [match.value for match in self.query.find(root)]
+        try:
+            return self.query.find(root)
+        except QueryNotFound as missing:
+            raise PathNotFound(self.text, missing.reason) from None
 
     def _root_value(self, value: JSON, scope: Scope) -> JSON:
         if self.root == VALUE:
@@ -145,7 +154,7 @@ class JsonPath:
                 else:
                     node = _merge_properties(node, step)
         except (KeyError, IndexError, _Missing):
-            _check_prefix(root, self.steps, self.text, ends_path=True)
+            _explain_missing(root, self.steps, self.text)
             raise PathNotFound(self.text, f"No results for path: {_jayway_path(self.steps)}") from None
         return node
 
@@ -209,7 +218,7 @@ def compile_path(text: str) -> JsonPath:
 def _compile_path(text: str) -> JsonPath:
     try:
         return _compiled(text)
-    except InvalidPath as invalid:
+    except (InvalidPath, QuerySyntaxError) as invalid:
         raise InvalidPath(text, invalid.problem) from None  # named as written, not as normalised
 
 
@@ -219,7 +228,8 @@ def _compiled(text: str) -> JsonPath:
     steps, rest = _definite_prefix(source, start)
     if rest == len(source):
         return JsonPath(text, root, variable_name, tuple(steps), None)
-    return JsonPath(text, root, variable_name, tuple(steps), _indefinite_query(source, steps, rest, text))
+    query = Query(compile_tokens(source, start, compile_filter))
+    return JsonPath(text, root, variable_name, tuple(steps), query)
 
 
 def compile_reference_path(text: str) -> JsonPath:
@@ -272,8 +282,6 @@ def _definite_prefix(text: str, position: int) -> tuple[list[Step], int]:
                 raise InvalidPath(text, f"a property name is missing at position {position + 1}")
             if " " in name:
                 raise InvalidPath(text, "use bracket notation ['my prop'] for a property name with blanks")
-            if "(" in name:
-                raise InvalidPath(text, "path functions such as length() are not supported")
             steps.append(name)
             position = name_end
         elif text[position] == "[":
@@ -291,7 +299,7 @@ def _bracket_step(text: str, position: int) -> tuple[Step, int] | None:
     """The `['name']`, `['a','b']` or `[index]` step at `position`, or None when indefinite."""
     index = _INDEX.match(text, position + 1)
     if index:
-        if abs(int(index.group(1))) > _JAVA_INT_MAX:
+        if abs(int(index.group(1))) > JAVA_INT_MAX:
             raise InvalidPath(text, f"the index {index.group(1)} is too large")
         return int(index.group(1)), index.end()
     names: list[str] = []
@@ -299,7 +307,7 @@ def _bracket_step(text: str, position: int) -> tuple[Step, int] | None:
     if cursor < len(text) and (text[cursor].isalpha() or text[cursor] == "_"):
         raise InvalidPath(text, "a property name in brackets must be quoted: ['name']")
     while cursor < len(text) and text[cursor] in "'\"":
-        name, cursor = _quoted_name(text, cursor)
+        name, cursor = quoted_name(text, cursor)
         names.append(name)
         cursor = _skip_blanks(text, cursor)
         if text.startswith("]", cursor):
@@ -313,57 +321,10 @@ def _bracket_step(text: str, position: int) -> tuple[Step, int] | None:
     return None
 
 
-def _quoted_name(text: str, position: int) -> tuple[str, int]:
-    """A quoted property name, taken literally as AWS does: a backslash only keeps the next
-    character from closing the quotes (`$['a\\"b']` names the property `a\\"b`)."""
-    quote = text[position]
-    cursor = position + 1
-    while cursor < len(text):
-        if text[cursor] == "\\":
-            cursor += 2
-            continue
-        if text[cursor] == quote:
-            return text[position + 1 : cursor], cursor + 1
-        cursor += 1
-    raise InvalidPath(text, f"unterminated property name starting at position {position}")
-
-
 def _skip_blanks(text: str, position: int) -> int:
     while position < len(text) and text[position] == " ":
         position += 1
     return position
-
-
-def _indefinite_query(text: str, prefix: list[Step], rest: int, shown: str) -> JsonPathQuery:
-    """The jsonpath-ng query for the whole path: our definite prefix, then jsonpath-ng's parse of
-    the rest with Jayway's slices and merged leaf properties. Grafting keeps `$` inside filters
-    pointing at the root the path reads."""
-    try:
-        tail = parse_query("$" + text[rest:])
-    except (JsonPathLexerError, JsonPathParserError) as error:
-        raise InvalidPath(shown, str(error)) from None
-    tail = _as_jayway(tail, shown, leaf=True)
-    head: JsonPathQuery = Root()
-    for step in prefix:
-        head = Child(head, Fields(step) if isinstance(step, str) else Index(step))  # type: ignore[arg-type]
-    return _graft(tail, head)
-
-
-def _as_jayway(query: JsonPathQuery, text: str, *, leaf: bool) -> JsonPathQuery:
-    """`query` with jsonpath-ng's slices and multi-property leaf replaced by Jayway's."""
-    if isinstance(query, (Child, Descendants)):
-        left = _as_jayway(query.left, text, leaf=False)
-        right = query.right
-        # right after the definite part of the path (a deep scan's targets are never definite)
-        upstream_definite = isinstance(query, Child) and isinstance(left, Root)
-        if isinstance(right, Slice):
-            right = _JaywaySlice(text, right.start, right.end, upstream_definite=upstream_definite)
-        elif leaf and isinstance(right, Fields) and len(right.fields) > 1:
-            right = _MergedProperties(right.fields)
-        elif type(right) is Filter:
-            right = _JaywayFilter(text, right.expressions, upstream_definite=upstream_definite)
-        return type(query)(left, right)
-    return query
 
 
 def _without_dot_before_bracket(text: str) -> str:
@@ -389,107 +350,6 @@ def _without_dot_before_bracket(text: str) -> str:
     return "".join(out)
 
 
-class _JaywaySlice(JsonPathQuery):  # type: ignore[misc]
-    """Jayway's `[from:to]`: the step is ignored; `[from:]` and `[:to]` count a negative bound from
-    the end; in `[from:to]` only `to` is capped at the length, and a negative `from` reads from the
-    end; applied to a non-array right after the definite part of a path, it fails (PathNotFound)."""
-
-    def __init__(self, text: str, start: int | None, end: int | None, *, upstream_definite: bool) -> None:
-        if start is None and end is None:
-            raise InvalidPath(text, "a slice needs a start or an end")
-        for bound in (start, end):
-            if bound is not None and abs(bound) > _JAVA_INT_MAX:
-                raise InvalidPath(text, f"the slice bound {bound} is too large")
-        self.text = text
-        self.start = start
-        self.end = end
-        self.upstream_definite = upstream_definite
-
-    def find(self, datum: object) -> list[DatumInContext]:
-        datum = DatumInContext.wrap(datum)
-        items = datum.value
-        if not isinstance(items, list):
-            if self.upstream_definite:
-                raise PathNotFound(self.text, f"Filter: [{self._shown()}] can only be applied to arrays. "
-                                              f"Current context is: {_java_text(items)}")
-            return []
-        length = len(items)
-        if self.end is None:
-            start = max(0, self.start + length if self.start < 0 else self.start)  # type: ignore[operator]
-            indexes = range(start, length)
-        elif self.start is None:
-            indexes = range(0, min(length, self.end + length if self.end < 0 else self.end))
-        else:
-            indexes = range(self.start, min(length, self.end))
-        found = []
-        for index in indexes:
-            actual = index + length if index < 0 else index
-            if 0 <= actual < length:
-                found.append(DatumInContext(items[actual], path=Index(actual), context=datum))
-        return found
-
-    def _shown(self) -> str:
-        return f"{'' if self.start is None else self.start}:{'' if self.end is None else self.end}"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _JaywaySlice) and (self.start, self.end) == (other.start, other.end)
-
-    def __hash__(self) -> int:
-        return hash((self.start, self.end))
-
-
-class _JaywayFilter(Filter):  # type: ignore[misc]
-    """Jayway's `[?(...)]`: on an array it keeps the items that match; on an object it keeps the
-    object itself when it matches (not its matching values); right after the definite part of a
-    path, a value that is neither fails."""
-
-    def __init__(self, text: str, expressions: list[object], *, upstream_definite: bool) -> None:
-        super().__init__(expressions)
-        self.text = text
-        self.upstream_definite = upstream_definite
-
-    def find(self, datum: object) -> list[DatumInContext]:
-        datum = DatumInContext.wrap(datum)
-        if isinstance(datum.value, dict):
-            candidate = datum if self._references_root() else datum.value
-            return [datum] if all(expression.find(candidate) for expression in self.expressions) else []
-        if not isinstance(datum.value, list) and self.upstream_definite:
-            raise PathNotFound(self.text, f"Filter: {self} can not be applied to primitives. "
-                                          f"Current context is: {_java_text(datum.value)}")
-        return super().find(datum)
-
-
-class _MergedProperties(JsonPathQuery):  # type: ignore[misc]
-    """Jayway's `['a','b']` as the last step of an indefinite path: one object per match holding
-    the named properties it has (objects only)."""
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self.names = names
-
-    def find(self, datum: object) -> list[DatumInContext]:
-        datum = DatumInContext.wrap(datum)
-        if not isinstance(datum.value, dict):
-            return []
-        return [DatumInContext(_merge_properties(datum.value, self.names), path=Fields(*self.names), context=datum)]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _MergedProperties) and self.names == other.names
-
-    def __hash__(self) -> int:
-        return hash(self.names)
-
-
-def _graft(query: JsonPathQuery, head: JsonPathQuery) -> JsonPathQuery:
-    """`query` with its leftmost `$` replaced by `head`."""
-    if isinstance(query, Root):
-        return head
-    if isinstance(query, Child):
-        return Child(_graft(query.left, head), query.right)
-    if isinstance(query, Descendants):
-        return Descendants(_graft(query.left, head), query.right)
-    return Child(head, query)
-
-
 # --- reading -----------------------------------------------------------------------------------
 
 
@@ -504,13 +364,9 @@ def _merge_properties(node: JSON, names: tuple[str, ...]) -> dict[str, JSON]:
     return {name: node[name] for name in names if name in node}
 
 
-def _check_prefix(root: JSON, steps: tuple[Step, ...], text: str, *, ends_path: bool) -> bool:
-    """Walk the definite `steps` as Jayway does, raising `PathNotFound` where Jayway throws.
-
-    `ends_path` tells whether the steps are the whole path (a missing last property is then left
-    to the caller's "No results for path") or the prefix of an indefinite one (where it is an
-    error). Returns False when an index is out of range (Jayway silently finds nothing there).
-    """
+def _explain_missing(root: JSON, steps: tuple[Step, ...], text: str) -> None:
+    """Walk the definite `steps` as Jayway does, raising `PathNotFound` where Jayway throws before
+    the last step; returns when only the last step found nothing ("No results for path")."""
     node = root
     for depth, step in enumerate(steps):
         here = _jayway_path(steps[:depth])
@@ -519,10 +375,10 @@ def _check_prefix(root: JSON, steps: tuple[Step, ...], text: str, *, ends_path: 
                 raise PathNotFound(text, f"The path {here} is null")
             if not isinstance(node, list):
                 raise PathNotFound(
-                    text, f"Filter: [{step}] can only be applied to arrays. Current context is: {_java_text(node)}"
+                    text, f"Filter: [{step}] can only be applied to arrays. Current context is: {java_text(node)}"
                 )
             if not -len(node) <= step < len(node):
-                return False
+                return
             node = node[step]
             continue
         if not isinstance(node, dict):
@@ -530,17 +386,14 @@ def _check_prefix(root: JSON, steps: tuple[Step, ...], text: str, *, ends_path: 
             raise PathNotFound(
                 text,
                 f"Expected to find an object with property {fragment} in path {here} but found "
-                f"'{_java_class(node)}'. This is not a json object according to the JsonProvider: "
+                f"'{java_class(node)}'. This is not a json object according to the JsonProvider: "
                 "'com.jayway.jsonpath.spi.json.JsonSmartJsonProvider'.",
             )
-        if isinstance(step, tuple):
-            return True
+        if isinstance(step, tuple) or (step not in node and depth == len(steps) - 1):
+            return
         if step not in node:
-            if ends_path and depth == len(steps) - 1:
-                return True
             raise PathNotFound(text, f"Missing property in path {_jayway_path(steps[: depth + 1])}")
         node = node[step]
-    return True
 
 
 def _jayway_path(steps: tuple[Step, ...]) -> str:
@@ -554,22 +407,3 @@ def _jayway_path(steps: tuple[Step, ...]) -> str:
         else:
             parts.append("[" + ", ".join(f"'{name}'" for name in step) + "]")
     return "".join(parts)
-
-
-def _java_class(value: JSON) -> str:
-    """The Java class Jayway's default JSON provider holds `value` in."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "java.lang.Boolean"
-    if isinstance(value, str):
-        return "java.lang.String"
-    if isinstance(value, int):
-        return "java.lang.Integer" if -(2**31) <= value < 2**31 else "java.lang.Long"
-    if isinstance(value, float):
-        return "java.lang.Double"
-    return "net.minidev.json.JSONArray"
-
-
-def _java_text(value: JSON) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
