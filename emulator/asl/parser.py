@@ -45,7 +45,7 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from sfn_emulator.asl.paths import InvalidPath, compile_path, compile_reference_path, compile_result_path
+from sfn_emulator.asl.paths import InvalidPath, compile_path, compile_reference_path, compile_result_path, is_path_text
 from sfn_emulator.asl.payload import TemplateError, compile_template
 from sfn_emulator.asl.timestamps import is_timestamp
 from sfn_emulator.asl.validation import (
@@ -1131,7 +1131,7 @@ def _looks_dynamic(item: Any) -> bool:
 def _compile_dynamic_value(text: str, path_compiler: Callable[[str], Expression]) -> Expression | None:
     """A `.$` value: a path (compiled by `path_compiler`) or an intrinsic call; None when it is neither."""
     try:
-        if text.startswith("$"):
+        if is_path_text(text):
             return path_compiler(text)
         return compile_intrinsic(text)
     except (InvalidPath, IntrinsicSyntaxError):

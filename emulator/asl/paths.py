@@ -52,6 +52,7 @@ __all__ = [
     "compile_path",
     "compile_reference_path",
     "compile_result_path",
+    "is_path_text",
 ]
 
 # One step of a definite path: a property name, an array index, or (only as the last step)
@@ -207,9 +208,15 @@ class JsonResultPath:
         return f"JsonResultPath({self.text!r})"
 
 
+def is_path_text(text: str) -> bool:
+    """Does `text` (a `.$` value, say) read as a path rather than an intrinsic call? Blanks around
+    a path are ignored, as Jayway ignores them."""
+    return text.strip(_BLANKS).startswith("$")
+
+
 def compile_path(text: str) -> JsonPath:
     """Compile a Path (InputPath, OutputPath, `.$` fields, Choice `Variable`, ...); cached by text."""
-    if not isinstance(text, str) or not text.strip(_BLANKS).startswith("$"):
+    if not isinstance(text, str) or not is_path_text(text):
         raise InvalidPath(str(text), "a path must begin with '$'")
     return _compile_path(text)
 
