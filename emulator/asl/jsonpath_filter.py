@@ -106,12 +106,11 @@ class _Parser:
         negated_existence = self.text.startswith("!", self.position)
         if negated_existence:
             self.position += 1
-        left, left_is_path = self.value()
+        left, exists = self.value()
         operator = self.operator()
         if operator is None:
-            if not left_is_path:
+            if exists is None:
                 raise QuerySyntaxError("a filter needs a comparison or a path to test")
-            exists = self.last_existence
             return (lambda item, root: not exists(item, root)) if negated_existence else exists
         if negated_existence:
             raise QuerySyntaxError("'!' can only negate a path or a parenthesised expression")
@@ -133,13 +132,14 @@ class _Parser:
                 return word
         return None
 
-    def value(self) -> tuple[Operand, bool]:
+    def value(self) -> tuple[Operand, Predicate | None]:
+        """The next value, and for a path the test of whether it exists (None for a literal)."""
         self.blanks()
         if self.done():
             raise QuerySyntaxError("a filter value is missing")
         char = self.text[self.position]
         if char in "@$":
-            return self.path(), True
+            return self.path()
         if char in "'\"":
             name, self.position = quoted_name(self.text, self.position)
             node: Node = ("string", _unescape(name))
@@ -149,7 +149,7 @@ class _Parser:
             node = ("pattern", self.regex())
         else:
             node = self.literal()
-        return (lambda item, root: node), False
+        return (lambda item, root: node), None
 
     def literal(self) -> Node:
         for word, node in (("true", ("boolean", True)), ("false", ("boolean", False)), ("null", ("null", None))):
@@ -200,7 +200,7 @@ class _Parser:
         except re.error as error:
             raise QuerySyntaxError(f"invalid regular expression /{pattern}/: {error}") from None
 
-    def path(self) -> Operand:
+    def path(self) -> tuple[Operand, Predicate]:
         start = self.position
         depth = 0
         while not self.done():
@@ -237,8 +237,7 @@ class _Parser:
                 return False
             return bool(found) or not definite
 
-        self.last_existence = exists
-        return read
+        return read, exists
 
 
 def _node(value: JSON) -> Node:

@@ -199,7 +199,7 @@ class _Walk:
                 if token.accepts(item, self.root):
                     self.evaluate(at + 1, f"{path}[{index}]", item, upstream_definite=False)
         elif upstream_definite:
-            raise QueryNotFound(f"Filter: [?({token.text})] can not be applied to primitives. "
+            raise QueryNotFound(f"Filter: [?] can not be applied to primitives. "
                                 f"Current context is: {java_text(node)}")
 
     def _scan(self, at: int, path: str, node: JSON) -> None:
