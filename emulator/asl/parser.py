@@ -690,6 +690,9 @@ class _Parser:
         items_path = self.path(value, "ItemsPath", location, compile_reference_path, nullable=False)
         item_reader = self.item_reader(value, location, mode)
         item_batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
+        if isinstance(item_batcher, dict):  # its paths are read at run time: refuse bad ones now
+            for field in ("MaxItemsPerBatchPath", "MaxInputBytesPerBatchPath"):
+                self.path(item_batcher, field, f"{location}/ItemBatcher", compile_reference_path, nullable=False)
         result_writer = self.result_writer(value, location, mode)
         self.at_most_one(value, "Map", ("MaxConcurrency", "MaxConcurrencyPath"), location)
         max_concurrency_expression = self.jsonata_field(value, "MaxConcurrency", location)
