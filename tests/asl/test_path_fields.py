@@ -37,11 +37,20 @@ FIELDS: list[tuple[str, Any, str, bool]] = [
     ("TimestampPath", lambda p: {"Type": "Wait", "TimestampPath": p, "End": True}, "/States/S/TimestampPath", True),
     ("ErrorPath", lambda p: {"Type": "Fail", "ErrorPath": p}, "/States/S/ErrorPath", True),
     ("CausePath", lambda p: {"Type": "Fail", "CausePath": p}, "/States/S/CausePath", True),
+    ("Choice Variable", lambda p: {"Type": "Choice", "Choices": [{"Variable": p, "IsPresent": True, "Next": "E"}],
+                                   "Default": "E"}, "/States/S/Choices[0]", False),
+    ("Choice ...Path", lambda p: {"Type": "Choice", "Choices": [{"Variable": "$.v", "StringEqualsPath": p, "Next": "E"}],
+                                  "Default": "E"}, "/States/S/Choices[0]", False),
+    ("intrinsic argument", lambda p: {"Type": "Pass", "Parameters": {"x.$": f"States.Array({p})"}, "End": True},
+     "/States/S/Parameters", False),
 ]
 
 
 def _definition(state: dict[str, Any]) -> str:
-    return json.dumps({"StartAt": "S", "States": {"S": state}})
+    states = {"S": state}
+    if state.get("Type") == "Choice":
+        states["E"] = {"Type": "Succeed"}
+    return json.dumps({"StartAt": "S", "States": states})
 
 
 @pytest.mark.parametrize(("field", "state", "location", "reference"), FIELDS, ids=[f[0] for f in FIELDS])
