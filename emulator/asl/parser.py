@@ -45,7 +45,7 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from sfn_emulator.asl.paths import InvalidPath, compile_path, compile_reference_path, compile_result_path
+from sfn_emulator.asl.paths import InvalidPath, compile_path, compile_reference_path, compile_result_path, is_path_text
 from sfn_emulator.asl.payload import TemplateError, compile_template
 from sfn_emulator.asl.timestamps import is_timestamp
 from sfn_emulator.asl.validation import (
@@ -690,6 +690,9 @@ class _Parser:
         items_path = self.path(value, "ItemsPath", location, compile_reference_path, nullable=False)
         item_reader = self.item_reader(value, location, mode)
         item_batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
+        if isinstance(item_batcher, dict):  # its paths are read at run time: refuse bad ones now
+            for field in ("MaxItemsPerBatchPath", "MaxInputBytesPerBatchPath"):
+                self.path(item_batcher, field, f"{location}/ItemBatcher", compile_reference_path, nullable=False)
         result_writer = self.result_writer(value, location, mode)
         self.at_most_one(value, "Map", ("MaxConcurrency", "MaxConcurrencyPath"), location)
         max_concurrency_expression = self.jsonata_field(value, "MaxConcurrency", location)
@@ -1131,7 +1134,7 @@ def _looks_dynamic(item: Any) -> bool:
 def _compile_dynamic_value(text: str, path_compiler: Callable[[str], Expression]) -> Expression | None:
     """A `.$` value: a path (compiled by `path_compiler`) or an intrinsic call; None when it is neither."""
     try:
-        if text.startswith("$"):
+        if is_path_text(text):
             return path_compiler(text)
         return compile_intrinsic(text)
     except (InvalidPath, IntrinsicSyntaxError):

@@ -1,21 +1,26 @@
 """JSONPath as Step Functions evaluates it, and ResultPath.
 
-AWS evaluates paths with Jayway JsonPath (Java). We follow its semantics:
+AWS evaluates paths with Jayway JsonPath (Java); these are its rules, with AWS's own on top:
 
-- A *definite* path (only `.name`, `['name']` and `[index]` steps, plus Jayway's `['a','b']`
-  leaf that merges several properties into one object) returns the single value it selects, or
-  raises `PathNotFound` with Jayway's explanation ("No results for path: $['a']",
-  "Missing property in path $['a']", ...).
-- An *indefinite* path (wildcard, filter, slice, union, `..`) returns the list of everything it
-  selects, possibly empty. Its definite prefix is still checked as Jayway does: a missing property
-  before the first indefinite step is an error, not an empty list.
+- Blanks around a path are ignored, and a dot directly before a bracket is dropped (`$.[0]`,
+  `$.a.['b']`, `$.[*]`, `$.[?(@.x > 0)]` read as `$[0]`, `$.a['b']`, ...), as in Jayway.
+- A *definite* path (only `.name`, `['name']` and `[index]` steps, plus `['a','b']` as the last
+  step, which merges the properties that exist into one object) returns the one value it selects,
+  or raises `PathNotFound` with Jayway's explanation ("No results for path: $['a']", "Missing
+  property in path $['a']", ...), which the caller turns into AWS's `States.Runtime` text.
+- An *indefinite* path (wildcard, slice, index list, filter, deep scan `..`, several names before
+  further steps) returns the list of everything it selects, empty when nothing matches; only its
+  steps before the first indefinite one can fail, as in Jayway (see `jsonpath_query` and, for
+  filters, `jsonpath_filter`).
+- AWS's rules: a path begins with `$`; `$$` reads the Context Object and `$name` a workflow
+  variable; a quoted name is taken literally (a backslash only keeps the quote from closing it);
+  a Jayway function such as `sum()` is not evaluated but read as a property name (so it is found
+  nowhere). A Reference Path (ResultPath, ItemsPath, the `...Path` fields) may only use `.name`,
+  `['name']` and `[index]`; a ResultPath cannot read the Context Object or a variable.
 
 Definite paths (nearly all paths in real definitions) are compiled to a tuple of keys and indexes
-and read with a plain loop; the rest of an indefinite path is handed to jsonpath-ng (its `ext`
-parser, for filters with `&&`/`||`), grafted onto that same prefix.
-
-A path reads the state's value (`$...`), the Context Object (`$$...`) or a workflow variable
-(`$name...`).
+and read with a plain loop; indefinite ones to Jayway's tokens. Compiling is the only check, so a
+definition is refused exactly when one of its paths cannot be evaluated.
 """
 
 from __future__ import annotations
@@ -25,12 +30,18 @@ import re
 from functools import lru_cache
 from typing import Union
 
-from jsonpath_ng import JSONPath as JsonPathQuery
-from jsonpath_ng import Child, Descendants, Fields, Index, Root
-from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-from jsonpath_ng.ext import parse as parse_query
-
 from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
+from sfn_emulator.asl.jsonpath_filter import compile_filter
+from sfn_emulator.asl.jsonpath_query import (
+    JAVA_INT_MAX,
+    Query,
+    QueryNotFound,
+    QuerySyntaxError,
+    compile_tokens,
+    java_class,
+    java_text,
+    quoted_name,
+)
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -41,6 +52,7 @@ __all__ = [
     "compile_path",
     "compile_reference_path",
     "compile_result_path",
+    "is_path_text",
 ]
 
 # One step of a definite path: a property name, an array index, or (only as the last step)
@@ -52,6 +64,7 @@ CONTEXT = "context"
 VARIABLE = "variable"
 
 _VARIABLE_ROOT = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_BLANKS = " \t\n\r"
 _INDEX = re.compile(r"\s*(-?\d+)\s*\]")
 
 
@@ -90,13 +103,13 @@ class JsonPath:
         root: str,
         variable_name: str | None,
         steps: tuple[Step, ...],
-        query: JsonPathQuery | None,
+        query: Query | None,
     ) -> None:
         self.text = text
         self.root = root  # VALUE, CONTEXT or VARIABLE
         self.variable_name = variable_name
-        self.steps = steps  # the definite path, or the definite prefix of an indefinite one
-        self.query = query  # jsonpath-ng query for the whole path when it is indefinite
+        self.steps = steps  # the definite path's steps (for an indefinite one, those before its first indefinite step)
+        self.query = query  # the whole path's tokens when it is indefinite
 
     @property
     def is_definite(self) -> bool:
@@ -112,9 +125,10 @@ class JsonPath:
         root = self._root_value(value, scope)
         if self.query is None:
             return self._read(root)
-        if not _check_prefix(root, self.steps, self.text, ends_path=False):
-            return []
-        return [match.value for match in self.query.find(root)]
+        try:
+            return self.query.find(root)
+        except QueryNotFound as missing:
+            raise PathNotFound(self.text, missing.reason) from None
 
     def _root_value(self, value: JSON, scope: Scope) -> JSON:
         if self.root == VALUE:
@@ -141,7 +155,7 @@ class JsonPath:
                 else:
                     node = _merge_properties(node, step)
         except (KeyError, IndexError, _Missing):
-            _check_prefix(root, self.steps, self.text, ends_path=True)
+            _explain_missing(root, self.steps, self.text)
             raise PathNotFound(self.text, f"No results for path: {_jayway_path(self.steps)}") from None
         return node
 
@@ -194,20 +208,35 @@ class JsonResultPath:
         return f"JsonResultPath({self.text!r})"
 
 
+def is_path_text(text: str) -> bool:
+    """Does `text` (a `.$` value, say) read as a path rather than an intrinsic call? Blanks around
+    a path are ignored, as Jayway ignores them."""
+    return text.strip(_BLANKS).startswith("$")
+
+
 def compile_path(text: str) -> JsonPath:
     """Compile a Path (InputPath, OutputPath, `.$` fields, Choice `Variable`, ...); cached by text."""
-    if not isinstance(text, str) or not text.startswith("$"):
+    if not isinstance(text, str) or not is_path_text(text):
         raise InvalidPath(str(text), "a path must begin with '$'")
     return _compile_path(text)
 
 
 @lru_cache(maxsize=4096)
 def _compile_path(text: str) -> JsonPath:
-    root, variable_name, start = _split_root(text)
-    steps, rest = _definite_prefix(text, start)
-    if rest == len(text):
+    try:
+        return _compiled(text)
+    except (InvalidPath, QuerySyntaxError) as invalid:
+        raise InvalidPath(text, invalid.problem) from None  # named as written, not as normalised
+
+
+def _compiled(text: str) -> JsonPath:
+    source = _without_dot_before_bracket(text.strip(_BLANKS))
+    root, variable_name, start = _split_root(source)
+    steps, rest = _definite_prefix(source, start)
+    if rest == len(source):
         return JsonPath(text, root, variable_name, tuple(steps), None)
-    return JsonPath(text, root, variable_name, tuple(steps), _indefinite_query(text, steps, rest))
+    query = Query(compile_tokens(source, start, compile_filter))
+    return JsonPath(text, root, variable_name, tuple(steps), query)
 
 
 def compile_reference_path(text: str) -> JsonPath:
@@ -260,20 +289,16 @@ def _definite_prefix(text: str, position: int) -> tuple[list[Step], int]:
                 raise InvalidPath(text, f"a property name is missing at position {position + 1}")
             if " " in name:
                 raise InvalidPath(text, "use bracket notation ['my prop'] for a property name with blanks")
-            if "(" in name:
-                raise InvalidPath(text, "path functions such as length() are not supported")
             steps.append(name)
             position = name_end
         elif text[position] == "[":
             bracket = _bracket_step(text, position)
-            if bracket is None:
-                break
+            if bracket is None or (isinstance(bracket[0], tuple) and bracket[1] < end):
+                break  # indefinite; several properties before further steps are each followed in turn
             step, position = bracket
             steps.append(step)
         else:
             raise InvalidPath(text, f"unexpected character {text[position]!r} at position {position}")
-        if isinstance(steps[-1], tuple) and position < end:
-            raise InvalidPath(text, "several properties can only be selected by the last step")
     return steps, position
 
 
@@ -281,11 +306,15 @@ def _bracket_step(text: str, position: int) -> tuple[Step, int] | None:
     """The `['name']`, `['a','b']` or `[index]` step at `position`, or None when indefinite."""
     index = _INDEX.match(text, position + 1)
     if index:
+        if abs(int(index.group(1))) > JAVA_INT_MAX:
+            raise InvalidPath(text, f"the index {index.group(1)} is too large")
         return int(index.group(1)), index.end()
     names: list[str] = []
     cursor = _skip_blanks(text, position + 1)
+    if cursor < len(text) and (text[cursor].isalpha() or text[cursor] == "_"):
+        raise InvalidPath(text, "a property name in brackets must be quoted: ['name']")
     while cursor < len(text) and text[cursor] in "'\"":
-        name, cursor = _quoted_name(text, cursor)
+        name, cursor = quoted_name(text, cursor)
         names.append(name)
         cursor = _skip_blanks(text, cursor)
         if text.startswith("]", cursor):
@@ -299,49 +328,33 @@ def _bracket_step(text: str, position: int) -> tuple[Step, int] | None:
     return None
 
 
-def _quoted_name(text: str, position: int) -> tuple[str, int]:
-    """A quoted property name, taken literally as AWS does: a backslash only keeps the next
-    character from closing the quotes (`$['a\\"b']` names the property `a\\"b`)."""
-    quote = text[position]
-    cursor = position + 1
-    while cursor < len(text):
-        if text[cursor] == "\\":
-            cursor += 2
-            continue
-        if text[cursor] == quote:
-            return text[position + 1 : cursor], cursor + 1
-        cursor += 1
-    raise InvalidPath(text, f"unterminated property name starting at position {position}")
-
-
 def _skip_blanks(text: str, position: int) -> int:
     while position < len(text) and text[position] == " ":
         position += 1
     return position
 
 
-def _indefinite_query(text: str, prefix: list[Step], rest: int) -> JsonPathQuery:
-    """The jsonpath-ng query for the whole path: our definite prefix, then jsonpath-ng's parse of
-    the rest. Grafting keeps `$` inside filters pointing at the root the path reads."""
-    try:
-        tail = parse_query("$" + text[rest:])
-    except (JsonPathLexerError, JsonPathParserError) as error:
-        raise InvalidPath(text, str(error)) from None
-    head: JsonPathQuery = Root()
-    for step in prefix:
-        head = Child(head, Fields(step) if isinstance(step, str) else Index(step))  # type: ignore[arg-type]
-    return _graft(tail, head)
-
-
-def _graft(query: JsonPathQuery, head: JsonPathQuery) -> JsonPathQuery:
-    """`query` with its leftmost `$` replaced by `head`."""
-    if isinstance(query, Root):
-        return head
-    if isinstance(query, Child):
-        return Child(_graft(query.left, head), query.right)
-    if isinstance(query, Descendants):
-        return Descendants(_graft(query.left, head), query.right)
-    return Child(head, query)
+def _without_dot_before_bracket(text: str) -> str:
+    """Jayway reads `$.[0]`, `$.a.['b']` and `$.[*]` as `$[0]`, `$.a['b']` and `$[*]`: a dot
+    directly before a bracket (not the `..` of a deep scan, nor inside quotes or filters) is dropped."""
+    out: list[str] = []
+    quote: str | None = None
+    depth = 0
+    for position, char in enumerate(text):
+        if quote:
+            if char == quote and text[position - 1] != "\\":
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif (char == "." and depth == 0 and text.startswith(".[", position)
+              and not text.startswith("..", position - 1)):
+            continue
+        out.append(char)
+    return "".join(out)
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -358,13 +371,9 @@ def _merge_properties(node: JSON, names: tuple[str, ...]) -> dict[str, JSON]:
     return {name: node[name] for name in names if name in node}
 
 
-def _check_prefix(root: JSON, steps: tuple[Step, ...], text: str, *, ends_path: bool) -> bool:
-    """Walk the definite `steps` as Jayway does, raising `PathNotFound` where Jayway throws.
-
-    `ends_path` tells whether the steps are the whole path (a missing last property is then left
-    to the caller's "No results for path") or the prefix of an indefinite one (where it is an
-    error). Returns False when an index is out of range (Jayway silently finds nothing there).
-    """
+def _explain_missing(root: JSON, steps: tuple[Step, ...], text: str) -> None:
+    """Walk the definite `steps` as Jayway does, raising `PathNotFound` where Jayway throws before
+    the last step; returns when only the last step found nothing ("No results for path")."""
     node = root
     for depth, step in enumerate(steps):
         here = _jayway_path(steps[:depth])
@@ -373,10 +382,10 @@ def _check_prefix(root: JSON, steps: tuple[Step, ...], text: str, *, ends_path: 
                 raise PathNotFound(text, f"The path {here} is null")
             if not isinstance(node, list):
                 raise PathNotFound(
-                    text, f"Filter: [{step}] can only be applied to arrays. Current context is: {_java_text(node)}"
+                    text, f"Filter: [{step}] can only be applied to arrays. Current context is: {java_text(node)}"
                 )
             if not -len(node) <= step < len(node):
-                return False
+                return
             node = node[step]
             continue
         if not isinstance(node, dict):
@@ -384,17 +393,14 @@ def _check_prefix(root: JSON, steps: tuple[Step, ...], text: str, *, ends_path: 
             raise PathNotFound(
                 text,
                 f"Expected to find an object with property {fragment} in path {here} but found "
-                f"'{_java_class(node)}'. This is not a json object according to the JsonProvider: "
+                f"'{java_class(node)}'. This is not a json object according to the JsonProvider: "
                 "'com.jayway.jsonpath.spi.json.JsonSmartJsonProvider'.",
             )
-        if isinstance(step, tuple):
-            return True
+        if isinstance(step, tuple) or (step not in node and depth == len(steps) - 1):
+            return
         if step not in node:
-            if ends_path and depth == len(steps) - 1:
-                return True
             raise PathNotFound(text, f"Missing property in path {_jayway_path(steps[: depth + 1])}")
         node = node[step]
-    return True
 
 
 def _jayway_path(steps: tuple[Step, ...]) -> str:
@@ -408,22 +414,3 @@ def _jayway_path(steps: tuple[Step, ...]) -> str:
         else:
             parts.append("[" + ", ".join(f"'{name}'" for name in step) + "]")
     return "".join(parts)
-
-
-def _java_class(value: JSON) -> str:
-    """The Java class Jayway's default JSON provider holds `value` in."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "java.lang.Boolean"
-    if isinstance(value, str):
-        return "java.lang.String"
-    if isinstance(value, int):
-        return "java.lang.Integer" if -(2**31) <= value < 2**31 else "java.lang.Long"
-    if isinstance(value, float):
-        return "java.lang.Double"
-    return "net.minidev.json.JSONArray"
-
-
-def _java_text(value: JSON) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

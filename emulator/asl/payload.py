@@ -22,7 +22,7 @@ from typing import Union
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.intrinsics import Intrinsic, compile_intrinsic
 from sfn_emulator.asl.model import JSON, Constant, Expression, Scope
-from sfn_emulator.asl.paths import JsonPath, PathNotFound, compile_path
+from sfn_emulator.asl.paths import JsonPath, PathNotFound, compile_path, is_path_text
 
 __all__ = ["Template", "TemplateError", "compile_template"]
 
@@ -130,7 +130,7 @@ def _compile_dynamic(key: str, text: JSON, location: Location) -> Expression:
     if not isinstance(text, str):
         raise TemplateError(key, location, "the value is not a string")
     try:
-        if text.startswith("$"):
+        if is_path_text(text):
             return _PathField(key, text, compile_path(text))
         return _IntrinsicField(compile_intrinsic(text))
     except ValueError as error:  # IntrinsicSyntaxError, or the paths module's syntax error

@@ -56,10 +56,10 @@ from sfn_emulator.engine.effects import (
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
+from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.result_writer import destination, map_output, result_files
 from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
-PAYLOAD_LIMIT_BYTES = 256 * 1024
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
 RUNTIME_PREFIX = "An error occurred while executing the state"
 _PREFIXED = (names.RUNTIME, names.QUERY_EVALUATION_ERROR)
@@ -106,6 +106,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
         frame.assigned = None
         try:
             output, next_name = yield from run_attempt(state, state_input, frame)
+            output_text = within_payload_limit(output, state.name)
         except StatesError as raised:
             frame.assigned = None
             error = with_runtime_prefix(raised, frame)
@@ -143,7 +144,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
             if state.type in ABORTABLE:
                 frame.emit(f"{state.type}StateAborted")
             raise
-        _exit(state, output, frame)  # (a Fail state never gets here: it raises)
+        _exit(state, output, frame, output_text)  # (a Fail state never gets here: it raises)
         return output, next_name
 
 
@@ -193,9 +194,10 @@ def matching_catcher(state: BaseState, error: StatesError) -> Catcher | None:
     return catch[index] if index is not None else None
 
 
-def _exit(state: BaseState, output: JSON, frame: Frame) -> None:
+def _exit(state: BaseState, output: JSON, frame: Frame, output_text: str | None = None) -> None:
     """Leave the state: bind what its Assign evaluated to (AWS lists it in the exit event)."""
-    details: dict[str, Any] = {"name": state.name, "output": to_json_text(output), "outputDetails": {"truncated": False}}
+    text = to_json_text(output) if output_text is None else output_text
+    details: dict[str, Any] = {"name": state.name, "output": text, "outputDetails": {"truncated": False}}
     if frame.assigned is not None:
         frame.variables.assign(frame.assigned)
         if frame.assigned:
@@ -547,14 +549,10 @@ def _task_seconds(fixed: int | None, path: Any, value: JSON, frame: Frame, field
 
 
 def _checked_size(result: JSON, resource: ResourceArn) -> str:
-    """The result as JSON text; States.DataLimitExceeded when it is over 256 KiB (named as AWS names the
-    resource: the function ARN for a Lambda ARN, the service for an integration)."""
-    text = to_json_text(result)
-    if len(text) > PAYLOAD_LIMIT_BYTES and len(text.encode()) > PAYLOAD_LIMIT_BYTES:
-        culprit = resource.arn if resource.kind == "lambda" else resource.resource_type or resource.arn
-        raise StatesError(names.DATA_LIMIT_EXCEEDED, f"The state/task '{culprit}' returned a result with a size "
-                                                     "exceeding the maximum number of bytes service limit.")
-    return text
+    """The result as JSON text, within the payload quota (named as AWS names the resource: the
+    function ARN for a Lambda ARN, the service for an integration)."""
+    culprit = resource.arn if resource.kind == "lambda" else resource.resource_type or resource.arn
+    return within_payload_limit(result, culprit)
 
 
 def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None) -> Interpreter:
@@ -653,6 +651,7 @@ def run_parallel(state: ParallelState, raw: JSON, frame: Frame) -> Interpreter:
         results = yield Fork(branches, interleave=True)
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
+    within_payload_limit(results, state.name)
     return _state_output(state, raw, results, frame), state.next
 
 
@@ -673,6 +672,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
     frame.emit("MapStateSucceeded")
+    within_payload_limit(results, state.name)
     return _state_output(state, raw, results, frame), state.next
 
 
@@ -726,6 +726,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
         raise BranchFailure(error.error, error.cause) from None
     frame.emit("MapRunSucceeded")
     frame.emit("MapStateSucceeded")
+    within_payload_limit(results, state.name)
     return _state_output(state, raw, results, frame), state.next
 
 

@@ -49,7 +49,7 @@ def test_every_topic_has_cases() -> None:
     topics = {param.id.split("/")[0] for param in CASES}
     assert topics >= {"pass", "choice", "wait", "task", "retry_catch", "parallel", "map", "fail",
                       "context_object", "io_processing", "timeouts", "callbacks", "activities", "item_reader",
-                      "variables", "jsonata"}
+                      "variables", "jsonata", "limits", "paths"}
 
 
 @pytest.mark.parametrize("case", CASES)
