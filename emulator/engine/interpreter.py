@@ -57,6 +57,7 @@ from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
 from sfn_emulator.engine.result_writer import destination, map_output, result_files
+from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
 PAYLOAD_LIMIT_BYTES = 256 * 1024
@@ -691,7 +692,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     label = state.label or state.name
     run_id = str(uuid.uuid4())
     map_run = MapRun(
-        arn=f"arn:aws:states:{execution.region}:{execution.account}:mapRun:{execution.state_machine_name}/{label}:{run_id}",
+        arn=f"arn:{partition_for(execution.region)}:states:{execution.region}:{execution.account}:mapRun:{execution.state_machine_name}/{label}:{run_id}",
         execution_arn=execution.arn,
         state_machine_arn=f"{execution.state_machine_arn}/{label}",
         start_date=run.now(),

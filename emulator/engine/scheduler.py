@@ -56,6 +56,7 @@ from sfn_emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotF
 from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.interpreter import run_execution, run_machine
+from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import SyncResource, TaskResources
 
 log = logging.getLogger(__name__)
@@ -628,7 +629,7 @@ class Engine:
         effect, parent = progress.effect, progress.fiber.run.execution
         name = str(uuid.uuid4())
         child = Execution(
-            arn=f"arn:aws:states:{parent.region}:{parent.account}:execution:"
+            arn=f"arn:{partition_for(parent.region)}:states:{parent.region}:{parent.account}:execution:"
                 f"{effect.map_run.state_machine_arn.rsplit(':', 1)[-1]}:{name}",
             name=name, state_machine_arn=effect.map_run.state_machine_arn,
             state_machine_name=effect.map_run.state_machine_arn.rsplit(":", 1)[-1],
