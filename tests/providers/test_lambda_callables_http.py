@@ -9,6 +9,7 @@ harm other executions, and `.waitForTaskToken` answered by the test.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import threading
@@ -168,3 +169,19 @@ def test_lambda_invoke_wait_for_task_token_returns_what_the_test_sends(flow: Flo
     assert flow.event_types(execution) == [
         "ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded",
         "TaskStateExited", "ExecutionSucceeded"]
+
+
+@pytest.mark.parametrize("log_type", ["Tail", "None", None])
+def test_lambda_invoke_answers_the_log_tail_only_when_log_type_is_tail(flow: Flow, log_type: str | None) -> None:
+    parameters: dict[str, Any] = {"FunctionName": "echo", "Payload": {"a": 1}}
+    if log_type is not None:
+        parameters["LogType"] = log_type
+    result = outcome(flow.run(task("arn:aws:states:::lambda:invoke", Parameters=parameters), {}))["output"]
+    headers = result["SdkHttpMetadata"]["HttpHeaders"]
+    if log_type != "Tail":
+        assert set(result) == INVOKE_RESULT_MEMBERS and "X-Amz-Log-Result" not in headers
+        return
+    assert set(result) == INVOKE_RESULT_MEMBERS | {"LogResult"}
+    assert headers["X-Amz-Log-Result"] == result["LogResult"]
+    log = base64.b64decode(result["LogResult"]).decode()
+    assert log.splitlines()[0].startswith("START RequestId: ") and log.splitlines()[-1].startswith("REPORT RequestId: ")
