@@ -168,10 +168,14 @@ def caught_output(state: BaseState, catcher: Catcher, state_input: JSON, error: 
 
 def error_output(error: StatesError) -> dict[str, JSON]:
     """What a Catcher passes on: {"Error", "Cause"} (Cause only when there is one, or when there is
-    no error name either: AWS then passes both as null)."""
+    no error name either: AWS then passes both as null). A timeout has no cause in the history, but
+    its error output has an empty one (recorded: a caught `lambda:invoke` TimeoutSeconds gives
+    {"Error": "States.Timeout", "Cause": ""})."""
     output: dict[str, JSON] = {"Error": error.error}
     if error.cause is not None or error.error is None:
         output["Cause"] = error.cause
+    elif error.error == names.TIMEOUT:
+        output["Cause"] = ""
     return output
 
 
