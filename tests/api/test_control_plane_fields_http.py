@@ -66,8 +66,6 @@ def test_the_encryption_configuration_is_described_and_aws_owns_the_key_by_defau
 @CREATORS
 @pytest.mark.parametrize("given, code", [
     ({"type": "CUSTOMER_MANAGED_KMS_KEY"}, "InvalidEncryptionConfiguration"),  # no key to encrypt with
-    ({"type": "AWS_OWNED_KEY", "kmsKeyId": "alias/sfn"}, "InvalidEncryptionConfiguration"),  # not AWS's key
-    ({"type": "AWS_OWNED_KEY", "kmsDataKeyReusePeriodSeconds": 300}, "InvalidEncryptionConfiguration"),
     # the period's range is the service model's, checked before the service looks (boto3 itself refuses < 60)
     ({"type": "CUSTOMER_MANAGED_KMS_KEY", "kmsKeyId": "alias/sfn", "kmsDataKeyReusePeriodSeconds": 901},
      "ValidationException"),
