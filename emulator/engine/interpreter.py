@@ -599,7 +599,7 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
             if resource.pattern == WAIT_FOR_TASK_TOKEN:
                 result = yield AwaitToken(request.task_token or "", timeout, heartbeat, counted_from=started_at)
             else:
-                result = yield AwaitCompletion(request, result)
+                result = yield AwaitCompletion(request, result, timeout, counted_from=started_at)
         text = _checked_size(result, resource)
     except StatesError as error:
         kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"

@@ -122,6 +122,7 @@ class _TokenWait:
 class _CompletionWait:
     fiber: Fiber
     result_of: Callable[[Execution], Any]
+    timeout: Timer | None = None
 
 
 @dataclass(eq=False)
@@ -551,10 +552,20 @@ class Engine:
         fiber.waiting = waiter
         if awaited.finished.is_set():
             self._complete(waiter, awaited)
-        else:
-            self._completion_waits.setdefault(awaited.arn, []).append(waiter)
+            return
+        self._completion_waits.setdefault(awaited.arn, []).append(waiter)
+        if effect.timeout_seconds:
+            started = effect.counted_from or self.clock.now()
+            waiter.timeout = self._set_timer(started + timedelta(seconds=effect.timeout_seconds),
+                                             lambda: self._completion_timed_out(waiter), skippable=True)
+
+    def _completion_timed_out(self, waiter: _CompletionWait) -> None:
+        if not waiter.fiber.done and waiter.fiber.waiting is waiter:
+            self._resume(waiter.fiber, error=StatesError(names.TIMEOUT))
 
     def _complete(self, waiter: _CompletionWait, child: Execution) -> None:
+        if waiter.timeout:
+            waiter.timeout.cancelled = True
         if waiter.fiber.done or waiter.fiber.waiting is not waiter:
             return
         try:

@@ -181,6 +181,24 @@ def test_a_child_that_does_not_succeed_fails_the_sync_parent_with_its_descriptio
     assert cause["StopDate"] == int(described_child["stopDate"].timestamp() * 1000)
 
 
+@pytest.mark.parametrize("pattern", [".sync", ".sync:2"])
+@pytest.mark.parametrize(("child_seconds", "status"), [(60, "FAILED"), (2, "SUCCEEDED")])
+def test_the_task_timeout_covers_the_whole_child_execution(flow: Flow, pattern: str, child_seconds: int,
+                                                           status: str) -> None:
+    child = flow.machine({"StartAt": "Nap", "States": {"Nap": {"Type": "Wait", "Seconds": child_seconds, "End": True}}})
+    definition = start_child(pattern, child)
+    definition["States"]["Call"]["TimeoutSeconds"] = 5
+    parent = flow.start(flow.machine(definition))
+    flow.settle()
+    described = flow.describe(parent)
+    assert described["status"] == status
+    if status == "FAILED":
+        assert (described["error"], "cause" in described) == ("States.Timeout", False)
+        assert flow.event_types(parent)[-2:] == ["TaskTimedOut", "ExecutionFailed"]
+        started = next(event for event in flow.events(parent) if event["type"] == "TaskStarted")["timestamp"]
+        assert (described["stopDate"] - started).total_seconds() == 5  # counted from the task's start
+
+
 def test_start_execution_wait_for_task_token_waits_for_the_childs_callback(flow: Flow) -> None:
     child = flow.machine({"StartAt": "Done", "States": {"Done": {"Type": "Pass", "End": True}}})
     definition = task("arn:aws:states:::states:startExecution.waitForTaskToken", Parameters={
