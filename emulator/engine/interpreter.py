@@ -474,7 +474,9 @@ def _resource(arn: str) -> ResourceArn:
 def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     resource = _resource(state.resource)
     run = frame.run
-    needs_token = resource.kind == "activity" or resource.pattern == WAIT_FOR_TASK_TOKEN
+    # `$$.Task.Token` exists where someone may answer the task: activities, callbacks and `.sync` jobs
+    # (AWS records a `.sync` task completed by SendTaskSuccess with the token it passed on)
+    needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
     if needs_token:
         frame.task_token = new_task_token()
     if state.jsonata:

@@ -199,6 +199,43 @@ def test_the_task_timeout_covers_the_whole_child_execution(flow: Flow, pattern: 
         assert (described["stopDate"] - started).total_seconds() == 5  # counted from the task's start
 
 
+@pytest.mark.parametrize("pattern", [".sync", ".sync:2"])
+@pytest.mark.parametrize("answer", ["success", "failure"])
+def test_a_sync_task_is_answered_by_its_own_token_too(flow: Flow, pattern: str, answer: str) -> None:
+    """AWS recorded a `.sync` parent that passed `$$.Task.Token` to its child and was completed by
+    SendTaskSuccess with it while the child still ran."""
+    child = flow.machine(HOLDING_CHILD)
+    definition = task(f"arn:aws:states:::states:startExecution{pattern}", Parameters={
+        "StateMachineArn": child, "Input": {"parent_token.$": "$$.Task.Token"}})
+    parent = flow.start(flow.machine(definition))
+    flow.settle()
+    [child_execution] = flow.sfn.list_executions(stateMachineArn=child)["executions"]
+    token = json.loads(flow.describe(child_execution["executionArn"])["input"])["parent_token"]
+    if answer == "success":
+        flow.sfn.send_task_success(taskToken=token, output='"answered by token"')
+    else:
+        flow.sfn.send_task_failure(taskToken=token, error="Refused", cause="by the child")
+    flow.settle()
+    expected = ({"status": "SUCCEEDED", "output": "answered by token"} if answer == "success"
+                else {"status": "FAILED", "error": "Refused", "cause": "by the child"})
+    assert outcome(flow.describe(parent)) == expected
+    assert flow.describe(child_execution["executionArn"])["status"] == "RUNNING"  # the child goes on
+    with pytest.raises(flow.sfn.exceptions.TaskDoesNotExist):
+        flow.sfn.send_task_success(taskToken=token, output="{}")
+    flow.sfn.stop_execution(executionArn=child_execution["executionArn"])
+    flow.settle()
+
+
+def test_a_sync_task_s_token_is_spent_when_the_child_ends(flow: Flow) -> None:
+    child = flow.machine({"StartAt": "Echo", "States": {"Echo": {"Type": "Pass", "End": True}}})
+    definition = task("arn:aws:states:::states:startExecution.sync:2", Parameters={
+        "StateMachineArn": child, "Input": {"parent_token.$": "$$.Task.Token"}})
+    output = outcome(flow.run(definition))["output"]
+    assert output["Status"] == "SUCCEEDED"
+    with pytest.raises(flow.sfn.exceptions.TaskDoesNotExist):
+        flow.sfn.send_task_success(taskToken=output["Output"]["parent_token"], output="{}")
+
+
 def test_start_execution_wait_for_task_token_waits_for_the_childs_callback(flow: Flow) -> None:
     child = flow.machine({"StartAt": "Done", "States": {"Done": {"Type": "Pass", "End": True}}})
     definition = task("arn:aws:states:::states:startExecution.waitForTaskToken", Parameters={
