@@ -54,10 +54,13 @@ class AwaitToken:
 @dataclass(frozen=True, slots=True)
 class AwaitCompletion:
     """`.sync`: wait until the job that `Invoke` submitted (`submitted`, its result) is finished.
-    Resumes with the task's result; throws its failure."""
+    Resumes with the task's result; throws its failure, or States.Timeout when the job is not done
+    `timeout_seconds` after the task started (the task's TimeoutSeconds covers the whole job)."""
 
     request: TaskRequest
     submitted: Any
+    timeout_seconds: float | None = None
+    counted_from: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

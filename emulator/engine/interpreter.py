@@ -58,6 +58,7 @@ from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
 from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.result_writer import destination, map_output, result_files
+from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
@@ -175,10 +176,14 @@ def caught_output(state: BaseState, catcher: Catcher, state_input: JSON, error: 
 
 def error_output(error: StatesError) -> dict[str, JSON]:
     """What a Catcher passes on: {"Error", "Cause"} (Cause only when there is one, or when there is
-    no error name either: AWS then passes both as null)."""
+    no error name either: AWS then passes both as null). A timeout has no cause in the history, but
+    its error output has an empty one (recorded: a caught `lambda:invoke` TimeoutSeconds gives
+    {"Error": "States.Timeout", "Cause": ""})."""
     output: dict[str, JSON] = {"Error": error.error}
     if error.cause is not None or error.error is None:
         output["Cause"] = error.cause
+    elif error.error == names.TIMEOUT:
+        output["Cause"] = ""
     return output
 
 
@@ -473,7 +478,9 @@ def _resource(arn: str) -> ResourceArn:
 def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     resource = _resource(state.resource)
     run = frame.run
-    needs_token = resource.kind == "activity" or resource.pattern == WAIT_FOR_TASK_TOKEN
+    # `$$.Task.Token` exists where someone may answer the task: activities, callbacks and `.sync` jobs
+    # (AWS records a `.sync` task completed by SendTaskSuccess with the token it passed on)
+    needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
     if needs_token:
         frame.task_token = new_task_token()
     if state.jsonata:
@@ -594,7 +601,7 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
             if resource.pattern == WAIT_FOR_TASK_TOKEN:
                 result = yield AwaitToken(request.task_token or "", timeout, heartbeat, counted_from=started_at)
             else:
-                result = yield AwaitCompletion(request, result)
+                result = yield AwaitCompletion(request, result, timeout, counted_from=started_at)
         text = _checked_size(result, resource)
     except StatesError as error:
         kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"
@@ -693,7 +700,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     label = state.label or state.name
     run_id = str(uuid.uuid4())
     map_run = MapRun(
-        arn=f"arn:aws:states:{execution.region}:{execution.account}:mapRun:{execution.state_machine_name}/{label}:{run_id}",
+        arn=f"arn:{partition_for(execution.region)}:states:{execution.region}:{execution.account}:mapRun:{execution.state_machine_name}/{label}:{run_id}",
         execution_arn=execution.arn,
         state_machine_arn=f"{execution.state_machine_arn}/{label}",
         start_date=run.now(),

@@ -55,6 +55,7 @@ from sfn_emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotF
 from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.interpreter import run_execution, run_machine
+from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import SyncResource, TaskResources
 
 log = logging.getLogger(__name__)
@@ -114,12 +115,15 @@ class _TokenWait:
     heartbeat: Timer | None = None
     heartbeat_seconds: float | None = None
     timed_out: bool = False
+    completion: _CompletionWait | None = None  # a `.sync` task this token answers too
 
 
 @dataclass(eq=False)
 class _CompletionWait:
     fiber: Fiber
     result_of: Callable[[Execution], Any]
+    timeout: Timer | None = None
+    token: _TokenWait | None = None  # the task's token, which answers it too
 
 
 @dataclass(eq=False)
@@ -526,6 +530,9 @@ class Engine:
     def _deliver(self, wait: _TokenWait, output: Any, error: StatesError | None) -> None:
         if wait.timed_out:
             return
+        if wait.completion is not None:
+            self._answer_completion(wait.completion, output, error)
+            return
         fiber = wait.fiber
         if fiber is None or fiber.waiting is not wait:
             wait.early = (output, error)  # answered while the integration call is still running
@@ -550,14 +557,45 @@ class Engine:
             return
         waiter = _CompletionWait(fiber, lambda child: resource.completed(effect.request, child))
         fiber.waiting = waiter
+        with self._cv:  # the task's own token answers it too, whichever comes first
+            waiter.token = self._tokens.get(effect.request.task_token or "")
+        if waiter.token is not None and waiter.token.early is not None:
+            self._answer_completion(waiter, *waiter.token.early)
+            return
         if awaited.finished.is_set():
             self._complete(waiter, awaited)
-        else:
-            self._completion_waits.setdefault(awaited.arn, []).append(waiter)
+            return
+        if waiter.token is not None:
+            waiter.token.completion = waiter
+        self._completion_waits.setdefault(awaited.arn, []).append(waiter)
+        if effect.timeout_seconds:
+            started = effect.counted_from or self.clock.now()
+            waiter.timeout = self._set_timer(started + timedelta(seconds=effect.timeout_seconds),
+                                             lambda: self._completion_timed_out(waiter), skippable=True)
+
+    def _completion_timed_out(self, waiter: _CompletionWait) -> None:
+        if not waiter.fiber.done and waiter.fiber.waiting is waiter:
+            if waiter.token is not None:
+                self._close_token(waiter.token, keep_as_timed_out=True)
+                waiter.token.timed_out = True
+            self._resume(waiter.fiber, error=StatesError(names.TIMEOUT))
+
+    def _answer_completion(self, waiter: _CompletionWait, output: Any, error: StatesError | None) -> None:
+        """A `.sync` task answered by SendTaskSuccess/SendTaskFailure with its token, before its job ended."""
+        if waiter.timeout:
+            waiter.timeout.cancelled = True
+        if waiter.token is not None:
+            self._close_token(waiter.token)
+        if not waiter.fiber.done and waiter.fiber.waiting is waiter:
+            self._resume(waiter.fiber, output, error)
 
     def _complete(self, waiter: _CompletionWait, child: Execution) -> None:
+        if waiter.timeout:
+            waiter.timeout.cancelled = True
         if waiter.fiber.done or waiter.fiber.waiting is not waiter:
             return
+        if waiter.token is not None:
+            self._close_token(waiter.token)
         try:
             self._resume(waiter.fiber, waiter.result_of(child))
         except StatesError as error:
@@ -630,7 +668,7 @@ class Engine:
         effect, parent = progress.effect, progress.fiber.run.execution
         name = str(uuid.uuid4())
         child = Execution(
-            arn=f"arn:aws:states:{parent.region}:{parent.account}:execution:"
+            arn=f"arn:{partition_for(parent.region)}:states:{parent.region}:{parent.account}:execution:"
                 f"{effect.map_run.state_machine_arn.rsplit(':', 1)[-1]}:{name}",
             name=name, state_machine_arn=effect.map_run.state_machine_arn,
             state_machine_name=effect.map_run.state_machine_arn.rsplit(":", 1)[-1],

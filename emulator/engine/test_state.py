@@ -25,6 +25,7 @@ from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
 from sfn_emulator.engine.scheduler import Engine
 from sfn_emulator.engine.variables import Variables
+from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest, TaskResources
 
 TEST_MACHINE_NAME = "TestStateMachine"
@@ -92,9 +93,9 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
     answer in TestState's output shape."""
     execution = Execution(
         # AWS runs a tested state as an express execution: its Context Object's Execution.Id says so.
-        arn=f"arn:aws:states:{region}:{account}:express:{TEST_MACHINE_NAME}:{uuid.uuid4()}",
+        arn=f"arn:{partition_for(region)}:states:{region}:{account}:express:{TEST_MACHINE_NAME}:{uuid.uuid4()}",
         name=str(uuid.uuid4()),
-        state_machine_arn=f"arn:aws:states:{region}:{account}:stateMachine:{TEST_MACHINE_NAME}",
+        state_machine_arn=f"arn:{partition_for(region)}:states:{region}:{account}:stateMachine:{TEST_MACHINE_NAME}",
         state_machine_name=TEST_MACHINE_NAME,
         machine=StateMachine(start_at=state.name, states={state.name: state}),
         definition="", input=input_text, start_date=engine.clock.now(),

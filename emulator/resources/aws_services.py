@@ -34,7 +34,13 @@ from botocore.model import OperationModel
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.resources.aws.backends import MotoBackends
-from sfn_emulator.resources.aws.moto_gaps import amend_error, amend_response, check_request
+from sfn_emulator.resources.aws.moto_gaps import (
+    amend_error,
+    amend_response,
+    check_request,
+    refused_entries,
+    with_refused_entries,
+)
 from sfn_emulator.resources.aws.sdk import (
     SdkServices,
     from_response,
@@ -145,9 +151,6 @@ class AwsServiceIntegrations:
             account, region = _queue_location(payload.get("QueueUrl"), account, region)
         if service.botocore_name == "events":
             payload = _with_execution_resources(payload, request.execution_arn)
-        missing = _missing_required(operation, payload)
-        if missing is not None and (service.botocore_name == "sqs" or model.protocol == "json"):
-            raise _missing_parameter_error(service, missing)
         client = self.backends.client(service.botocore_name, account=account, region=region)
         try:
             response = self._call(client, operation, payload)
@@ -170,15 +173,18 @@ class AwsServiceIntegrations:
         if operation.input_shape is not None and isinstance(payload, dict):
             params = to_request(payload, operation.input_shape)
         check_request(operation, params)
+        to_send, refused = refused_entries(operation, params)
+        if to_send is None:  # AWS failed every entry itself
+            return with_refused_entries({}, refused)
         try:
-            response = getattr(client, xform_name(operation.name))(**params)
+            response = getattr(client, xform_name(operation.name))(**to_send)
         except ClientError as error:
-            raise amend_error(operation, params, error) from None
+            raise amend_error(operation, to_send, error) from None
         except Exception as fault:  # moto lacks the operation, or failed on these parameters
             service = operation.service_model.service_name
             raise StatesError(RUNTIME, f"sfn-emulator could not run {service}:{operation.name} on moto's in-memory "
                                        f"backend: {type(fault).__name__}: {fault}") from None
-        return amend_response(operation, params, response)
+        return with_refused_entries(amend_response(operation, to_send, response), refused)
 
 
 def _operation_name(action: str) -> str:
@@ -224,30 +230,6 @@ def _state_machine_arn(execution_arn: str) -> str:
     if len(parts) < 7:
         return execution_arn
     return ":".join([*parts[:5], "stateMachine", parts[6].split("/")[0]])
-
-
-def _missing_required(operation: OperationModel, payload: dict[str, Any]) -> str | None:
-    """The first required top-level member the parameters lack (moto does not check this; AWS does)."""
-    shape = operation.input_shape
-    if shape is None:
-        return None
-    for name in shape.required_members:
-        if payload.get(name) is None:
-            return name
-    return None
-
-
-def _missing_parameter_error(service: OptimizedService, member: str) -> StatesError:
-    """What AWS answers for a missing required member: SQS's own words, or the JSON services' request validator."""
-    if service.botocore_name == "sqs":
-        message, code = f"The request must contain the parameter {member}.", "MissingParameter"
-    else:
-        java_path = member[:1].lower() + member[1:]
-        message = f"1 validation error detected: Value null at '{java_path}' failed to satisfy constraint: " \
-                  "Member must not be null"
-        code = "ValidationException"
-    return StatesError(f"{service.error_prefix}.{service.base_exception}",
-                       _sdk_v1_cause(service, message, 400, code, _new_request_id()))
 
 
 def _sdk_v1_error(service: OptimizedService, error: ClientError, operation: OperationModel) -> StatesError:

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.partitions import partition_for
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +170,7 @@ def split_function_reference(reference: str, region: str, account: str) -> tuple
     else:
         name = parts[0]
         qualifier = parts[1] if len(parts) > 1 else None
-    return name, f"arn:aws:lambda:{region}:{account}:function:{name}", qualifier
+    return name, f"arn:{partition_for(region)}:lambda:{region}:{account}:function:{name}", qualifier
 
 
 def _function_arn(request: TaskRequest) -> str:

@@ -4,6 +4,7 @@ ARN with an optional function timeout, and run as AWS Lambda's Python runtime ru
 
 from __future__ import annotations
 
+import base64
 import importlib
 import importlib.util
 import json
@@ -22,6 +23,9 @@ import yaml
 from sfn_emulator.resources import lambda_runtime
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, Handler, Invocation, check_timeout
+
+_LOG_TAIL = "Tail"
+_LOG_TAIL_BYTES = 4096  # Lambda answers the last 4 KB of the log
 
 
 @dataclass
@@ -162,7 +166,10 @@ class LambdaFunctions:
 
 
 def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
-    """The result of `arn:aws:states:::lambda:invoke`: Lambda's Invoke response as the AWS SDK for Java shapes it."""
+    """The result of `arn:aws:states:::lambda:invoke`: Lambda's Invoke response as the AWS SDK for Java shapes it.
+
+    With `LogType: Tail` Lambda also answers the tail of the invocation's log, base64-encoded, as the
+    `LogResult` member and the `X-Amz-Log-Result` header (Lambda API reference, Invoke)."""
     request_id = str(uuid.uuid4())
     length = str(len(json.dumps(payload).encode()))  # the Python runtime's own serialisation, default spacing
     date = format_datetime(request.now, usegmt=True) if request.now else ""
@@ -177,8 +184,12 @@ def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
         "x-amzn-RequestId": request_id,
         "X-Amzn-Trace-Id": trace_id,
     }
+    tail: dict[str, str] = {}
+    if isinstance(request.payload, dict) and request.payload.get("LogType") == _LOG_TAIL:
+        tail["LogResult"] = headers["X-Amz-Log-Result"] = _log_tail(request_id)
     return {
         "ExecutedVersion": "$LATEST",
+        **tail,
         "Payload": payload,
         "SdkHttpMetadata": {
             "AllHttpHeaders": {key: [value] for key, value in headers.items()},
@@ -188,6 +199,15 @@ def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
         "SdkResponseMetadata": {"RequestId": request_id},
         "StatusCode": 200,
     }
+
+
+def _log_tail(request_id: str) -> str:
+    """The lines the Lambda runtime logs for every invocation (what a handler prints is not captured)."""
+    log = (f"START RequestId: {request_id} Version: $LATEST\n"
+           f"END RequestId: {request_id}\n"
+           f"REPORT RequestId: {request_id}\tDuration: 1.00 ms\tBilled Duration: 1 ms\t"
+           f"Memory Size: 128 MB\tMax Memory Used: 128 MB\t\n")
+    return base64.b64encode(log.encode()[-_LOG_TAIL_BYTES:]).decode("ascii")
 
 
 class FunctionMapError(ValueError):

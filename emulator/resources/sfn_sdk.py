@@ -3,7 +3,11 @@
 The service called is this emulator's own control plane (so `aws-sdk:sfn:startExecution` starts an
 execution here, like `states:startExecution`), reached the way the SDK for Java 2.x reaches it: the
 parameters in PascalCase, checked like a request on the wire; the answer in PascalCase with ISO-8601
-timestamps; a failure named `Sfn.<exception>` with the 2.x SDK's cause text.
+timestamps; a failure named `Sfn.<exception>` with the 2.x SDK's cause text, which for Step Functions
+ends with the SDK's attempt count: "... (Service: Sfn, Status Code: 400, Request ID: ...) (SDK Attempt
+Count: 1)", as AWS recorded it in November 2025 (`aws-sdk:sfn:sendTaskSuccess` with an unknown token).
+The other `aws-sdk:` services' causes on record (2023 to January 2025) have no attempt count, so
+`sfn_emulator.resources.aws_services` gives none.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from sfn_emulator.wire.validation import RequestDecoder, compile_request_decoder
 _ARN_SERVICE = "aws-sdk:sfn"
 _BOTOCORE_SERVICE = "stepfunctions"
 _PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
+_ATTEMPTS = 1  # the control plane answers at once: no retried attempt
 
 
 class ControlPlane(Protocol):
@@ -70,4 +75,4 @@ def _sdk_v2_error(error: ApiError, operation: OperationModel) -> StatesError:
     shape = modelled_error_shape(operation.service_model, error.code)
     name = sdk_v2_exception_name(shape) if shape else f"{service}Exception"
     return StatesError(f"{service}.{name}", f"{error.message} (Service: {service}, Status Code: {error.status}, "
-                                            f"Request ID: {uuid.uuid4()})")
+                                            f"Request ID: {uuid.uuid4()}) (SDK Attempt Count: {_ATTEMPTS})")

@@ -7,6 +7,7 @@ from typing import Any
 
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
+from sfn_emulator.service.encryption import encryption_configuration
 from sfn_emulator.service.errors import ActivityDoesNotExist
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import paginate
@@ -35,21 +36,20 @@ class ActivityOperations(ServiceBase):
         encryptionConfiguration: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         check_name(name)
+        encryption = encryption_configuration(encryptionConfiguration)
         tag_values = tag_dict(tags or [])
         arn = arns.build(store.region, store.account, arns.ACTIVITY, name)
         record = store.activities.get(arn)
         if record is None:  # idempotent by name: a repeat returns the activity (its tags ignored, as on AWS)
-            record = ActivityRecord(arn, name, self._now(), encryptionConfiguration, tag_values)
+            record = ActivityRecord(arn, name, self._now(), encryption, tag_values)
             store.activities[arn] = record
         return {"activityArn": record.arn, "creationDate": record.creation_date}
 
     @operation
     def describe_activity(self, store: Store, *, activityArn: str) -> dict[str, Any]:
         record = self._activity(store, activityArn)
-        described: dict[str, Any] = {"activityArn": record.arn, "name": record.name, "creationDate": record.creation_date}
-        if record.encryption_configuration is not None:
-            described["encryptionConfiguration"] = record.encryption_configuration
-        return described
+        return {"activityArn": record.arn, "name": record.name, "creationDate": record.creation_date,
+                "encryptionConfiguration": record.encryption_configuration}
 
     @operation
     def list_activities(self, store: Store, *, maxResults: int | None = None, nextToken: str | None = None) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 An alias routes executions to one or two versions of its state machine by weight (the weights
 sum to 100). CreateStateMachineAlias is idempotent for the same description and routing.
+DescribeStateMachineAlias always has an `updateDate`: the creation date until the first update
+(as recorded on AWS).
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ class AliasOperations(ServiceBase):
                     "different routing configuration already exists."
                 )
             return {"stateMachineAliasArn": existing.arn, "creationDate": existing.creation_date}
-        alias = Alias(f"{record.arn}:{name}", name, description, routing, self._now(), store.next_sequence())
+        now = self._now()
+        alias = Alias(f"{record.arn}:{name}", name, description, routing, now, store.next_sequence(), now)
         record.aliases[name] = alias
         return {"stateMachineAliasArn": alias.arn, "creationDate": alias.creation_date}
 
@@ -92,11 +95,10 @@ class AliasOperations(ServiceBase):
             "name": alias.name,
             "routingConfiguration": alias.routing,
             "creationDate": alias.creation_date,
+            "updateDate": alias.update_date,
         }
         if alias.description is not None:
             described["description"] = alias.description
-        if alias.update_date is not None:
-            described["updateDate"] = alias.update_date
         return described
 
     @operation

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection
 
+from sfn_emulator.partitions import partition_for
 from sfn_emulator.service.errors import InvalidArn
 
 STATE_MACHINE = "stateMachine"
@@ -20,15 +21,6 @@ EXECUTION = "execution"
 EXPRESS = "express"
 ACTIVITY = "activity"
 MAP_RUN = "mapRun"
-
-
-def partition_for(region: str) -> str:
-    """The AWS partition a region belongs to."""
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
 
 
 def build(region: str, account: str, resource_type: str, *parts: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, operation
 from sfn_emulator.service.definitions import parse_or_raise
+from sfn_emulator.service.encryption import encryption_configuration
 from sfn_emulator.service.errors import (
     InvalidLoggingConfiguration,
     MissingRequiredParameter,
@@ -68,11 +69,10 @@ def describe_revision(name: str, revision: Revision) -> dict[str, Any]:
         "roleArn": revision.role_arn,
         "loggingConfiguration": revision.logging_configuration,
         "tracingConfiguration": revision.tracing_configuration,
+        "encryptionConfiguration": revision.encryption_configuration,
     }
     if revision.revision_id is not None:
         described["revisionId"] = revision.revision_id
-    if revision.encryption_configuration is not None:
-        described["encryptionConfiguration"] = revision.encryption_configuration
     return described
 
 
@@ -99,6 +99,7 @@ class StateMachineOperations(ServiceBase):
         machine_type = type or STANDARD
         logging = logging_configuration(loggingConfiguration)
         tracing = tracing_configuration(tracingConfiguration)
+        encryption = encryption_configuration(encryptionConfiguration)
         tag_values = tag_dict(tags or [])
         arn = arns.build(store.region, store.account, arns.STATE_MACHINE, name)
         publishing = {"publish": bool(publish), "versionDescription": versionDescription}
@@ -109,7 +110,7 @@ class StateMachineOperations(ServiceBase):
             same = (
                 (current.definition, existing.type, current.logging_configuration, current.tracing_configuration,
                  current.encryption_configuration, existing.created_with)
-                == (definition, machine_type, logging, tracing, encryptionConfiguration, publishing)
+                == (definition, machine_type, logging, tracing, encryption, publishing)
             )
             if not same:
                 raise StateMachineAlreadyExists(f"State Machine Already Exists: '{arn}'")
@@ -121,7 +122,7 @@ class StateMachineOperations(ServiceBase):
 
         machine = parse_or_raise(definition, machine_type)
         now = self._now()
-        revision = Revision(definition, machine, roleArn, logging, tracing, encryptionConfiguration, None, now, 0)
+        revision = Revision(definition, machine, roleArn, logging, tracing, encryption, None, now, 0)
         record = StateMachineRecord(arn, name, machine_type, now, revision, publishing, tags=tag_values)
         store.state_machines[arn] = record
         answer = {"stateMachineArn": arn, "creationDate": now}
@@ -169,7 +170,8 @@ class StateMachineOperations(ServiceBase):
     ) -> dict[str, Any]:
         record = self._unqualified_machine(store, arns.state_machine(stateMachineArn))
         self._refuse_deleting(record)
-        if definition is None and roleArn is None and loggingConfiguration is None and tracingConfiguration is None:
+        if (definition is None and roleArn is None and loggingConfiguration is None and tracingConfiguration is None
+                and encryptionConfiguration is None):
             raise MissingRequiredParameter(
                 "Either the definition, the role ARN, the LoggingConfiguration, or the TracingConfiguration must be specified"
             )
@@ -183,7 +185,7 @@ class StateMachineOperations(ServiceBase):
         if tracingConfiguration is not None:
             changes["tracing_configuration"] = tracing_configuration(tracingConfiguration)
         if encryptionConfiguration is not None:
-            changes["encryption_configuration"] = encryptionConfiguration
+            changes["encryption_configuration"] = encryption_configuration(encryptionConfiguration)
         if definition is not None:
             changes["machine"] = parse_or_raise(definition, record.type)
             changes["definition"] = definition

@@ -24,7 +24,7 @@ class Revision:
     role_arn: str
     logging_configuration: dict[str, Any]
     tracing_configuration: dict[str, Any]
-    encryption_configuration: dict[str, Any] | None
+    encryption_configuration: dict[str, Any]  # as described: the AWS-owned key when none was given
     revision_id: str | None  # None until the first UpdateStateMachine that changes something
     update_date: datetime  # when this configuration was created (CreateStateMachine or UpdateStateMachine)
     number: int  # 0 for the configuration of CreateStateMachine, +1 per changing update
@@ -51,7 +51,7 @@ class Alias:
     routing: list[dict[str, Any]]  # [{"stateMachineVersionArn": ..., "weight": ...}]
     creation_date: datetime
     sequence: int
-    update_date: datetime | None = None
+    update_date: datetime  # the creation date until UpdateStateMachineAlias
 
 
 @dataclass(slots=True)
@@ -78,7 +78,7 @@ class ActivityRecord:
     arn: str
     name: str
     creation_date: datetime
-    encryption_configuration: dict[str, Any] | None
+    encryption_configuration: dict[str, Any]  # as described: the AWS-owned key when none was given
     tags: dict[str, str] = field(default_factory=dict)
 
 

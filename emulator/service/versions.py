@@ -1,8 +1,11 @@
 """State machine versions: PublishStateMachineVersion, ListStateMachineVersions, DeleteStateMachineVersion.
 
-AWS's rules: a version freezes one revision; publishing a revision that already has a version
-returns that version; version numbers only grow (a deleted number is never reused); a version that
-an alias routes to cannot be deleted.
+AWS's rules (API reference, PublishStateMachineVersion and UpdateStateMachine): a version freezes
+one revision; publishing a revision that already has a version returns that version, whatever
+description comes with it (the idempotency check is on the state machine and the revision, and
+UpdateStateMachine with `publish` follows the same rule); version numbers only grow (a deleted
+number is never reused); a version that an alias routes to cannot be deleted. A `revisionId`
+must name the current revision, or be `INITIAL` while the machine has never been changed.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from sfn_emulator.service.base import ServiceBase, operation
 from sfn_emulator.service.errors import ConflictException
 from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.store import StateMachineRecord, Store, Version
+
+_INITIAL_REVISION = "INITIAL"  # names the revision of CreateStateMachine, which has no revisionId
 
 
 def publish(record: StateMachineRecord, description: str | None, now: datetime) -> Version:
@@ -36,10 +41,11 @@ class VersionOperations(ServiceBase):
     ) -> dict[str, Any]:
         record = self._unqualified_machine(store, arns.state_machine(stateMachineArn))
         self._refuse_deleting(record)
-        if revisionId is not None and revisionId != record.current.revision_id:
+        current_revision = record.current.revision_id or _INITIAL_REVISION
+        if revisionId is not None and revisionId != current_revision:
             raise ConflictException(
                 f"Failed to publish the State Machine version for revision {revisionId}. "
-                f"The current State Machine revision is {record.current.revision_id}."
+                f"The current State Machine revision is {current_revision}."
             )
         version = publish(record, description, self._now())
         return {"creationDate": version.creation_date, "stateMachineVersionArn": version.arn}

@@ -5,7 +5,7 @@
 - `arn:aws:states:::states:startExecution`: request-response, `.sync` (Output as JSON text),
   `.sync:2` (Output as JSON), `.waitForTaskToken`, `AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID`
   passed in the child's input, and the parent failing with States.TaskFailed and the child's
-  description when the child fails.
+  description when the child fails, times out or is aborted.
 - StartSyncExecution returning output, error and cause.
 """
 
@@ -137,6 +137,103 @@ def test_a_failed_child_fails_the_sync_parent_with_states_task_failed(flow: Flow
     assert (described["status"], described["error"]) == ("FAILED", "States.TaskFailed")
     cause = json.loads(described["cause"])
     assert (cause["Status"], cause["Error"], cause["Cause"]) == ("FAILED", "ChildBroke", "on purpose")
+
+
+HOLDING_CHILD = task("arn:aws:states:::lambda:invoke.waitForTaskToken",
+                     Parameters={"FunctionName": "hold", "Payload": TOKEN})
+CHILD_ENDINGS = {
+    "failed": ({"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "ChildBroke", "Cause": "on purpose"}}},
+               "FAILED"),
+    "failed without a cause": ({"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "ChildBroke"}}},
+                               "FAILED"),
+    "timed out": ({"TimeoutSeconds": 5, "StartAt": "Nap", "States": {"Nap": {"Type": "Wait", "Seconds": 60, "End": True}}},
+                  "TIMED_OUT"),
+    "aborted": (HOLDING_CHILD, "ABORTED"),
+}
+
+
+@pytest.mark.parametrize("pattern", [".sync", ".sync:2"])
+@pytest.mark.parametrize("ending", list(CHILD_ENDINGS))
+def test_a_child_that_does_not_succeed_fails_the_sync_parent_with_its_description(
+        flow: Flow, pattern: str, ending: str) -> None:
+    """AWS reports every unsuccessful child the same way (recorded: a failed child, a child failed by a
+    task timeout): States.TaskFailed, and as the Cause the child's DescribeExecution in PascalCase,
+    with its Error and Cause where it has them."""
+    child_definition, status = CHILD_ENDINGS[ending]
+    child = flow.machine(child_definition)
+    parent = flow.start(flow.machine(start_child(pattern, child)))
+    flow.settle()
+    [child_execution] = flow.sfn.list_executions(stateMachineArn=child)["executions"]
+    if status == "ABORTED":
+        flow.sfn.stop_execution(executionArn=child_execution["executionArn"], error="Halt", cause="by the test")
+        flow.settle()
+    described_child = flow.describe(child_execution["executionArn"])
+    described = flow.describe(parent)
+    assert (described["status"], described["error"]) == ("FAILED", "States.TaskFailed")
+    cause = json.loads(described["cause"])
+    expected_input = json.loads(described_child["input"]) if pattern == ".sync:2" else described_child["input"]
+    assert {key: cause[key] for key in ("ExecutionArn", "Name", "StateMachineArn", "Status", "Input")} == {
+        "ExecutionArn": described_child["executionArn"], "Name": described_child["name"],
+        "StateMachineArn": child, "Status": status, "Input": expected_input}
+    assert set(cause) == {"ExecutionArn", "Input", "InputDetails", "Name", "StartDate", "StateMachineArn", "Status",
+                          "StopDate", *(key.capitalize() for key in ("error", "cause") if key in described_child)}
+    assert (cause.get("Error"), cause.get("Cause")) == (described_child.get("error"), described_child.get("cause"))
+    assert cause["StopDate"] == int(described_child["stopDate"].timestamp() * 1000)
+
+
+@pytest.mark.parametrize("pattern", [".sync", ".sync:2"])
+@pytest.mark.parametrize(("child_seconds", "status"), [(60, "FAILED"), (2, "SUCCEEDED")])
+def test_the_task_timeout_covers_the_whole_child_execution(flow: Flow, pattern: str, child_seconds: int,
+                                                           status: str) -> None:
+    child = flow.machine({"StartAt": "Nap", "States": {"Nap": {"Type": "Wait", "Seconds": child_seconds, "End": True}}})
+    definition = start_child(pattern, child)
+    definition["States"]["Call"]["TimeoutSeconds"] = 5
+    parent = flow.start(flow.machine(definition))
+    flow.settle()
+    described = flow.describe(parent)
+    assert described["status"] == status
+    if status == "FAILED":
+        assert (described["error"], "cause" in described) == ("States.Timeout", False)
+        assert flow.event_types(parent)[-2:] == ["TaskTimedOut", "ExecutionFailed"]
+        started = next(event for event in flow.events(parent) if event["type"] == "TaskStarted")["timestamp"]
+        assert (described["stopDate"] - started).total_seconds() == 5  # counted from the task's start
+
+
+@pytest.mark.parametrize("pattern", [".sync", ".sync:2"])
+@pytest.mark.parametrize("answer", ["success", "failure"])
+def test_a_sync_task_is_answered_by_its_own_token_too(flow: Flow, pattern: str, answer: str) -> None:
+    """AWS recorded a `.sync` parent that passed `$$.Task.Token` to its child and was completed by
+    SendTaskSuccess with it while the child still ran."""
+    child = flow.machine(HOLDING_CHILD)
+    definition = task(f"arn:aws:states:::states:startExecution{pattern}", Parameters={
+        "StateMachineArn": child, "Input": {"parent_token.$": "$$.Task.Token"}})
+    parent = flow.start(flow.machine(definition))
+    flow.settle()
+    [child_execution] = flow.sfn.list_executions(stateMachineArn=child)["executions"]
+    token = json.loads(flow.describe(child_execution["executionArn"])["input"])["parent_token"]
+    if answer == "success":
+        flow.sfn.send_task_success(taskToken=token, output='"answered by token"')
+    else:
+        flow.sfn.send_task_failure(taskToken=token, error="Refused", cause="by the child")
+    flow.settle()
+    expected = ({"status": "SUCCEEDED", "output": "answered by token"} if answer == "success"
+                else {"status": "FAILED", "error": "Refused", "cause": "by the child"})
+    assert outcome(flow.describe(parent)) == expected
+    assert flow.describe(child_execution["executionArn"])["status"] == "RUNNING"  # the child goes on
+    with pytest.raises(flow.sfn.exceptions.TaskDoesNotExist):
+        flow.sfn.send_task_success(taskToken=token, output="{}")
+    flow.sfn.stop_execution(executionArn=child_execution["executionArn"])
+    flow.settle()
+
+
+def test_a_sync_task_s_token_is_spent_when_the_child_ends(flow: Flow) -> None:
+    child = flow.machine({"StartAt": "Echo", "States": {"Echo": {"Type": "Pass", "End": True}}})
+    definition = task("arn:aws:states:::states:startExecution.sync:2", Parameters={
+        "StateMachineArn": child, "Input": {"parent_token.$": "$$.Task.Token"}})
+    output = outcome(flow.run(definition))["output"]
+    assert output["Status"] == "SUCCEEDED"
+    with pytest.raises(flow.sfn.exceptions.TaskDoesNotExist):
+        flow.sfn.send_task_success(taskToken=output["Output"]["parent_token"], output="{}")
 
 
 def test_start_execution_wait_for_task_token_waits_for_the_childs_callback(flow: Flow) -> None:

@@ -11,6 +11,7 @@ harm other executions (exit, hang by the dozen past their function timeout), and
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -251,3 +252,39 @@ def test_lambda_invoke_wait_for_task_token_returns_what_the_test_sends(flow: Flo
     assert flow.event_types(execution) == [
         "ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded",
         "TaskStateExited", "ExecutionSucceeded"]
+
+
+@pytest.mark.parametrize("log_type", ["Tail", "None", None])
+def test_lambda_invoke_answers_the_log_tail_only_when_log_type_is_tail(flow: Flow, log_type: str | None) -> None:
+    parameters: dict[str, Any] = {"FunctionName": "echo", "Payload": {"a": 1}}
+    if log_type is not None:
+        parameters["LogType"] = log_type
+    result = outcome(flow.run(task("arn:aws:states:::lambda:invoke", Parameters=parameters), {}))["output"]
+    headers = result["SdkHttpMetadata"]["HttpHeaders"]
+    if log_type != "Tail":
+        assert set(result) == INVOKE_RESULT_MEMBERS and "X-Amz-Log-Result" not in headers
+        return
+    assert set(result) == INVOKE_RESULT_MEMBERS | {"LogResult"}
+    assert headers["X-Amz-Log-Result"] == result["LogResult"]
+    log = base64.b64decode(result["LogResult"]).decode()
+    assert log.splitlines()[0].startswith("START RequestId: ") and log.splitlines()[-1].startswith("REPORT RequestId: ")
+
+
+@pytest.mark.parametrize("resource, parameters", [
+    ("arn:aws:states:::lambda:invoke", {"FunctionName": "hang", "Payload": None}),
+    (f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:hang", None),
+])
+def test_a_caught_time_out_has_an_empty_cause(flow: Flow, hanging: threading.Event, resource: str,
+                                              parameters: dict[str, Any] | None) -> None:
+    fields: dict[str, Any] = {"TimeoutSeconds": 1, "Catch": [{"ErrorEquals": ["States.Timeout"], "Next": "Handled"}]}
+    if parameters is not None:
+        fields["Parameters"] = parameters
+    definition = task(resource, **fields)
+    definition["States"]["Handled"] = {"Type": "Pass", "End": True}
+    execution = flow.start(flow.machine(definition))
+    flow.settle()
+    assert outcome(flow.describe(execution)) == {"status": "SUCCEEDED",
+                                                 "output": {"Error": "States.Timeout", "Cause": ""}}
+    timed_out = [event for event in flow.events(execution) if event["type"].endswith("TimedOut")]
+    assert [details for event in timed_out for key, details in event.items() if key.endswith("EventDetails")
+            and "cause" in details] == []  # the history has no cause

@@ -43,15 +43,25 @@ def test_other_actions_reach_the_control_plane_too(flow: Flow) -> None:
     assert ISO_INSTANT.match(output["CreationDate"]), output["CreationDate"]
 
 
+@pytest.mark.parametrize("action", ["sendTaskSuccess", "sendTaskFailure", "sendTaskHeartbeat"])
+def test_an_unknown_token_is_sfn_s_invalid_token_exception(flow: Flow, action: str) -> None:
+    parameters = {"TaskToken": "Invalid token", **({"Output": "{}"} if action == "sendTaskSuccess" else {})}
+    described = flow.run(task(f"arn:aws:states:::aws-sdk:sfn:{action}", Parameters=parameters))
+    assert (described["status"], described["error"]) == ("FAILED", "Sfn.InvalidTokenException")
+    assert re.fullmatch(rf"Invalid Token: 'Invalid token' \(Service: Sfn, Status Code: 400, Request ID: {REQUEST_ID}\) "
+                        r"\(SDK Attempt Count: 1\)", described["cause"]), described["cause"]
+
+
 @pytest.mark.parametrize(("parameters", "error", "cause"), [
     ({"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:absent"},
      "Sfn.StateMachineDoesNotExistException",
      rf"State Machine Does Not Exist: 'arn:aws:states:us-east-1:123456789012:stateMachine:absent' "
-     rf"\(Service: Sfn, Status Code: 400, Request ID: {REQUEST_ID}\)"),
+     rf"\(Service: Sfn, Status Code: 400, Request ID: {REQUEST_ID}\) \(SDK Attempt Count: 1\)"),
     ({"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:absent", "Name": "n" * 81},
      "Sfn.ValidationException",
      rf"1 validation error detected: Value '{'n' * 81}' at 'name' failed to satisfy constraint: Member must have "
-     rf"length less than or equal to 80 \(Service: Sfn, Status Code: 400, Request ID: {REQUEST_ID}\)"),
+     rf"length less than or equal to 80 \(Service: Sfn, Status Code: 400, Request ID: {REQUEST_ID}\) "
+     r"\(SDK Attempt Count: 1\)"),
 ], ids=["missing state machine", "name too long"])
 def test_failures_are_named_as_the_sdk_for_java_2_names_them(flow: Flow, parameters: dict[str, str], error: str,
                                                              cause: str) -> None:

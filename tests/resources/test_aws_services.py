@@ -103,6 +103,8 @@ def test_integration(case: dict[str, Any], integrations: AwsServiceIntegrations,
             assert sorted(result) == sorted(step["result_keys"])
         if "result_includes" in step:
             assert includes(step["result_includes"], result), result
+        if "result_excludes" in step:
+            assert not set(step["result_excludes"]) & set(result), result
         if "first_message_body_includes" in step:
             body = json.loads(result["Messages"][0]["Body"])
             assert includes(step["first_message_body_includes"], body), body

@@ -34,7 +34,8 @@ def test_activity_lifecycle(service: StepFunctionsService, clock) -> None:
     clock.advance(5)
     assert service.create_activity(name="work") == created  # idempotent by name
     assert service.describe_activity(activityArn=ACTIVITY) == {"activityArn": ACTIVITY, "name": "work",
-                                                                "creationDate": START}
+                                                                "creationDate": START,
+                                                                "encryptionConfiguration": {"type": "AWS_OWNED_KEY"}}
     service.create_activity(name="another")
     first = service.list_activities(maxResults=1)
     rest = service.list_activities(maxResults=1, nextToken=first["nextToken"])

@@ -179,7 +179,7 @@ def test_describe_state_machine_for_execution_shows_what_ran(machines: StepFunct
     assert ran == {
         "stateMachineArn": machine_arn("wait"), "name": "wait", "definition": WAIT, "roleArn": ROLE, "updateDate": START,
         "loggingConfiguration": {"level": "OFF", "includeExecutionData": False},
-        "tracingConfiguration": {"enabled": False},
+        "tracingConfiguration": {"enabled": False}, "encryptionConfiguration": {"type": "AWS_OWNED_KEY"},
     }
 
 

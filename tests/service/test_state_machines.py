@@ -38,6 +38,7 @@ def test_create_then_describe_echoes_the_definition_and_aws_defaults(service: St
         "creationDate": START,
         "loggingConfiguration": {"level": "OFF", "includeExecutionData": False},
         "tracingConfiguration": {"enabled": False},
+        "encryptionConfiguration": {"type": "AWS_OWNED_KEY"},  # AWS owns the key unless told otherwise
     }
 
 

@@ -70,7 +70,8 @@ def test_alias_lifecycle(two_versions: StepFunctionsService, clock) -> None:
     assert two_versions.create_state_machine_alias(name="live", routingConfiguration=routing, description="d") == created
     described = two_versions.describe_state_machine_alias(stateMachineAliasArn=f"{M}:live")
     assert described == {"stateMachineAliasArn": f"{M}:live", "name": "live", "description": "d",
-                         "routingConfiguration": routing, "creationDate": created["creationDate"]}
+                         "routingConfiguration": routing, "creationDate": created["creationDate"],
+                         "updateDate": created["creationDate"]}  # the creation date until updated (AWS)
     clock.advance(1)
     split = [{"stateMachineVersionArn": f"{M}:1", "weight": 50}, {"stateMachineVersionArn": f"{M}:2", "weight": 50}]
     assert two_versions.update_state_machine_alias(stateMachineAliasArn=f"{M}:live", routingConfiguration=split) == {

@@ -3,8 +3,12 @@
 moto stays the backend: these are facts about the real services that its in-memory models leave
 out, each applied by a rule about the request and the answer, never about particular values:
 
-- DynamoDB validates a table name given where a name or an ARN may stand (`TableName` of
-  `PutItem`, `UpdateItem`, ...) against the model's `TableName` shape before anything else;
+- a JSON-protocol service's request validator refuses a request that lacks a required member
+  ("Value null at 'item' failed to satisfy constraint: Member must not be null", every violation
+  counted), and DynamoDB validates a table name given where a name or an ARN may stand
+  (`TableName` of `PutItem`, `UpdateItem`, ...) against the model's `TableName` shape, in the same
+  pass; a service that kept its Query-protocol errors (`awsQueryCompatible`: SQS) says "The request
+  must contain the parameter X." (MissingParameter) instead;
 - Secrets Manager accepts only ASCII letters, digits and `-/_+=.@!` in a new secret's name;
 - DynamoDB reports `ConsumedCapacity` only when `ReturnConsumedCapacity` asks for it (moto's
   UpdateItem always does);
@@ -12,12 +16,22 @@ out, each applied by a rule about the request and the answer, never about partic
   another encryption (since January 2023: "Using server-side encryption with Amazon S3 managed
   keys"), and says so in every answer about an object; moto only reports an encryption it was asked for;
 - S3 reports the checksum type of a checksummed PutObject, which is always `FULL_OBJECT`;
+- S3 answers an object's checksums (`Checksum*`) to GetObject and HeadObject only when the request
+  asks with `ChecksumMode: ENABLED`, and every S3 answer, errors included, carries an extended
+  request id (`x-amz-id-2`);
 - SNS publishing to a topic that does not exist says "Topic does not exist" (moto falls back to
-  platform endpoints and says "Endpoint does not exist").
+  platform endpoints and says "Endpoint does not exist"); publishing to a FIFO topic answers a
+  `SequenceNumber`, and without `MessageGroupId` is an InvalidParameter;
+- EventBridge's PutEvents fails, entry by entry, an entry whose `Detail` is not a JSON object
+  (`MalformedDetail`, "Detail is malformed."), and puts the others (moto ignores such a Detail).
 """
 
 from __future__ import annotations
 
+import base64
+import itertools
+import json
+import os
 import re
 import uuid
 from typing import Any
@@ -34,14 +48,19 @@ _SECRET_NAME_MESSAGE = ("Invalid name. Must be a valid name containing alphanume
                         "following: -/_+=.@!")
 _DEFAULT_ENCRYPTION = "AES256"
 _SINGLE_PART_CHECKSUM_TYPE = "FULL_OBJECT"
+_CHECKSUMS_ON_REQUEST = frozenset({"GetObject", "HeadObject"})  # S3 operations with a ChecksumMode member
+_FIFO_SUFFIX = ".fifo"
+# SNS FIFO sequence numbers: 20 digits that grow with each message
+_sns_sequence_numbers = itertools.count(10_000_000_000_000_000_000)
+_MALFORMED_DETAIL = {"ErrorCode": "MalformedDetail", "ErrorMessage": "Detail is malformed."}
 
 
 def check_request(operation: OperationModel, params: dict[str, Any]) -> None:
     """Raise the ClientError AWS answers for a request it rejects before the call reaches a backend."""
     service = operation.service_model.service_name
-    if service == "dynamodb":
-        _check_table_names(operation, params)
-    elif service == "secretsmanager" and operation.name == "CreateSecret":
+    if operation.service_model.protocol == "json":
+        _check_members(operation, params)
+    if service == "secretsmanager" and operation.name == "CreateSecret":
         name = params.get("Name")
         if isinstance(name, str) and not _SECRET_NAME.fullmatch(name):
             raise _client_error(operation, "ValidationException", _SECRET_NAME_MESSAGE)
@@ -62,29 +81,94 @@ def amend_response(operation: OperationModel, params: dict[str, Any], response: 
         if operation.name == "PutObject" and "ChecksumType" not in response and any(
                 name.startswith("Checksum") for name in response):
             response["ChecksumType"] = _SINGLE_PART_CHECKSUM_TYPE
+        if operation.name in _CHECKSUMS_ON_REQUEST and params.get("ChecksumMode") != "ENABLED":
+            response = {name: value for name, value in response.items() if not name.startswith("Checksum")}
+    if service == "sns" and operation.name == "Publish" and _fifo_topic(params) and "SequenceNumber" not in response:
+        response["SequenceNumber"] = str(next(_sns_sequence_numbers))
     return response
 
 
 def amend_error(operation: OperationModel, params: dict[str, Any], error: ClientError) -> ClientError:
     """`error` with the message AWS gives for the same failure."""
     details = error.response.get("Error", {})
-    if operation.service_model.service_name == "sns" and operation.name == "Publish" \
-            and details.get("Code") == "NotFound" and _names_a_topic(params):
-        details["Message"] = "Topic does not exist"
+    service = operation.service_model.service_name
+    if service == "sns" and operation.name == "Publish":
+        if details.get("Code") == "NotFound" and _names_a_topic(params):
+            details["Message"] = "Topic does not exist"
+        if details.get("Code") == "MissingParameter" and _fifo_topic(params) and params.get("MessageGroupId") is None:
+            details["Code"] = "InvalidParameter"
+            details["Message"] = "Invalid parameter: The MessageGroupId parameter is required for FIFO topics"
+    if service == "s3":
+        metadata = error.response.setdefault("ResponseMetadata", {})
+        metadata.setdefault("HostId", _extended_request_id())
     return error
 
 
-def _check_table_names(operation: OperationModel, params: dict[str, Any]) -> None:
-    """A name (not an ARN) in a name-or-ARN member must satisfy the `TableName` shape's constraints."""
+def refused_entries(operation: OperationModel,
+                    params: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[int, dict[str, str]]]:
+    """The request to send on, without the entries AWS fails on their own (None when none is left);
+    and those entries' failures by position (PutEvents: a `Detail` that is not a JSON object)."""
+    if operation.service_model.service_name != "events" or operation.name != "PutEvents":
+        return params, {}
+    entries = params.get("Entries")
+    if not isinstance(entries, list):
+        return params, {}
+    refused = {index: dict(_MALFORMED_DETAIL) for index, entry in enumerate(entries)
+               if isinstance(entry, dict) and not _is_json_object_text(entry.get("Detail"))}
+    if not refused:
+        return params, {}
+    kept = [entry for index, entry in enumerate(entries) if index not in refused]
+    return ({**params, "Entries": kept} if kept else None), refused
+
+
+def with_refused_entries(response: dict[str, Any], refused: dict[int, dict[str, str]]) -> dict[str, Any]:
+    """PutEvents' answer with the refused entries' failures back in their places, and counted."""
+    if not refused:
+        return response
+    answered = iter(response.get("Entries", []))
+    total = len(response.get("Entries", [])) + len(refused)
+    entries = [refused[index] if index in refused else next(answered) for index in range(total)]
+    return {**response, "Entries": entries, "FailedEntryCount": response.get("FailedEntryCount", 0) + len(refused)}
+
+
+def _is_json_object_text(detail: Any) -> bool:
+    if detail is None:
+        return True  # no Detail at all is another check's business
+    try:
+        return isinstance(json.loads(detail), dict)
+    except (TypeError, ValueError):
+        return False
+
+
+def _fifo_topic(params: dict[str, Any]) -> bool:
+    topic = params.get("TopicArn") or params.get("TargetArn")
+    return isinstance(topic, str) and topic.endswith(_FIFO_SUFFIX)
+
+
+def _extended_request_id() -> str:
+    """An `x-amz-id-2` value as S3 sends it: base64 text."""
+    return base64.b64encode(os.urandom(57)).decode("ascii")
+
+
+def _check_members(operation: OperationModel, params: dict[str, Any]) -> None:
+    """The top-level members as a JSON service's request validator checks them, in the shape's order:
+    required members present; a table name (not an ARN) in a name-or-ARN member fit for `TableName`."""
     shape = operation.input_shape
     if shape is None:
         return
-    name_shape = operation.service_model.shape_for(_TABLE_NAME_SHAPE)
+    query_compatible = "awsQueryCompatible" in operation.service_model.metadata
+    required = set(shape.required_members)
     violations: list[str] = []
     for member, member_shape in shape.members.items():
         value = params.get(member)
-        if member_shape.name == _TABLE_NAME_OR_ARN_SHAPE and isinstance(value, str) and not value.startswith("arn:"):
-            StringDecoder(name_shape).decode(value, member[:1].lower() + member[1:], violations)
+        java_path = member[:1].lower() + member[1:]
+        if member in required and value is None:
+            if query_compatible:
+                raise _client_error(operation, "MissingParameter", f"The request must contain the parameter {member}.")
+            violations.append(f"Value null at '{java_path}' failed to satisfy constraint: Member must not be null")
+        elif (operation.service_model.service_name == "dynamodb" and member_shape.name == _TABLE_NAME_OR_ARN_SHAPE
+              and isinstance(value, str) and not value.startswith("arn:")):
+            StringDecoder(operation.service_model.shape_for(_TABLE_NAME_SHAPE)).decode(value, java_path, violations)
     if violations:
         count = len(violations)
         raise _client_error(operation, "ValidationException",
