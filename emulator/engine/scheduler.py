@@ -244,6 +244,13 @@ class Engine:
             self._commands.append(lambda: self._heartbeat(wait))
             self._cv.notify_all()
 
+    def task_token_execution(self, token: str) -> str | None:
+        """The ARN of the execution that issued `token`, None if no known task has it; lets the
+        control plane keep answers within the caller's account and region."""
+        with self._cv:
+            wait = self._tokens.get(token)
+            return wait.run.execution.arn if wait is not None else None
+
     def poll_activity(self, activity_arn: str, worker_name: str | None, timeout_seconds: float) -> ActivityTask | None:
         """Take the oldest task queued for the activity, waiting up to `timeout_seconds` of wall time."""
         with self._cv:

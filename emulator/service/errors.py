@@ -149,3 +149,7 @@ class ServiceQuotaExceededException(ApiError):
 
 class InternalFailure(ApiError):
     status = 500
+
+
+class AccessDeniedException(ApiError):
+    """IAM's refusal, answered before the service looks at the request (HTTP 400, as Coral answers it)."""
