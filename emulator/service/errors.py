@@ -153,3 +153,7 @@ class InternalFailure(ApiError):
 
 class AccessDeniedException(ApiError):
     """IAM's refusal, answered before the service looks at the request (HTTP 400, as Coral answers it)."""
+
+
+class InvalidSignatureException(ApiError):
+    """The SigV4 signature or its scope does not fit the endpoint (Coral's, HTTP 400)."""
