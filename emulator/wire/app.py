@@ -161,8 +161,9 @@ def create_app(service: ControlPlane, *, default_account: str, default_region: s
     app = Flask(__name__)
     endpoint = JsonProtocolEndpoint([JsonApi.from_model(SERVICE_NAME, service)],
                                     default_account=default_account, default_region=default_region)
-    app.add_url_rule("/", "api", endpoint, methods=["POST"])
-    app.add_url_rule(HEALTH_PATH, "health", health, methods=["GET"])
+    # No automatic OPTIONS answers: no CORS preflight is served, and every answer is JSON.
+    app.add_url_rule("/", "api", endpoint, methods=["POST"], provide_automatic_options=False)
+    app.add_url_rule(HEALTH_PATH, "health", health, methods=["GET"], provide_automatic_options=False)
     app.register_error_handler(HTTPException, _unroutable)
     app.extensions[OWN_APIS_KEY] = endpoint.own_apis
     return app
