@@ -155,7 +155,8 @@ class Engine:
         self.clock = clock
         self.resources = resources or TaskResources()
         self.skip_external_deadlines = skip_external_deadlines
-        self.activity_exists: Callable[[str], bool] = lambda arn: True
+        # (activity ARN, ARN of the execution that schedules it) -> may the execution use the activity?
+        self.activity_exists: Callable[[str, str], bool] = lambda activity_arn, execution_arn: True
         self.on_finished: list[Callable[[Execution], None]] = []
         self.on_map_run: list[Callable[[MapRun], None]] = []  # a Distributed Map run begins
         self.on_child_execution: list[Callable[[Execution, MapRun], None]] = []  # one of its items starts
@@ -401,7 +402,7 @@ class Engine:
         elif isinstance(effect, AwaitCompletion):
             self._await_completion(fiber, effect)
         elif isinstance(effect, CheckActivity):
-            if self.activity_exists(effect.activity_arn):
+            if self.activity_exists(effect.activity_arn, fiber.run.execution.arn):
                 self._resume(fiber)
             else:
                 self._resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))

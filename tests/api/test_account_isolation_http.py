@@ -123,3 +123,15 @@ def test_a_nested_execution_cannot_start_another_account_s_machine(a, b, emulato
     assert described["error"] == "StepFunctions.AccessDeniedException"
     assert b.list_executions(stateMachineArn=target)["executions"] == []
 
+
+
+def test_an_execution_cannot_schedule_another_account_s_activity(a, b, emulator_server):
+    suffix = uuid.uuid4().hex[:10]
+    activity_of_b = b.create_activity(name=f"act-{suffix}")["activityArn"]
+    definition = json.dumps({"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": activity_of_b, "End": True}}})
+    machine = a.create_state_machine(name=f"uses-b-{suffix}", definition=definition, roleArn=ROLE)["stateMachineArn"]
+    execution = a.start_execution(stateMachineArn=machine)["executionArn"]
+    emulator_server.emulator.engine.run_until_idle(timeout=10)
+    described = a.describe_execution(executionArn=execution)
+    assert (described["status"], described["error"]) == ("FAILED", "States.Runtime")
+    assert f"The activity {activity_of_b} does not exist." in described["cause"]
