@@ -9,9 +9,11 @@ class ApiError(Exception):
     status = 400
     code: str = ""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.message = message
+        if status is not None:  # the framework's errors take the status of what went wrong
+            self.status = status
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

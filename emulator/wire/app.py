@@ -146,9 +146,7 @@ def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Re
 
 def _unroutable(error: HTTPException) -> Response:
     """A method or path the API has no route for: Coral's unknown operation, with the routing's status."""
-    unknown = UnknownOperationException("")
-    unknown.status = error.code or 404
-    return error_response(unknown)
+    return error_response(UnknownOperationException("", status=error.code or 404))
 
 
 def health() -> Response:
