@@ -28,7 +28,11 @@ ENV PATH=/opt/sfn-emulator/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     SFN_EMULATOR_HOST=0.0.0.0 \
-    SFN_EMULATOR_PORT=8083
+    SFN_EMULATOR_PORT=8083 \
+    SFN_EMULATOR_ALLOWED_HOSTS=sfn-emulator,host.docker.internal,gateway.docker.internal,host.containers.internal
+# Host names answered besides localhost and loopback addresses (what a published port is reached by
+# from this machine): the compose service name `sfn-emulator`, and the names other containers use
+# for the host (Docker Desktop, Podman). Another service name or alias: set the variable to it.
 # Mount functions maps, their Python files and mock configuration files here, and name them with
 # SFN_EMULATOR_FUNCTIONS and SFN_MOCK_CONFIG (the other variables: see the README's Configuration).
 WORKDIR /config

@@ -81,7 +81,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
         return 2
     with instance:
         try:
-            server = HttpServer(instance.app, settings.host, settings.port)
+            server = HttpServer(instance.app, settings.host, settings.port, allowed_hosts=settings.allowed_hosts)
         except OSError as error:
             print(f"sfn-emulator: cannot listen on {settings.host}:{settings.port}: {error}", file=sys.stderr)
             return 1

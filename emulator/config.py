@@ -29,6 +29,7 @@ class SettingsError(ValueError):
 class Settings:
     host: str = "127.0.0.1"
     port: int = 8083
+    allowed_hosts: tuple[str, ...] = ()
     account: str = "123456789012"
     region: str = "us-east-1"
     clock: str = "auto"
@@ -81,6 +82,14 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise ValueError(f"port must be between 0 and 65535, not {port}")
     return port
+
+
+def _host_names(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip().lower() for name in text.split(",") if name.strip())
+    bad = [name for name in names if any(char in name for char in " /@?#")]
+    if bad:
+        raise ValueError(f"{bad[0]!r} is not a host name: give names such as sfn-emulator,host.docker.internal (or *)")
+    return names
 
 
 def _account(text: str) -> str:
@@ -151,6 +160,9 @@ def _instant(text: str) -> datetime:
 OPTIONS: tuple[Option, ...] = (
     Option("host", "--host", "SFN_EMULATOR_HOST", str, "address to listen on"),
     Option("port", "--port", "SFN_EMULATOR_PORT", _port, "port to listen on (0: any free port)"),
+    Option("allowed_hosts", "--allowed-hosts", "SFN_EMULATOR_ALLOWED_HOSTS", _host_names,
+           "Host names answered besides loopback ones and the address listened on, comma-separated (* for any)",
+           metavar="NAMES"),
     Option("account", "--account", "AWS_ACCOUNT_ID", _account,
            "account id for requests whose access key id is not a 12-digit account id"),
     Option("region", "--region", "AWS_DEFAULT_REGION", _region,
@@ -189,7 +201,7 @@ def add_arguments(parser: argparse.ArgumentParser, fields: Collection[str] | Non
         if fields is not None and option.field not in fields:
             continue
         default = getattr(defaults, option.field)
-        shown_default = "" if default is None else f", default {default}"
+        shown_default = "" if default is None or default == () else f", default {default}"
         parser.add_argument(
             option.flag,
             dest=option.field,

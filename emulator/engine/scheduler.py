@@ -158,7 +158,8 @@ class Engine:
         self.clock = clock
         self.resources = resources or TaskResources()
         self.skip_external_deadlines = skip_external_deadlines
-        self.activity_exists: Callable[[str], bool] = lambda arn: True
+        # (activity ARN, ARN of the execution that schedules it) -> may the execution use the activity?
+        self.activity_exists: Callable[[str, str], bool] = lambda activity_arn, execution_arn: True
         self.on_finished: list[Callable[[Execution], None]] = []
         self.on_map_run: list[Callable[[MapRun], None]] = []  # a Distributed Map run begins
         self.on_child_execution: list[Callable[[Execution, MapRun], None]] = []  # one of its items starts
@@ -245,6 +246,13 @@ class Engine:
             wait = self._token_wait(token)
             self._commands.append(lambda: self._heartbeat(wait))
             self._cv.notify_all()
+
+    def task_token_execution(self, token: str) -> str | None:
+        """The ARN of the execution that issued `token`, None if no known task has it; lets the
+        control plane keep answers within the caller's account and region."""
+        with self._cv:
+            wait = self._tokens.get(token)
+            return wait.run.execution.arn if wait is not None else None
 
     def poll_activity(self, activity_arn: str, worker_name: str | None, timeout_seconds: float) -> ActivityTask | None:
         """Take the oldest task queued for the activity, waiting up to `timeout_seconds` of wall time."""
@@ -395,7 +403,7 @@ class Engine:
         elif isinstance(effect, AwaitCompletion):
             self._await_completion(fiber, effect)
         elif isinstance(effect, CheckActivity):
-            if self.activity_exists(effect.activity_arn):
+            if self.activity_exists(effect.activity_arn, fiber.run.execution.arn):
                 self._resume(fiber)
             else:
                 self._resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))

@@ -66,10 +66,11 @@ class ActivityOperations(ServiceBase):
             self.engine.forget_activity(activityArn)
         return {}
 
-    def _activity_exists(self, activity_arn: str) -> bool:
-        """For the engine, when a state schedules an activity task (called on the engine's thread:
-        reads only, without the service lock)."""
-        parts = activity_arn.split(":")
+    def _activity_exists(self, activity_arn: str, execution_arn: str) -> bool:
+        """For the engine, when an execution schedules an activity task (called on the engine's
+        thread: reads only, without the service lock). Only an activity of the execution's own
+        account and region exists for it (`ownership`)."""
+        parts = execution_arn.split(":")
         store = self._stores.get((parts[4], parts[3])) if len(parts) > 4 else None
         return store is not None and activity_arn in store.activities
 

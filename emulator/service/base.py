@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from sfn_emulator.service import arns
 from sfn_emulator.service.errors import ExecutionDoesNotExist, StateMachineDeleting, StateMachineDoesNotExist
+from sfn_emulator.service.ownership import check_owned
 from sfn_emulator.service.store import DELETING, ExecutionEntry, StateMachineRecord, Store, Version
 
 if TYPE_CHECKING:
@@ -125,17 +126,26 @@ class ServiceBase:
         return record, version
 
 
+def _action_name(method: Callable[..., Any]) -> str:
+    """The API action of an operation method: `describe_state_machine` -> `DescribeStateMachine`."""
+    return "".join(word.capitalize() for word in method.__name__.split("_"))
+
+
 def operation(method: F) -> F:
-    """Run an operation under the service lock on the caller's store.
+    """Run an operation under the service lock on the caller's store, after refusing a request that
+    names another account's resources (`ownership`).
 
     The decorated method receives the `Store` first; callers pass the operation's parameters by
     their botocore names plus optional `account=` and `region=` (default: the service's).
     """
 
+    action = _action_name(method)
+
     @functools.wraps(method)
     def run(self: ServiceBase, *, account: str | None = None, region: str | None = None, **params: Any) -> Any:
         with self._lock:
             store = self._store(account, region)
+        check_owned(store.account, action, params)
         with self._locked(store):
             return method(self, store, **params)
 
@@ -147,10 +157,13 @@ def unlocked_operation(method: F) -> F:
     executions, task tokens): the method takes `self._locked(store)` around its store work only, so
     the service lock is never held while the engine works (the engine may call back into us)."""
 
+    action = _action_name(method)
+
     @functools.wraps(method)
     def run(self: ServiceBase, *, account: str | None = None, region: str | None = None, **params: Any) -> Any:
         with self._lock:
             store = self._store(account, region)
+        check_owned(store.account, action, params)
         return method(self, store, **params)
 
     return run  # type: ignore[return-value]

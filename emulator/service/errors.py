@@ -9,9 +9,11 @@ class ApiError(Exception):
     status = 400
     code: str = ""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.message = message
+        if status is not None:  # the framework's errors take the status of what went wrong
+            self.status = status
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -149,3 +151,11 @@ class ServiceQuotaExceededException(ApiError):
 
 class InternalFailure(ApiError):
     status = 500
+
+
+class AccessDeniedException(ApiError):
+    """IAM's refusal, answered before the service looks at the request (HTTP 400, as Coral answers it)."""
+
+
+class InvalidSignatureException(ApiError):
+    """The SigV4 signature or its scope does not fit the endpoint (Coral's, HTTP 400)."""

@@ -2,6 +2,9 @@
 
 The engine's errors become AWS's: a malformed token is InvalidToken, a token of a task that is
 unknown or already closed is TaskDoesNotExist, a token of a task that timed out is TaskTimedOut.
+A token issued by an execution of another account or region is InvalidToken too: AWS's tokens
+are opaque to everyone but the regional service of the account that issued them, which alone can
+read one (AWS's answer to a foreign token is not on record; this is the answer that reading implies).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from sfn_emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimed
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.errors import InvalidOutput, InvalidToken, TaskDoesNotExist, TaskTimedOut
 from sfn_emulator.service.json_input import json_problem
+from sfn_emulator.service.ownership import in_scope
 from sfn_emulator.service.store import Store
 
 T = TypeVar("T")
@@ -30,12 +34,18 @@ def _answered(call: Callable[[], T]) -> T:
 
 
 class TaskOperations(ServiceBase):
+    def _refuse_foreign(self, store: Store, token: str) -> None:
+        issuer = self.engine.task_token_execution(token)
+        if issuer is not None and not in_scope(issuer, store.account, store.region):
+            raise InvalidToken("Invalid Token: 'Invalid token'")
+
     @unlocked_operation
     def send_task_success(self, store: Store, *, taskToken: str, output: str) -> dict[str, Any]:
         problem = json_problem(output)
         if problem is not None:
             raise InvalidOutput(f"Invalid Output: '{problem}'")
         value = json.loads(output)
+        self._refuse_foreign(store, taskToken)
         _answered(lambda: self.engine.send_task_success(taskToken, value))
         return {}
 
@@ -43,10 +53,12 @@ class TaskOperations(ServiceBase):
     def send_task_failure(
         self, store: Store, *, taskToken: str, error: str | None = None, cause: str | None = None
     ) -> dict[str, Any]:
+        self._refuse_foreign(store, taskToken)
         _answered(lambda: self.engine.send_task_failure(taskToken, error, cause))
         return {}
 
     @unlocked_operation
     def send_task_heartbeat(self, store: Store, *, taskToken: str) -> dict[str, Any]:
+        self._refuse_foreign(store, taskToken)
         _answered(lambda: self.engine.send_task_heartbeat(taskToken))
         return {}

@@ -4,11 +4,21 @@ A boto3 client for SQS, SNS, DynamoDB, S3, EventBridge, Secrets Manager... point
 URL reaches moto's in-memory backends, the same ones Task states use (`sfn_emulator.resources.aws`), so
 a test can create a queue over HTTP, run a workflow that sends to it, and read the message back.
 
-Which requests are Step Functions' is decided from what every SDK sends: the `X-Amz-Target` prefix
-`AWSStepFunctions.` or, failing a target, the SigV4 credential scope's service `states` (in the
-`Authorization` header or, for presigned URLs, the `X-Amz-Credential` query parameter). Requests
-naming another service, and moto's own `/moto-api/` (e.g. `POST /moto-api/reset`), go to moto;
-everything else (health checks, unsigned requests) stays with the Step Functions app.
+Which requests go to moto is decided by what every SDK sends, so that only requests meant for
+another service reach it and moto's own Step Functions never does:
+1. moto's own `/moto-api/` (e.g. `POST /moto-api/reset`) goes to moto;
+2. an `X-Amz-Target` whose prefix names an API this app serves (`AWSStepFunctions.`) stays here;
+3. a request whose SigV4 credential scope (the `Authorization` header or, for presigned URLs, the
+   `X-Amz-Credential` query parameter) names another service (`sqs`, `s3` for path-style bucket
+   requests, ...) goes to moto, which routes it by that scope as AWS routes by host;
+4. everything else stays here: health checks, unsigned requests, and requests signed for Step
+   Functions whatever their target, which get the JSON 1.0 error AWS gives (a typo such as
+   `AWSStepFunction.ListStateMachines` is UnknownOperationException). An unsigned request with
+   another service's target stays here too: moto cannot tell an unsigned request's service from its
+   target (it would answer an S3 ListBuckets), and no SDK sends one.
+
+moto's server sets CORS headers reflecting any `Origin` (flask-cors); this endpoint is local-only
+and sends none, so they are removed from moto's answers.
 
 As in the Step Functions API, a twelve-digit access key id names the caller's account; any other
 key acts in the emulator's default account.
@@ -18,22 +28,15 @@ Mounting is one call on the Flask app:  `mount_aws_passthrough(app, default_acco
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Iterable
-from urllib.parse import parse_qs
 
 from sfn_emulator.resources.aws.backends import MOTO_ACCOUNT_HEADER
+from sfn_emulator.wire.app import OWN_APIS_KEY, STEP_FUNCTIONS_APIS, OwnApis
+from sfn_emulator.wire.sigv4 import credential_scope
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-STEP_FUNCTIONS_TARGET_PREFIX = "AWSStepFunctions."
-STEP_FUNCTIONS_SIGNING_NAME = "states"
 MOTO_API_PATH = "/moto-api/"
-
-# Credential=AKID/20240101/us-east-1/sqs/aws4_request: (access key id, signing service)
-_CREDENTIAL_SCOPE = re.compile(r"Credential=([^/,\s]*)/[^/,\s]*/[^/,\s]*/([^/,\s]+)/")
-_PRESIGNED_CREDENTIAL = re.compile(r"^([^/]*)/[^/]*/[^/]*/([^/]+)/")
-_ACCOUNT_ID = re.compile(r"^\d{12}$")
 _ENVIRON_ACCOUNT_KEY = "HTTP_" + MOTO_ACCOUNT_HEADER.upper().replace("-", "_")
 
 
@@ -44,51 +47,44 @@ def make_passthrough_app(*, default_account: str) -> WSGIApp:
     moto_app = DomainDispatcherApplication(create_backend_app)
 
     def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        access_key, _ = credential_scope(environ)
         if _ENVIRON_ACCOUNT_KEY not in environ:
-            environ[_ENVIRON_ACCOUNT_KEY] = access_key if access_key and _ACCOUNT_ID.match(access_key) \
-                else default_account
-        return moto_app(environ, start_response)
+            scope = credential_scope(environ)
+            environ[_ENVIRON_ACCOUNT_KEY] = scope.account(default_account) if scope else default_account
+
+        def start_without_cors(status: str, headers: list[tuple[str, str]], *exc_info: Any) -> Any:
+            kept = [(name, value) for name, value in headers if not name.lower().startswith("access-control-")]
+            return start_response(status, kept, *exc_info)
+
+        return moto_app(environ, start_without_cors)
 
     return serve
 
 
 class AwsPassthrough:
-    """WSGI middleware: Step Functions requests to `states_app`, other AWS services to `passthrough_app`."""
+    """WSGI middleware: requests for the app's own APIs to `states_app`, other AWS services to `passthrough_app`."""
 
-    def __init__(self, states_app: WSGIApp, passthrough_app: WSGIApp) -> None:
+    def __init__(self, states_app: WSGIApp, passthrough_app: WSGIApp, own: OwnApis = STEP_FUNCTIONS_APIS) -> None:
         self.states_app = states_app
         self.passthrough_app = passthrough_app
+        self.own = own
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        app = self.passthrough_app if is_other_aws_service(environ) else self.states_app
+        app = self.passthrough_app if is_other_aws_service(environ, self.own) else self.states_app
         return app(environ, start_response)
 
 
 def mount_aws_passthrough(app: Any, *, default_account: str) -> None:
-    """Serve other AWS services on `app` (a Flask app) besides Step Functions."""
-    app.wsgi_app = AwsPassthrough(app.wsgi_app, make_passthrough_app(default_account=default_account))
+    """Serve other AWS services on `app` (a Flask app) besides the APIs it serves itself."""
+    own = app.extensions.get(OWN_APIS_KEY, STEP_FUNCTIONS_APIS)
+    app.wsgi_app = AwsPassthrough(app.wsgi_app, make_passthrough_app(default_account=default_account), own)
 
 
-def is_other_aws_service(environ: dict[str, Any]) -> bool:
-    """Whether a request is for an AWS service other than Step Functions (or for moto's own API)."""
+def is_other_aws_service(environ: dict[str, Any], own: OwnApis = STEP_FUNCTIONS_APIS) -> bool:
+    """Whether a request is for an AWS service other than the APIs in `own`, or for moto's own API."""
     if str(environ.get("PATH_INFO", "")).startswith(MOTO_API_PATH):
         return True
-    target = environ.get("HTTP_X_AMZ_TARGET")
-    if target:
-        return not target.startswith(STEP_FUNCTIONS_TARGET_PREFIX)
-    _, service = credential_scope(environ)
-    return service is not None and service != STEP_FUNCTIONS_SIGNING_NAME
-
-
-def credential_scope(environ: dict[str, Any]) -> tuple[str | None, str | None]:
-    """(access key id, signing service) of a SigV4-signed request or presigned URL; (None, None) if unsigned."""
-    match = _CREDENTIAL_SCOPE.search(environ.get("HTTP_AUTHORIZATION") or "")
-    if match:
-        return match.group(1), match.group(2)
-    credential = parse_qs(environ.get("QUERY_STRING") or "").get("X-Amz-Credential")
-    if credential:
-        match = _PRESIGNED_CREDENTIAL.match(credential[0])
-        if match:
-            return match.group(1), match.group(2)
-    return None, None
+    target = environ.get("HTTP_X_AMZ_TARGET") or ""
+    if target.partition(".")[0] in own.target_prefixes:
+        return False
+    scope = credential_scope(environ)
+    return scope is not None and scope.service not in own.signing_names

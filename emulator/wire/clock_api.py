@@ -145,4 +145,5 @@ def _json(body: dict[str, Any], status: int = 200) -> Response:
 
 def mount_clock_api(app: Flask, clock: Clock, engine: DeadlineSkipping) -> None:
     """Serve `GET`/`POST /_emulator/clock` on `app`."""
-    app.add_url_rule(CLOCK_PATH, "clock", ClockEndpoint(clock, engine), methods=["GET", "POST"])
+    app.add_url_rule(CLOCK_PATH, "clock", ClockEndpoint(clock, engine), methods=["GET", "POST"],
+                     provide_automatic_options=False)

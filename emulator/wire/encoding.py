@@ -21,8 +21,8 @@ CONTENT_TYPE = "application/x-amz-json-1.0"
 SERVICE_NAMESPACE = "com.amazonaws.swf.service.v2.model"
 CORAL_SERVICE_NAMESPACE = "com.amazon.coral.service"
 CORAL_VALIDATE_NAMESPACE = "com.amazon.coral.validate"
-FRAMEWORK_ERRORS = frozenset({"SerializationException", "UnknownOperationException", "InternalFailure"})
-
+FRAMEWORK_ERRORS = frozenset({"SerializationException", "UnknownOperationException", "InternalFailure",
+                              "AccessDeniedException", "InvalidSignatureException"})
 
 
 def _epoch_seconds(value: Any) -> float:

@@ -1,14 +1,21 @@
-"""Serving a WSGI app with waitress, a threaded production server, in the foreground or a thread."""
+"""Serving a WSGI app with waitress, a threaded production server, in the foreground or a thread.
+
+What is served over HTTP is guarded by `LocalOnly`: requests a web page on another site could send
+are refused, and only loopback hosts, the address bound, and `allowed_hosts` are answered.
+"""
 
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 import waitress
 from waitress import wasyncore
 
+from sfn_emulator.wire.local_only import LocalOnly
+
 WsgiApp = Callable[..., Any]
+WILDCARD_ADDRESSES = ("0.0.0.0", "::", "")
 
 # Request threads. Generous because some calls hold a thread for long: GetActivityTask polls for up
 # to 60 s and StartSyncExecution waits for its execution.
@@ -19,10 +26,13 @@ class HttpServer:
     """A WSGI app served by waitress, bound to (host, port) at construction: port 0 yields a free
     port at once."""
 
-    def __init__(self, app: WsgiApp, host: str, port: int, *, threads: int = REQUEST_THREADS) -> None:
+    def __init__(self, app: WsgiApp, host: str, port: int, *, threads: int = REQUEST_THREADS,
+                 allowed_hosts: Collection[str] = ()) -> None:
         self._sockets: dict[int, wasyncore.dispatcher] = {}
+        own_hosts = () if host in WILDCARD_ADDRESSES else (host,)
+        guarded = LocalOnly(app, allowed_hosts=allowed_hosts, own_hosts=own_hosts)
         self._server = waitress.create_server(
-            app, map=self._sockets, host=host, port=port, threads=threads, asyncore_use_poll=True
+            guarded, map=self._sockets, host=host, port=port, threads=threads, asyncore_use_poll=True
         )
         self._thread: threading.Thread | None = None
 
@@ -34,7 +44,7 @@ class HttpServer:
     def endpoint_url(self) -> str:
         """The URL a client on this machine uses (a wildcard bind is reached through loopback)."""
         host = str(self._server.effective_host)
-        if host in ("0.0.0.0", "::"):
+        if host in WILDCARD_ADDRESSES:
             host = "127.0.0.1"
         if ":" in host:
             host = f"[{host}]"

@@ -163,7 +163,7 @@ class Harness:
         for name, behaviour in (functions or {}).items():
             self.functions.register(name, self.behaviour(behaviour))
         activities = dict(activities or {})
-        self.engine.activity_exists = lambda arn: activities.get(arn, DELETED) != DELETED
+        self.engine.activity_exists = lambda arn, execution_arn: activities.get(arn, DELETED) != DELETED
         for arn, behaviour in activities.items():
             if behaviour not in (DELETED, NO_WORKER):
                 self.start_activity_worker(arn, ACTIVITY_WORKERS[behaviour])

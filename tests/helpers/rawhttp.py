@@ -8,6 +8,10 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
 JSON_1_0 = "application/x-amz-json-1.0"
 
 
@@ -29,13 +33,21 @@ def send(
     headers: dict[str, str] | None = None,
     method: str = "POST",
     path: str = "/",
+    sign_for: str | None = None,
+    access_key: str = "testing",
+    region: str = "us-east-1",
 ) -> RawResponse:
-    """One request; HTTP errors are returned like any other answer."""
+    """One request; HTTP errors are returned like any other answer. With `sign_for` (a signing name
+    such as "states" or "sqs") it is SigV4-signed for that service, as an SDK would sign it."""
     data = body.encode("utf-8") if isinstance(body, str) else body
     all_headers = {"Content-Type": JSON_1_0}
     if target is not None:
         all_headers["X-Amz-Target"] = target
     all_headers.update(headers or {})
+    if sign_for is not None:
+        signed = AWSRequest(method=method, url=endpoint_url + path, data=data, headers=all_headers)
+        SigV4Auth(Credentials(access_key, "testing"), sign_for, region).add_auth(signed)
+        all_headers = dict(signed.headers.items())
     request = urllib.request.Request(endpoint_url + path, data=data, headers=all_headers, method=method)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:

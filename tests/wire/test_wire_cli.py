@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from helpers.rawhttp import send
 
 from sfn_emulator.cli import main
 from sfn_emulator.config import OPTIONS, Settings, SettingsError
@@ -37,6 +38,7 @@ class TestSettings:
         environ = {
             "SFN_EMULATOR_HOST": "0.0.0.0",
             "SFN_EMULATOR_PORT": "9000",
+            "SFN_EMULATOR_ALLOWED_HOSTS": "sfn-emulator, Host.Docker.Internal,",
             "AWS_ACCOUNT_ID": "111122223333",
             "AWS_DEFAULT_REGION": "eu-west-1",
             "SFN_EMULATOR_CLOCK": "manual",
@@ -50,6 +52,7 @@ class TestSettings:
         assert Settings.from_sources({}, environ) == Settings(
             host="0.0.0.0",
             port=9000,
+            allowed_hosts=("sfn-emulator", "host.docker.internal"),
             account="111122223333",
             region="eu-west-1",
             clock="manual",
@@ -64,6 +67,10 @@ class TestSettings:
     def test_a_flag_wins_over_its_environment_variable(self):
         settings = Settings.from_sources({"port": "9001", "clock": "real"}, {"SFN_EMULATOR_PORT": "9000"})
         assert (settings.port, settings.clock) == (9001, "real")
+
+    def test_allowed_hosts_come_from_the_flag_over_the_variable(self):
+        settings = Settings.from_sources({"allowed_hosts": "*"}, {"SFN_EMULATOR_ALLOWED_HOSTS": "sfn-emulator"})
+        assert settings.allowed_hosts == ("*",)
 
     def test_an_empty_environment_variable_is_unset(self):
         assert Settings.from_sources({}, {"SFN_EMULATOR_PORT": ""}).port == 8083
@@ -83,6 +90,7 @@ class TestSettings:
             ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "901"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
             ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "nan"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
             ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "soon"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
+            ({"SFN_EMULATOR_ALLOWED_HOSTS": "http://sfn-emulator:8083/"}, "SFN_EMULATOR_ALLOWED_HOSTS"),
         ],
     )
     def test_a_bad_value_is_refused_naming_where_it_came_from(self, environ, named):
@@ -133,11 +141,11 @@ def read_until(process: subprocess.Popen[bytes], marker: str, timeout: float = 6
     return output.decode()
 
 
-def test_serve_answers_health_prints_a_client_snippet_and_stops_on_sigterm():
+def test_serve_answers_health_and_its_allowed_hosts_prints_a_client_snippet_and_stops_on_sigterm():
     port = free_port()
     environ = {**os.environ, "PYTHONPATH": str(REPOSITORY), "SFN_EMULATOR_PORT": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "sfn_emulator", "serve", "--port", str(port)],
+        [sys.executable, "-m", "sfn_emulator", "serve", "--port", str(port), "--allowed-hosts", "sfn-emulator"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environ, cwd=REPOSITORY,
     )
     try:
@@ -146,6 +154,9 @@ def test_serve_answers_health_prints_a_client_snippet_and_stops_on_sigterm():
         assert "inject_host_prefix=False" in banner
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/_emulator/health", timeout=10) as response:
             assert json.loads(response.read())["status"] == "ok"
+        for host, status in (("sfn-emulator:8083", 200), ("elsewhere.example", 403)):
+            answer = send(f"http://127.0.0.1:{port}", method="GET", path="/_emulator/health", headers={"Host": host})
+            assert answer.status == status, (host, answer.body)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
     finally:
