@@ -16,11 +16,19 @@ from typing import Any, Callable, Iterator, Mapping
 from sfn_emulator.asl.choice import ChoiceRuleError, compile_choice_rule
 from sfn_emulator.asl.intrinsics import IntrinsicSyntaxError, compile_intrinsic
 from sfn_emulator.asl.jsonata_expressions import (
+    ARRAY,
+    BOOLEAN,
+    INTEGER,
+    NON_NEGATIVE_INTEGER,
+    NUMBER,
+    POSITIVE_INTEGER,
+    STRING,
     Constant,
     JsonataCondition,
     JsonataSyntaxError,
-    compile_jsonata,
+    ResultType,
     compile_jsonata_template,
+    compile_typed_jsonata,
     is_jsonata,
 )
 from sfn_emulator.asl.model import (
@@ -495,8 +503,8 @@ class _Parser:
         catch = self.catchers(name, value, location, scope)
         self.at_most_one(value, "Task", ("TimeoutSeconds", "TimeoutSecondsPath"), location)
         self.at_most_one(value, "Task", ("HeartbeatSeconds", "HeartbeatSecondsPath"), location)
-        timeout_seconds_expression = self.jsonata_field(value, "TimeoutSeconds", location)
-        heartbeat_seconds_expression = self.jsonata_field(value, "HeartbeatSeconds", location)
+        timeout_seconds_expression = self.jsonata_field(value, "TimeoutSeconds", location, POSITIVE_INTEGER)
+        heartbeat_seconds_expression = self.jsonata_field(value, "HeartbeatSeconds", location, POSITIVE_INTEGER)
         timeout_seconds = heartbeat_seconds = None
         if timeout_seconds_expression is None:
             timeout_seconds = self.integer(value, "TimeoutSeconds", location, minimum=1, maximum=_MAX_SECONDS)
@@ -588,7 +596,7 @@ class _Parser:
                        f"{location}/Condition")
             return None
         try:
-            return JsonataCondition(compile_jsonata(text, "Condition"))
+            return JsonataCondition(compile_typed_jsonata(text, "Condition", BOOLEAN))
         except JsonataSyntaxError as problem:
             self.error(problem.message, f"{location}/Condition")
             return None
@@ -597,8 +605,8 @@ class _Parser:
         present = [field for field in _WAIT_DURATION_FIELDS if field in value]
         if len(present) != 1:
             self.error(f"Exactly one of these fields must be present: {_list(_WAIT_DURATION_FIELDS)}", location or "/")
-        seconds_expression = self.jsonata_field(value, "Seconds", location)
-        timestamp_expression = self.jsonata_field(value, "Timestamp", location)
+        seconds_expression = self.jsonata_field(value, "Seconds", location, NON_NEGATIVE_INTEGER)
+        timestamp_expression = self.jsonata_field(value, "Timestamp", location, STRING)
         seconds = timestamp = None
         if seconds_expression is None:
             seconds = self.integer(value, "Seconds", location, minimum=0, maximum=_MAX_SECONDS)
@@ -622,8 +630,8 @@ class _Parser:
     def _fail(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
         self.at_most_one(value, "Fail", ("Error", "ErrorPath"), location)
         self.at_most_one(value, "Fail", ("Cause", "CausePath"), location)
-        error_expression = self.jsonata_field(value, "Error", location)
-        cause_expression = self.jsonata_field(value, "Cause", location)
+        error_expression = self.jsonata_field(value, "Error", location, STRING)
+        cause_expression = self.jsonata_field(value, "Cause", location, STRING)
         error = self.typed(value, "Error", "STRING", location) if error_expression is None else None
         cause = self.typed(value, "Cause", "STRING", location) if cause_expression is None else None
         error_path = self.path_or_intrinsic(value, "ErrorPath", location)
@@ -686,15 +694,18 @@ class _Parser:
             item_selector = self.jsonata_template(value, "ItemSelector", location)
         else:
             item_selector = self.template(value, selector_field, location)
-        items = self.jsonata_template(value, "Items", location)
+        if is_jsonata(value.get("Items")):
+            items = self.jsonata_field(value, "Items", location, ARRAY)
+        else:
+            items = self.jsonata_template(value, "Items", location)
         items_path = self.path(value, "ItemsPath", location, compile_reference_path, nullable=False)
         item_reader = self.item_reader(value, location, mode)
         item_batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
         result_writer = self.result_writer(value, location, mode)
         self.at_most_one(value, "Map", ("MaxConcurrency", "MaxConcurrencyPath"), location)
-        max_concurrency_expression = self.jsonata_field(value, "MaxConcurrency", location)
-        tolerated_percentage_expression = self.jsonata_field(value, "ToleratedFailurePercentage", location)
-        tolerated_count_expression = self.jsonata_field(value, "ToleratedFailureCount", location)
+        max_concurrency_expression = self.jsonata_field(value, "MaxConcurrency", location, NON_NEGATIVE_INTEGER)
+        tolerated_percentage_expression = self.jsonata_field(value, "ToleratedFailurePercentage", location, NUMBER)
+        tolerated_count_expression = self.jsonata_field(value, "ToleratedFailureCount", location, INTEGER)
         max_concurrency = tolerated_percentage = tolerated_count = None
         if max_concurrency_expression is None:
             max_concurrency = self.integer(value, "MaxConcurrency", location, minimum=0)
@@ -762,7 +773,7 @@ class _Parser:
         self.unknown_fields(config, _READER_CONFIG_FIELDS, location)
         self.at_most_one(config, "ReaderConfig", ("MaxItems", "MaxItemsPath"), location)
         headers = self.typed(config, "CSVHeaders", "ARRAY", location) or []
-        max_items_expression = self.jsonata_field(config, "MaxItems", location)
+        max_items_expression = self.jsonata_field(config, "MaxItems", location, INTEGER)
         if not all(isinstance(header, str) for header in headers):
             self.error("Expected value of type [STRING]", f"{location}/CSVHeaders")
         return ReaderConfig(
@@ -1002,16 +1013,17 @@ class _Parser:
             self.error(problem.message, f"{location}/{field}")
             return None
 
-    def jsonata_field(self, value: dict, field: str, location: str) -> Expression | None:
-        """A field (TimeoutSeconds, Seconds, Error, ...) given as one `{% ... %}` expression in a JSONata state;
-        None when it is absent or a plain value (checked by the caller)."""
+    def jsonata_field(self, value: dict, field: str, location: str, result_type: ResultType) -> Expression | None:
+        """A field (TimeoutSeconds, Seconds, Error, Items, ...) given as one `{% ... %}` expression in a JSONata
+        state, which must give a value of `result_type`; None when it is absent or a plain value (checked by
+        the caller)."""
         text = value.get(field)
         if not is_jsonata(text):
             return None
         if self.language != JSONATA:
             return None  # a JSONPath state checks the plain value, and so refuses the expression
         try:
-            return compile_jsonata(text, field)
+            return compile_typed_jsonata(text, field, result_type)
         except JsonataSyntaxError as problem:
             self.error(problem.message, f"{location}/{field}")
             return None

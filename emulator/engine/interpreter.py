@@ -339,9 +339,9 @@ def run_fail(state: FailState, raw: JSON, frame: Frame) -> tuple[JSON, str | Non
     error = state.error
     cause = state.cause
     if state.error_expression is not None:
-        error = _text(state.error_expression.evaluate({"input": raw}, frame))
+        error = state.error_expression.evaluate({"input": raw}, frame)
     if state.cause_expression is not None:
-        cause = _text(state.cause_expression.evaluate({"input": raw}, frame))
+        cause = state.cause_expression.evaluate({"input": raw}, frame)
     if state.error_path is not None:
         error = _string_from(state.error_path, raw, frame, "ErrorPath")
     if state.cause_path is not None:
@@ -401,8 +401,6 @@ def run_jsonata_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
         due = now + timedelta(seconds=state.seconds)
     elif state.seconds_expression is not None:
         seconds = state.seconds_expression.evaluate(states, frame)
-        if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0:
-            raise state.seconds_expression.unexpected_type("integer", seconds)
         due = now + timedelta(seconds=min(seconds, MAX_WAIT_SECONDS))
     else:
         stamp = state.timestamp_expression.evaluate(states, frame) if state.timestamp_expression else state.timestamp
@@ -522,10 +520,7 @@ def _jsonata_seconds(fixed: int | None, expression: Any, states: dict[str, JSON]
     """TimeoutSeconds / HeartbeatSeconds given as a number or as a JSONata expression (a positive integer)."""
     if expression is None:
         return fixed
-    seconds = expression.evaluate(states, frame)
-    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds <= 0:
-        raise expression.unexpected_type("integer", seconds)
-    return seconds
+    return expression.evaluate(states, frame)
 
 
 def new_task_token() -> str:
@@ -745,10 +740,7 @@ def _items(state: MapState, value: JSON, frame: Frame) -> list[JSON]:
 
 def _max_concurrency(state: MapState, value: JSON, frame: Frame) -> int:
     if state.max_concurrency_expression is not None:
-        number = state.max_concurrency_expression.evaluate(value, frame)
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise state.max_concurrency_expression.unexpected_type("integer", number)
-        return number
+        return state.max_concurrency_expression.evaluate(value, frame)
     if state.max_concurrency_path is not None:
         return _max_concurrency_from_path(state, value, frame)
     return state.max_concurrency
@@ -864,8 +856,6 @@ def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int 
     count: JSON = state.tolerated_failure_count
     if state.tolerated_failure_count_expression is not None:
         count = state.tolerated_failure_count_expression.evaluate(value, frame)
-        if isinstance(count, bool) or not isinstance(count, int):
-            raise state.tolerated_failure_count_expression.unexpected_type("integer", count)
     if state.tolerated_failure_count_path is not None:
         count = _evaluate_path(state.tolerated_failure_count_path, value, frame)
         if isinstance(count, bool) or not isinstance(count, int):
@@ -880,8 +870,6 @@ def _tolerated_failure_percentage(state: MapState, value: JSON, frame: Frame) ->
     percentage: JSON = state.tolerated_failure_percentage
     if state.tolerated_failure_percentage_expression is not None:
         percentage = state.tolerated_failure_percentage_expression.evaluate(value, frame)
-        if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):
-            raise state.tolerated_failure_percentage_expression.unexpected_type("number", percentage)
     if state.tolerated_failure_percentage_path is not None:
         percentage = _evaluate_path(state.tolerated_failure_percentage_path, value, frame)
         if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):
