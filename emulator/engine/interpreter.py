@@ -285,10 +285,9 @@ def _result_path(state: Any, raw: JSON, result: JSON, frame: Frame) -> JSON:
 
 
 def _select(state: Any, result: JSON, frame: Frame) -> JSON:
+    """ResultSelector on a result; TestState reports the step even without one (as AWS's recordings do)."""
     frame.inspect("result", result)
-    if state.result_selector is None:
-        return result
-    selected = state.result_selector.evaluate(result, frame)
+    selected = result if state.result_selector is None else state.result_selector.evaluate(result, frame)
     frame.inspect("afterResultSelector", selected)
     return selected
 
@@ -732,9 +731,13 @@ def _items(state: MapState, value: JSON, frame: Frame) -> list[JSON]:
     items = value
     if state.items_path is not None:
         items = _evaluate_path(state.items_path, value, frame)
-        frame.inspect("afterItemsPath", items)
     if not isinstance(items, list):
-        raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
+        # AWS (recorded through TestState) names the path from its root: `$$.Execution.Input` as `$.Execution.Input`
+        text = state.items_path.text if state.items_path is not None else "$"
+        shown = text[1:] if text.startswith("$$") else text
+        raise StatesError(names.RUNTIME, f'Reference path "{shown}" must point to array.')
+    if state.items_path is not None:
+        frame.inspect("afterItemsPath", items)  # only items are reported (TestState, recorded)
     return items
 
 

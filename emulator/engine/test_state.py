@@ -6,7 +6,8 @@ state, and which Retrier or Catcher it was), and Wait states do not wait. A `moc
 a Task's resource, or for the branches of a Parallel or the iterations of a Map (the mocked
 result is then the state's whole result). A caller's `context` replaces the Context Object, and
 a `StateConfiguration` says where in a longer run this attempt stands (retries already made,
-Map iterations already failed).
+Map iterations already failed). A failure's cause is the error's own, without the execution's
+"An error occurred while executing the state ..." prefix.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from sfn_emulator.asl.model import JSON, BaseState, MapState, ParallelState, Ret
 from sfn_emulator.engine.effects import Fork, Interpreter, RunMapRun, Sleep
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
-from sfn_emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
+from sfn_emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt
 from sfn_emulator.engine.scheduler import Engine
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.resources.base import TaskRequest, TaskResources
@@ -136,7 +137,10 @@ class _Attempt:
         try:
             output, next_name = yield from run_attempt(state, value, frame)
         except StatesError as raised:
-            return self._failed(value, with_runtime_prefix(raised, frame))
+            # No "An error occurred while executing the state ... (entered at the event id #N)." before the
+            # cause: that names an event of an execution's history, and a tested state has none (recorded:
+            # `Reference path "$" must point to array.`).
+            return self._failed(value, raised)
         answer: dict[str, Any] = {"status": "SUCCEEDED", "output": to_json_text(output)}
         if next_name is not None:
             answer["nextState"] = next_name
