@@ -186,6 +186,7 @@ _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "ARRAY": lambda value: isinstance(value, list),
 }
 _ABSENT = object()
+_EMPTY = "Value cannot be empty"  # AWS's text for an empty States, Choices, Branches or ErrorEquals (recorded: Branches)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -224,7 +225,8 @@ def parse_single_state(
     """The model of one state's definition, as the TestState API takes it.
 
     The state stands alone: its `Next` and its catchers' targets may name states that do not exist.
-    AWS calls such a state "StateName" (`$$.State.Name`, recorded).
+    AWS calls such a state "StateName" (`$$.State.Name`, recorded), and locates its diagnostics as in a
+    machine holding it: `/States/StateName/Branches` (recorded).
     """
     parser = _Parser(state_machine_type)
     if isinstance(definition, str):
@@ -236,7 +238,7 @@ def parse_single_state(
     if not isinstance(value, dict):
         raise InvalidDefinitionError([_schema("Definition must be a valid JSON object", None)])
     try:
-        state = parser.state(name, value, "", Scope("", None), JSONPATH)
+        state = parser.state(name, value, f"/States/{name}", Scope("", None), JSONPATH)
     except RecursionError:  # the compilers walk templates recursively
         raise InvalidDefinitionError([_too_deep()]) from None
     if state is None or _has_errors(parser.diagnostics):
@@ -334,7 +336,7 @@ class _Parser:
         parsed: dict[str, State] = {}
         if isinstance(states, dict):
             if not states:
-                self.error("The field 'States' must have at least 1 element", f"{location}/States")
+                self.error(_EMPTY, f"{location}/States")
             for name in duplicate_keys(states):
                 self.error(f"Duplicate State name: {name}", f"{location}/States/{name}", DUPLICATE_STATE_NAME)
             for name, definition in states.items():
@@ -545,7 +547,7 @@ class _Parser:
         if not isinstance(rules, list):
             return None
         if not rules:
-            self.error("The field 'Choices' must have at least 1 element", f"{location}/Choices")
+            self.error(_EMPTY, f"{location}/Choices")
         branches = [self.choice_branch(name, rule, f"{location}/Choices[{index}]", scope) for index, rule in enumerate(rules)]
         if any(branch is None for branch in branches):
             return None
@@ -649,7 +651,7 @@ class _Parser:
         definitions = self.typed(value, "Branches", "ARRAY", location)
         if isinstance(definitions, list):
             if not definitions:
-                self.error("The field 'Branches' must have at least 1 element", f"{location}/Branches")
+                self.error(_EMPTY, f"{location}/Branches")
             branches = [
                 self.machine(branch, f"{location}/Branches[{index}]", kind="branch", query_language=self.machine_language)
                 for index, branch in enumerate(definitions)
@@ -888,7 +890,7 @@ class _Parser:
             return ()
         here = f"{location}/ErrorEquals"
         if not names:
-            self.error("The field 'ErrorEquals' must have at least 1 element", here)
+            self.error(_EMPTY, here)
         for index, item in enumerate(names):
             if not isinstance(item, str):
                 self.error("Expected value of type [STRING]", f"{here}[{index}]")

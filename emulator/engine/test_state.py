@@ -32,6 +32,16 @@ TEST_MACHINE_NAME = "TestStateMachine"
 INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterItemsPath", "afterItemSelector",
                    "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
 THRESHOLD_EXCEEDED_CAUSE = "The specified tolerated failure threshold was exceeded"
+TOO_MANY_FAILED_ITERATIONS = "Map iteration failure count must be less than or equal to the number of Map iterations"
+
+
+class TestStateRefused(Exception):
+    """A request TestState refuses once the state has shown what it holds (e.g. more failed Map
+    iterations than the Map has items); `message` is AWS's ValidationException message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,8 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
     frame.inspect("input", value)
     attempt = _Attempt(state, frame, mock, configuration)
     answer, _ = engine.run_detached(run, attempt.answering_locally(attempt.run(value)), timeout)
+    if attempt.refusal is not None:
+        raise TestStateRefused(attempt.refusal)
     if inspection_level in ("DEBUG", "TRACE"):
         answer["inspectionData"] = attempt.inspection_data()
     return answer
@@ -127,6 +139,7 @@ class _Attempt:
         self.configuration = configuration
         self.error_details: dict[str, int] = {}
         self.map_settings: dict[str, JSON] = {}
+        self.refusal: str | None = None  # why the request is refused after all (see TestStateRefused)
 
     def run(self, value: JSON) -> Interpreter:
         state, frame = self.state, self.frame
@@ -202,6 +215,11 @@ class _Attempt:
                                     effect.tolerated_failure_percentage)
         elif isinstance(self.state, MapState):
             self._note_map_settings(effect.max_concurrency, None, None)
+        if isinstance(self.state, MapState):
+            iterations = len(effect.inputs) if isinstance(effect, RunMapRun) else len(effect.children)
+            if self.configuration.map_iteration_failure_count > iterations:
+                self.refusal = TOO_MANY_FAILED_ITERATIONS
+                raise StatesError(names.RUNTIME, TOO_MANY_FAILED_ITERATIONS)  # ends the attempt; then refused
         raise_mocked_error(self.mock)
         if isinstance(effect, RunMapRun) and _beyond_tolerance(
                 self.configuration.map_iteration_failure_count, len(effect.inputs),
