@@ -498,8 +498,7 @@ class _Parser:
             self.check_resource(resource, f"{location}/Resource")
         parameters = self.arguments_or_parameters(value, location)
         result_selector = self.template(value, "ResultSelector", location)
-        credentials = (self.jsonata_template(value, "Credentials", location) if self.language == JSONATA
-                       else self.template(value, "Credentials", location))
+        credentials = self.credentials(value, location)
         result_path = self.result_path(value, location)
         retry = self.retriers(value, location)
         catch = self.catchers(name, value, location, scope)
@@ -615,10 +614,7 @@ class _Parser:
         if timestamp_expression is None:
             timestamp = self.typed(value, "Timestamp", "STRING", location)
         if isinstance(timestamp, str) and not is_timestamp(timestamp):
-            self.error(
-                "The value for the field 'Timestamp' must be a valid RFC3339 timestamp, e.g. '2016-03-14T01:59:00Z'",
-                f"{location}/Timestamp",
-            )
+            self.error("String does not match RFC3339 timestamp", f"{location}/Timestamp")
         seconds_path = self.path(value, "SecondsPath", location, compile_reference_path, nullable=False)
         timestamp_path = self.path(value, "TimestampPath", location, compile_reference_path, nullable=False)
         return lambda **common: WaitState(
@@ -998,6 +994,22 @@ class _Parser:
         except TemplateError as problem:
             self.error(problem.message, f"{location}{problem.pointer}")
             return None
+
+    def credentials(self, value: dict, location: str) -> Expression | None:
+        """A Task's Credentials: an object naming the role to assume, as `RoleArn` (`RoleArn.$` in JSONPath);
+        AWS reports only a missing role, whatever else the object holds (recorded)."""
+        if "Credentials" not in value:
+            return None
+        given = value["Credentials"]
+        if not isinstance(given, dict):
+            self.error("Expected value of type [OBJECT]", f"{location}/Credentials")
+            return None
+        if "RoleArn" not in given and not (self.language == JSONPATH and "RoleArn.$" in given):
+            self.error("The field 'RoleArn' is required but was missing", f"{location}/Credentials")
+            return None
+        if self.language == JSONATA:
+            return self.jsonata_template(value, "Credentials", location)
+        return self.template(value, "Credentials", location)
 
     def arguments_or_parameters(self, value: dict, location: str) -> Expression | None:
         """A Task's or Parallel's input template: JSONata `Arguments` or JSONPath `Parameters`."""
