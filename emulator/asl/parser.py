@@ -174,6 +174,16 @@ _PROCESSOR_MODES = ("INLINE", "DISTRIBUTED")
 _EXECUTION_TYPES = (STANDARD, EXPRESS)
 _JITTER_STRATEGIES = ("FULL", "NONE")
 _WAIT_DURATION_FIELDS = ("Seconds", "SecondsPath", "Timestamp", "TimestampPath")
+# The optimized integrations of the services whose every action AWS's developer guide lists; a Task
+# resource naming another action of theirs is refused (any other call goes through `aws-sdk:`).
+_OPTIMIZED_ACTIONS: dict[str, frozenset[str]] = {
+    "dynamodb": frozenset({"getItem", "putItem", "updateItem", "deleteItem"}),
+    "sqs": frozenset({"sendMessage"}),
+    "sns": frozenset({"publish"}),
+    "events": frozenset({"putEvents"}),
+    "lambda": frozenset({"invoke"}),
+    "states": frozenset({"startExecution"}),
+}
 _ALL_ERRORS = "States.ALL"
 
 # JSON types as AWS names them in "Expected value of type [...]".
@@ -899,9 +909,11 @@ class _Parser:
     # -- resources ------------------------------------------------------------------------------
 
     def check_resource(self, resource: str, location: str) -> None:
-        """A Task's Resource is an ARN; an EXPRESS machine cannot wait on activities or callbacks."""
+        """A Task's Resource is an ARN, and an optimized integration one of its service's actions (recorded:
+        `dynamodb:query` is refused, it is `aws-sdk:dynamodb:query`); an EXPRESS machine cannot wait on
+        activities or callbacks."""
         parts = resource.split(":")
-        if len(parts) < 6 or parts[0] != "arn" or not parts[2]:
+        if len(parts) < 6 or parts[0] != "arn" or not parts[2] or _unknown_optimized_action(parts):
             self.error(
                 f"The resource provided {resource} is not recognized. The value is not a valid resource ARN, "
                 "or the resource is not available in this region.",
@@ -1117,6 +1129,17 @@ class _Parser:
         if all(field in value for field in fields):
             first, second = fields
             self.error(f"A {state_type} state cannot include both field '{first}' and '{second}'", location or "/")
+
+
+def _unknown_optimized_action(parts: list[str]) -> bool:
+    """An `arn:<partition>:states:::<service>:<action>` naming an action its service has no optimized
+    integration for (only services whose whole set of actions is listed here are checked)."""
+    if parts[2] != "states" or len(parts) < 7 or parts[5] not in _OPTIMIZED_ACTIONS:
+        return False
+    action = ":".join(parts[6:])
+    for pattern in (".waitForTaskToken", ".sync:2", ".sync"):
+        action = action.removesuffix(pattern)
+    return action not in _OPTIMIZED_ACTIONS[parts[5]]
 
 
 # ---------------------------------------------------------------------------------------------
