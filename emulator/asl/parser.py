@@ -62,6 +62,7 @@ from sfn_emulator.asl.validation import (
     INVALID_JSON_DESCRIPTION,
     NESTED_TOO_DEEPLY,
     NO_DOLLAR,
+    NO_PATH,
     PASS_RESULT_IS_STATIC,
     SCHEMA_VALIDATION_FAILED,
     WARNING,
@@ -642,6 +643,14 @@ class _Parser:
         cause_expression = self.jsonata_field(value, "Cause", location, STRING)
         error = self.typed(value, "Error", "STRING", location) if error_expression is None else None
         cause = self.typed(value, "Cause", "STRING", location) if cause_expression is None else None
+        for field, text in (("Error", error), ("Cause", cause)):
+            if self.language == JSONPATH and _looks_dynamic(text):
+                self.warning(
+                    NO_PATH,
+                    f"The field '{field}' looks like a JSONPath or an intrinsic function but its name does not end "
+                    f"with 'Path', so it is taken as a string: use '{field}Path'",
+                    f"{location}/{field}",
+                )
         error_path = self.path_or_intrinsic(value, "ErrorPath", location)
         cause_path = self.path_or_intrinsic(value, "CausePath", location)
         return lambda **common: FailState(
