@@ -220,10 +220,13 @@ class ItemReader:
 @dataclass(frozen=True, slots=True)
 class ResultWriter:
     """A Distributed Map's `ResultWriter`: where the child executions' results go (`s3:putObject`
-    with Bucket and Prefix in `Parameters`)."""
+    with Bucket and Prefix in `Parameters`), and its `WriterConfig`. Without a Resource (only a
+    WriterConfig) nothing is exported: the Map's result is the executions' results, transformed."""
 
-    resource: str
+    resource: str  # "" when only a WriterConfig is given
     parameters: Expression | None = None
+    transformation: str | None = None  # WriterConfig.Transformation: NONE | COMPACT | FLATTEN
+    output_type: str | None = None  # WriterConfig.OutputType: JSON | JSONL
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -169,7 +169,9 @@ _READER_INPUT_TYPES = ("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET")
 _CSV_DELIMITERS = ("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")
 _MAX_ITEMS = 100_000_000  # AWS reads no more items than this
 _ITEM_READER_RESOURCES = ("arn:aws:states:::s3:getObject", "arn:aws:states:::s3:listObjectsV2")
-_RESULT_WRITER_FIELDS = frozenset({"Resource", "Parameters"})
+_RESULT_WRITER_FIELDS = frozenset({"Resource", "Parameters", "WriterConfig"})
+_JSONATA_RESULT_WRITER_FIELDS = frozenset({"Resource", "Arguments", "WriterConfig"})
+_WRITER_CONFIG_FIELDS = frozenset({"Transformation", "OutputType"})
 _RESULT_WRITER_RESOURCES = ("arn:aws:states:::s3:putObject",)
 _PROCESSOR_MODES = ("INLINE", "DISTRIBUTED")
 _EXECUTION_TYPES = (STANDARD, EXPRESS)
@@ -815,9 +817,20 @@ class _Parser:
         here = f"{location}/ResultWriter"
         if mode != "DISTRIBUTED":
             self.error("Field 'ResultWriter' is not supported", location)
-        self.unknown_fields(writer, _RESULT_WRITER_FIELDS, here)
-        resource = self.map_resource(writer, here, _RESULT_WRITER_RESOURCES)
-        return ResultWriter(resource or "", self.template(writer, "Parameters", here))
+        jsonata = self.language == JSONATA
+        self.unknown_fields(writer, _JSONATA_RESULT_WRITER_FIELDS if jsonata else _RESULT_WRITER_FIELDS, here)
+        transformation = output_type = None
+        config = self.typed(writer, "WriterConfig", "OBJECT", here)
+        if config is not None:
+            config_location = f"{here}/WriterConfig"
+            self.unknown_fields(config, _WRITER_CONFIG_FIELDS, config_location)
+            transformation = self.enum(config, "Transformation", ("NONE", "COMPACT", "FLATTEN"), config_location)
+            output_type = self.enum(config, "OutputType", ("JSON", "JSONL"), config_location)
+        # A WriterConfig alone previews the results without exporting them: no Resource is needed then.
+        resource = (self.map_resource(writer, here, _RESULT_WRITER_RESOURCES)
+                    if config is None or "Resource" in writer else None)
+        return ResultWriter(resource or "", self.arguments_or_parameters(writer, here),
+                            transformation=transformation, output_type=output_type)
 
     def map_resource(self, value: dict, location: str, allowed: tuple[str, ...]) -> str | None:
         """The Resource of an ItemReader or ResultWriter: one of the S3 actions Step Functions calls for it."""

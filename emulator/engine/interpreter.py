@@ -56,7 +56,7 @@ from sfn_emulator.engine.effects import (
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
-from sfn_emulator.engine.result_writer import destination, map_output, result_files
+from sfn_emulator.engine.result_writer import destination, map_output, previewed_results, result_files
 from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
 PAYLOAD_LIMIT_BYTES = 256 * 1024
@@ -708,11 +708,13 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
             results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
                                       tolerated_count, tolerated_percentage)
         except StatesError:
-            if state.result_writer is not None:  # the executions that ran are written all the same
+            if state.result_writer is not None and state.result_writer.resource:  # what ran is written all the same
                 yield from _write_results(state.result_writer, value, map_run, frame)
             raise
-        if state.result_writer is not None:
+        if state.result_writer is not None and state.result_writer.resource:
             results = yield from _write_results(state.result_writer, value, map_run, frame)
+        elif state.result_writer is not None:  # a WriterConfig alone: the results, transformed, exported nowhere
+            results = previewed_results(state.result_writer.transformation, map_run.executions, results)
     except StatesError as error:
         frame.emit("MapRunFailed", "mapRunFailedEventDetails", _error_details(error))
         raise BranchFailure(error.error, error.cause) from None
