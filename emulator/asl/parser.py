@@ -39,6 +39,7 @@ from sfn_emulator.asl.model import (
     ChoiceState,
     Expression,
     FailState,
+    ItemBatcher,
     ItemReader,
     MapState,
     ParallelState,
@@ -169,6 +170,10 @@ _READER_INPUT_TYPES = ("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET")
 _CSV_DELIMITERS = ("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")
 _MAX_ITEMS = 100_000_000  # AWS reads no more items than this
 _ITEM_READER_RESOURCES = ("arn:aws:states:::s3:getObject", "arn:aws:states:::s3:listObjectsV2")
+_ITEM_BATCHER_FIELDS = frozenset({
+    "MaxItemsPerBatch", "MaxItemsPerBatchPath", "MaxInputBytesPerBatch", "MaxInputBytesPerBatchPath", "BatchInput",
+})
+_JSONATA_ITEM_BATCHER_FIELDS = frozenset({"MaxItemsPerBatch", "MaxInputBytesPerBatch", "BatchInput"})
 _RESULT_WRITER_FIELDS = frozenset({"Resource", "Parameters", "WriterConfig"})
 _JSONATA_RESULT_WRITER_FIELDS = frozenset({"Resource", "Arguments", "WriterConfig"})
 _WRITER_CONFIG_FIELDS = frozenset({"Transformation", "OutputType"})
@@ -719,7 +724,7 @@ class _Parser:
             items = self.jsonata_template(value, "Items", location)
         items_path = self.path(value, "ItemsPath", location, compile_reference_path, nullable=False)
         item_reader = self.item_reader(value, location, mode)
-        item_batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
+        item_batcher = self.item_batcher(value, location)
         result_writer = self.result_writer(value, location, mode)
         self.at_most_one(value, "Map", ("MaxConcurrency", "MaxConcurrencyPath"), location)
         max_concurrency_expression = self.jsonata_field(value, "MaxConcurrency", location, NON_NEGATIVE_INTEGER)
@@ -808,6 +813,28 @@ class _Parser:
             transformation=self.enum(config, "Transformation", ("NONE", "LOAD_AND_FLATTEN"), location) or "NONE",
             manifest_type=self.enum(config, "ManifestType", ("ATHENA_DATA", "S3_INVENTORY"), location),
         )
+
+    def item_batcher(self, value: dict, location: str) -> ItemBatcher | None:
+        """A Distributed Map's ItemBatcher: batch sizes as integers, `...Path`s (JSONPath) or expressions
+        (JSONata), and the BatchInput template every batch carries."""
+        batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
+        if batcher is None:
+            return None
+        here = f"{location}/ItemBatcher"
+        jsonata = self.language == JSONATA
+        self.unknown_fields(batcher, _JSONATA_ITEM_BATCHER_FIELDS if jsonata else _ITEM_BATCHER_FIELDS, here)
+        sizes: dict[str, Any] = {}
+        for field, name in (("MaxItemsPerBatch", "max_items_per_batch"), ("MaxInputBytesPerBatch", "max_input_bytes_per_batch")):
+            self.at_most_one(batcher, "ItemBatcher", (field, f"{field}Path"), here)
+            expression = self.jsonata_field(batcher, field, here, POSITIVE_INTEGER)
+            sizes[f"{name}_expression"] = expression
+            sizes[name] = self.integer(batcher, field, here, minimum=1) if expression is None else None
+            sizes[f"{name}_path"] = self.path(batcher, f"{field}Path", here, compile_reference_path, nullable=False)
+        if jsonata:
+            batch_input = self.jsonata_template(batcher, "BatchInput", here)
+        else:
+            batch_input = self.template(batcher, "BatchInput", here)
+        return ItemBatcher(batch_input=batch_input, **sizes)
 
     def result_writer(self, value: dict, location: str, mode: str) -> ResultWriter | None:
         """A Distributed Map's ResultWriter: `s3:putObject` and the Bucket and Prefix to write under."""

@@ -38,7 +38,6 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from sfn_emulator.asl.paths import compile_path
 from sfn_emulator.engine.effects import (
     Aborted,
     AnswersWholeTask,
@@ -841,13 +840,15 @@ def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> l
     batcher = state.item_batcher
     if batcher is None:
         return items
-    size = batcher.get("MaxItemsPerBatch")
-    if "MaxItemsPerBatchPath" in batcher:
-        size = _evaluate_path(compile_path(batcher["MaxItemsPerBatchPath"]), value, frame)
+    size: JSON = batcher.max_items_per_batch
+    if batcher.max_items_per_batch_expression is not None:
+        size = batcher.max_items_per_batch_expression.evaluate(value, frame)
+    if batcher.max_items_per_batch_path is not None:
+        size = _evaluate_path(batcher.max_items_per_batch_path, value, frame)
         if isinstance(size, str) and size.isdigit():  # a number given as text is taken, as for MaxItemsPath
             size = int(size)
     size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else len(items) or 1
-    batch_input = batcher.get("BatchInput")
+    batch_input = batcher.batch_input.evaluate(value, frame) if batcher.batch_input is not None else None
     batches = []
     for start in range(0, len(items), size):
         batch: dict[str, JSON] = {"Items": items[start:start + size]}
