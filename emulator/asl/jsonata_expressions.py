@@ -24,6 +24,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
@@ -119,6 +120,7 @@ class JsonataExpression:
         bindings: dict[str, Any] = dict(scope.visible_variables())
         bindings["states"] = {**states, "context": scope.context_object}
         bindings["now"], bindings["millis"] = _clock_functions(scope)
+        bindings.update(_UNAVAILABLE)
         try:
             result = self._compiled.evaluate(None, bindings)
         except JException as problem:
@@ -261,9 +263,19 @@ def json_type(value: JSON) -> str:
 
 
 def _message(problem: JException) -> str:
-    """jsonata's message without the code it starts with (AWS shows "T1006: Attempted to ...")."""
+    """jsonata's message without the code it starts with (AWS shows "T1006: Attempted to ..."), in
+    JSONata's own words: jsonata-python's texts say "Object" where JSONata's say "function"
+    ("Argument 1 of function sum ...")."""
     text = str(problem)
-    return text[:-len(problem.error)].rstrip() if text.endswith(problem.error) else text
+    text = text[:-len(problem.error)].rstrip() if text.endswith(problem.error) else text
+    if "Object" in JException.error_codes.get(problem.error, ""):
+        text = re.sub(r"\bObject\b", "function", text)
+    if problem.error == "T0412":  # JSONata names the element type ("an array of numbers"), not its signature letter
+        text = re.sub(r"an array of (\w)$", lambda found: f"an array of {_ARRAY_ELEMENT_TYPES.get(found[1], found[1])}", text)
+    return text
+
+
+_ARRAY_ELEMENT_TYPES = {"a": "arrays", "b": "booleans", "f": "functions", "n": "numbers", "o": "objects", "s": "strings"}
 
 
 def _to_json(value: Any) -> JSON:
@@ -343,6 +355,11 @@ FUNCTIONS: dict[str, Any] = {
     "uuid": _defined(lambda: str(uuid.uuid4()), "<:s>"),
     "parse": _defined(_parse, "<s:x>"),
 }
+
+
+# JSONata functions Step Functions leaves out ("$eval is not available; use $parse"): calling one is
+# calling an unknown function, T1006 "Attempted to invoke a non-function" (as recorded for one).
+_UNAVAILABLE: dict[str, Any] = {"eval": None}
 
 
 def _clock_functions(scope: Scope) -> tuple[Any, Any]:
