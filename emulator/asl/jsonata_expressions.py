@@ -8,9 +8,14 @@ holds what the reserved variable `$states` offers at that point of the state (`i
 
 Besides JSONata's own functions, expressions see the ones Step Functions adds (`$partition`,
 `$range`, `$hash`, `$random`, `$uuid`, `$parse`), and `$now()`/`$millis()` read the execution's
-clock. A failure is `States.QueryEvaluationError` with AWS's cause: "The JSONata expression
-'<expression>' specified for the field '<field>' threw an error during evaluation. <code>:
-<message>", or "... returned nothing (undefined)." when it gives no value.
+clock. A failure is `States.QueryEvaluationError` with AWS's cause, which always names the
+expression and the field it stands in: "The JSONata expression '<expression>' specified for the
+field '<field>' threw an error during evaluation. <code>: <message>" when JSONata raised (its own
+errors and those of its functions, `$error()` included), "... returned nothing (undefined)." when it
+gave no value, "... returned an unsupported result type." when it gave a function, and "...
+returned an unexpected result type. Expected '<type>', but was '<JSONata type>' for value:
+<compact JSON>" when the field takes one type of value (Items an array, Condition a boolean, ...):
+a field with such a type rule is compiled as a `TypedExpression`, so every caller gets the check.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
@@ -32,11 +38,21 @@ from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
+    "ARRAY",
+    "BOOLEAN",
+    "NON_NEGATIVE_INTEGER",
+    "NUMBER",
+    "POSITIVE_INTEGER",
+    "STRING",
+    "INTEGER",
     "JsonataCondition",
     "JsonataSyntaxError",
     "QueryEvaluationError",
+    "ResultType",
+    "TypedExpression",
     "compile_jsonata",
     "compile_jsonata_template",
+    "compile_typed_jsonata",
     "is_jsonata",
 ]
 
@@ -104,6 +120,7 @@ class JsonataExpression:
         bindings: dict[str, Any] = dict(scope.visible_variables())
         bindings["states"] = {**states, "context": scope.context_object}
         bindings["now"], bindings["millis"] = _clock_functions(scope)
+        bindings.update(_UNAVAILABLE)
         try:
             result = self._compiled.evaluate(None, bindings)
         except JException as problem:
@@ -115,7 +132,13 @@ class JsonataExpression:
                 f"The JSONata expression '{self.text}' specified for the field '{self.field}' returned nothing "
                 "(undefined).", self.field,
             )
-        return _to_json(result)
+        try:
+            return _to_json(result)
+        except _UnsupportedResult:
+            raise QueryEvaluationError(
+                f"The JSONata expression '{self.text}' specified for the field '{self.field}' returned an "
+                "unsupported result type.", self.field,
+            ) from None
 
     def unexpected_type(self, expected: str, value: JSON) -> QueryEvaluationError:
         """The error for a value of the wrong JSON type, e.g. a Condition that is not a boolean."""
@@ -135,16 +158,52 @@ class JsonataExpression:
 
 
 @dataclass(frozen=True, slots=True)
-class JsonataCondition:
-    """A JSONata Choice rule's `Condition`: an expression that must give a boolean."""
+class ResultType:
+    """The type rule of a field that takes one kind of value; `name` is how AWS's cause names it."""
+
+    name: str
+    accepts: Callable[[JSON], bool]
+
+
+def _is_integer(value: JSON) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+ARRAY = ResultType("array", lambda value: isinstance(value, list))
+BOOLEAN = ResultType("boolean", lambda value: isinstance(value, bool))
+STRING = ResultType("string", lambda value: isinstance(value, str))
+NUMBER = ResultType("number", lambda value: isinstance(value, (int, float)) and not isinstance(value, bool))
+INTEGER = ResultType("integer", _is_integer)
+NON_NEGATIVE_INTEGER = ResultType("integer", lambda value: _is_integer(value) and value >= 0)
+POSITIVE_INTEGER = ResultType("integer", lambda value: _is_integer(value) and value > 0)
+
+
+@dataclass(frozen=True, slots=True)
+class TypedExpression:
+    """A `{% ... %}` field with a type rule: its value, or AWS's "unexpected result type" error."""
 
     expression: JsonataExpression
+    result_type: ResultType
+
+    @property
+    def text(self) -> str:
+        return self.expression.text
+
+    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+        value = self.expression.evaluate(states, scope)
+        if not self.result_type.accepts(value):
+            raise self.expression.unexpected_type(self.result_type.name, value)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class JsonataCondition:
+    """A JSONata Choice rule's `Condition`: a boolean, or an expression typed BOOLEAN."""
+
+    expression: TypedExpression | Constant
 
     def matches(self, states: dict[str, JSON], scope: Scope) -> bool:
-        value = self.expression.evaluate(states, scope)
-        if not isinstance(value, bool):
-            raise self.expression.unexpected_type("boolean", value)
-        return value
+        return bool(self.expression.evaluate(states, scope))
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +225,11 @@ class _Array:
 def compile_jsonata(text: str, field: str) -> JsonataExpression:
     """Compile one `{% ... %}` string (the braces included)."""
     return JsonataExpression(text[len(OPEN):-len(CLOSE)].strip(), field)
+
+
+def compile_typed_jsonata(text: str, field: str, result_type: ResultType) -> TypedExpression:
+    """Compile one `{% ... %}` string for a field whose value must be of `result_type`."""
+    return TypedExpression(compile_jsonata(text, field), result_type)
 
 
 def compile_jsonata_template(value: JSON, field: str) -> Node:
@@ -199,9 +263,19 @@ def json_type(value: JSON) -> str:
 
 
 def _message(problem: JException) -> str:
-    """jsonata's message without the code it starts with (AWS shows "T1006: Attempted to ...")."""
+    """jsonata's message without the code it starts with (AWS shows "T1006: Attempted to ..."), in
+    JSONata's own words: jsonata-python's texts say "Object" where JSONata's say "function"
+    ("Argument 1 of function sum ...")."""
     text = str(problem)
-    return text[:-len(problem.error)].rstrip() if text.endswith(problem.error) else text
+    text = text[:-len(problem.error)].rstrip() if text.endswith(problem.error) else text
+    if "Object" in JException.error_codes.get(problem.error, ""):
+        text = re.sub(r"\bObject\b", "function", text)
+    if problem.error == "T0412":  # JSONata names the element type ("an array of numbers"), not its signature letter
+        text = re.sub(r"an array of (\w)$", lambda found: f"an array of {_ARRAY_ELEMENT_TYPES.get(found[1], found[1])}", text)
+    return text
+
+
+_ARRAY_ELEMENT_TYPES = {"a": "arrays", "b": "booleans", "f": "functions", "n": "numbers", "o": "objects", "s": "strings"}
 
 
 def _to_json(value: Any) -> JSON:
@@ -216,7 +290,11 @@ def _to_json(value: Any) -> JSON:
         return int(value)
     if isinstance(value, (str, int, float, bool)):
         return value
-    raise ValueError("The JSONata expression returned an unsupported result type.")
+    raise _UnsupportedResult()  # a function, which JSON cannot hold
+
+
+class _UnsupportedResult(Exception):
+    pass
 
 
 # -- the functions Step Functions adds --------------------------------------------------------------
@@ -277,6 +355,11 @@ FUNCTIONS: dict[str, Any] = {
     "uuid": _defined(lambda: str(uuid.uuid4()), "<:s>"),
     "parse": _defined(_parse, "<s:x>"),
 }
+
+
+# JSONata functions Step Functions leaves out ("$eval is not available; use $parse"): calling one is
+# calling an unknown function, T1006 "Attempted to invoke a non-function" (as recorded for one).
+_UNAVAILABLE: dict[str, Any] = {"eval": None}
 
 
 def _clock_functions(scope: Scope) -> tuple[Any, Any]:

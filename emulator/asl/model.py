@@ -220,10 +220,28 @@ class ItemReader:
 @dataclass(frozen=True, slots=True)
 class ResultWriter:
     """A Distributed Map's `ResultWriter`: where the child executions' results go (`s3:putObject`
-    with Bucket and Prefix in `Parameters`)."""
+    with Bucket and Prefix in `Parameters`), and its `WriterConfig`. Without a Resource (only a
+    WriterConfig) nothing is exported: the Map's result is the executions' results, transformed."""
 
-    resource: str
+    resource: str  # "" when only a WriterConfig is given
     parameters: Expression | None = None
+    transformation: str | None = None  # WriterConfig.Transformation: NONE | COMPACT | FLATTEN
+    output_type: str | None = None  # WriterConfig.OutputType: JSON | JSONL
+
+
+@dataclass(frozen=True, slots=True)
+class ItemBatcher:
+    """A Distributed Map's `ItemBatcher`: each child execution gets `{"Items": [...], "BatchInput": ...}`,
+    at most MaxItemsPerBatch items (a literal, a `...Path`, or a JSONata expression) and the evaluated
+    BatchInput."""
+
+    max_items_per_batch: int | None = None
+    max_items_per_batch_path: Expression | None = None
+    max_items_per_batch_expression: Expression | None = None  # JSONata `MaxItemsPerBatch: "{% ... %}"`
+    max_input_bytes_per_batch: int | None = None
+    max_input_bytes_per_batch_path: Expression | None = None
+    max_input_bytes_per_batch_expression: Expression | None = None  # JSONata
+    batch_input: Expression | None = None  # a payload template (JSONPath) or JSON with `{% %}` (JSONata)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -235,7 +253,7 @@ class MapState(BaseState):
     items: Expression | None = None  # JSONata `Items`
     item_selector: Expression | None = None  # ItemSelector, or the older Parameters
     item_reader: ItemReader | None = None
-    item_batcher: Mapping[str, JSON] | None = None
+    item_batcher: ItemBatcher | None = None
     result_writer: ResultWriter | None = None
     max_concurrency: int = 0
     max_concurrency_path: Expression | None = None

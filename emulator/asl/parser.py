@@ -16,11 +16,19 @@ from typing import Any, Callable, Iterator, Mapping
 from sfn_emulator.asl.choice import ChoiceRuleError, compile_choice_rule
 from sfn_emulator.asl.intrinsics import IntrinsicSyntaxError, compile_intrinsic
 from sfn_emulator.asl.jsonata_expressions import (
+    ARRAY,
+    BOOLEAN,
+    INTEGER,
+    NON_NEGATIVE_INTEGER,
+    NUMBER,
+    POSITIVE_INTEGER,
+    STRING,
     Constant,
     JsonataCondition,
     JsonataSyntaxError,
-    compile_jsonata,
+    ResultType,
     compile_jsonata_template,
+    compile_typed_jsonata,
     is_jsonata,
 )
 from sfn_emulator.asl.model import (
@@ -31,6 +39,7 @@ from sfn_emulator.asl.model import (
     ChoiceState,
     Expression,
     FailState,
+    ItemBatcher,
     ItemReader,
     MapState,
     ParallelState,
@@ -54,6 +63,7 @@ from sfn_emulator.asl.validation import (
     INVALID_JSON_DESCRIPTION,
     NESTED_TOO_DEEPLY,
     NO_DOLLAR,
+    NO_PATH,
     PASS_RESULT_IS_STATIC,
     SCHEMA_VALIDATION_FAILED,
     WARNING,
@@ -160,12 +170,28 @@ _READER_INPUT_TYPES = ("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET")
 _CSV_DELIMITERS = ("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")
 _MAX_ITEMS = 100_000_000  # AWS reads no more items than this
 _ITEM_READER_RESOURCES = ("arn:aws:states:::s3:getObject", "arn:aws:states:::s3:listObjectsV2")
-_RESULT_WRITER_FIELDS = frozenset({"Resource", "Parameters"})
+_ITEM_BATCHER_FIELDS = frozenset({
+    "MaxItemsPerBatch", "MaxItemsPerBatchPath", "MaxInputBytesPerBatch", "MaxInputBytesPerBatchPath", "BatchInput",
+})
+_JSONATA_ITEM_BATCHER_FIELDS = frozenset({"MaxItemsPerBatch", "MaxInputBytesPerBatch", "BatchInput"})
+_RESULT_WRITER_FIELDS = frozenset({"Resource", "Parameters", "WriterConfig"})
+_JSONATA_RESULT_WRITER_FIELDS = frozenset({"Resource", "Arguments", "WriterConfig"})
+_WRITER_CONFIG_FIELDS = frozenset({"Transformation", "OutputType"})
 _RESULT_WRITER_RESOURCES = ("arn:aws:states:::s3:putObject",)
 _PROCESSOR_MODES = ("INLINE", "DISTRIBUTED")
 _EXECUTION_TYPES = (STANDARD, EXPRESS)
 _JITTER_STRATEGIES = ("FULL", "NONE")
 _WAIT_DURATION_FIELDS = ("Seconds", "SecondsPath", "Timestamp", "TimestampPath")
+# The optimized integrations of the services whose every action AWS's developer guide lists; a Task
+# resource naming another action of theirs is refused (any other call goes through `aws-sdk:`).
+_OPTIMIZED_ACTIONS: dict[str, frozenset[str]] = {
+    "dynamodb": frozenset({"getItem", "putItem", "updateItem", "deleteItem"}),
+    "sqs": frozenset({"sendMessage"}),
+    "sns": frozenset({"publish"}),
+    "events": frozenset({"putEvents"}),
+    "lambda": frozenset({"invoke"}),
+    "states": frozenset({"startExecution"}),
+}
 _ALL_ERRORS = "States.ALL"
 
 # JSON types as AWS names them in "Expected value of type [...]".
@@ -178,6 +204,7 @@ _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "ARRAY": lambda value: isinstance(value, list),
 }
 _ABSENT = object()
+_EMPTY = "Value cannot be empty"  # AWS's text for an empty States, Choices, Branches or ErrorEquals (recorded: Branches)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +243,8 @@ def parse_single_state(
     """The model of one state's definition, as the TestState API takes it.
 
     The state stands alone: its `Next` and its catchers' targets may name states that do not exist.
-    AWS calls such a state "StateName" (`$$.State.Name`, recorded).
+    AWS calls such a state "StateName" (`$$.State.Name`, recorded), and locates its diagnostics as in a
+    machine holding it: `/States/StateName/Branches` (recorded).
     """
     parser = _Parser(state_machine_type)
     if isinstance(definition, str):
@@ -228,7 +256,7 @@ def parse_single_state(
     if not isinstance(value, dict):
         raise InvalidDefinitionError([_schema("Definition must be a valid JSON object", None)])
     try:
-        state = parser.state(name, value, "", Scope("", None), JSONPATH)
+        state = parser.state(name, value, f"/States/{name}", Scope("", None), JSONPATH)
     except RecursionError:  # the compilers walk templates recursively
         raise InvalidDefinitionError([_too_deep()]) from None
     if state is None or _has_errors(parser.diagnostics):
@@ -326,7 +354,7 @@ class _Parser:
         parsed: dict[str, State] = {}
         if isinstance(states, dict):
             if not states:
-                self.error("The field 'States' must have at least 1 element", f"{location}/States")
+                self.error(_EMPTY, f"{location}/States")
             for name in duplicate_keys(states):
                 self.error(f"Duplicate State name: {name}", f"{location}/States/{name}", DUPLICATE_STATE_NAME)
             for name, definition in states.items():
@@ -488,15 +516,14 @@ class _Parser:
             self.check_resource(resource, f"{location}/Resource")
         parameters = self.arguments_or_parameters(value, location)
         result_selector = self.template(value, "ResultSelector", location)
-        credentials = (self.jsonata_template(value, "Credentials", location) if self.language == JSONATA
-                       else self.template(value, "Credentials", location))
+        credentials = self.credentials(value, location)
         result_path = self.result_path(value, location)
         retry = self.retriers(value, location)
         catch = self.catchers(name, value, location, scope)
         self.at_most_one(value, "Task", ("TimeoutSeconds", "TimeoutSecondsPath"), location)
         self.at_most_one(value, "Task", ("HeartbeatSeconds", "HeartbeatSecondsPath"), location)
-        timeout_seconds_expression = self.jsonata_field(value, "TimeoutSeconds", location)
-        heartbeat_seconds_expression = self.jsonata_field(value, "HeartbeatSeconds", location)
+        timeout_seconds_expression = self.jsonata_field(value, "TimeoutSeconds", location, POSITIVE_INTEGER)
+        heartbeat_seconds_expression = self.jsonata_field(value, "HeartbeatSeconds", location, POSITIVE_INTEGER)
         timeout_seconds = heartbeat_seconds = None
         if timeout_seconds_expression is None:
             timeout_seconds = self.integer(value, "TimeoutSeconds", location, minimum=1, maximum=_MAX_SECONDS)
@@ -537,7 +564,7 @@ class _Parser:
         if not isinstance(rules, list):
             return None
         if not rules:
-            self.error("The field 'Choices' must have at least 1 element", f"{location}/Choices")
+            self.error(_EMPTY, f"{location}/Choices")
         branches = [self.choice_branch(name, rule, f"{location}/Choices[{index}]", scope) for index, rule in enumerate(rules)]
         if any(branch is None for branch in branches):
             return None
@@ -588,7 +615,7 @@ class _Parser:
                        f"{location}/Condition")
             return None
         try:
-            return JsonataCondition(compile_jsonata(text, "Condition"))
+            return JsonataCondition(compile_typed_jsonata(text, "Condition", BOOLEAN))
         except JsonataSyntaxError as problem:
             self.error(problem.message, f"{location}/Condition")
             return None
@@ -597,18 +624,15 @@ class _Parser:
         present = [field for field in _WAIT_DURATION_FIELDS if field in value]
         if len(present) != 1:
             self.error(f"Exactly one of these fields must be present: {_list(_WAIT_DURATION_FIELDS)}", location or "/")
-        seconds_expression = self.jsonata_field(value, "Seconds", location)
-        timestamp_expression = self.jsonata_field(value, "Timestamp", location)
+        seconds_expression = self.jsonata_field(value, "Seconds", location, NON_NEGATIVE_INTEGER)
+        timestamp_expression = self.jsonata_field(value, "Timestamp", location, STRING)
         seconds = timestamp = None
         if seconds_expression is None:
             seconds = self.integer(value, "Seconds", location, minimum=0, maximum=_MAX_SECONDS)
         if timestamp_expression is None:
             timestamp = self.typed(value, "Timestamp", "STRING", location)
         if isinstance(timestamp, str) and not is_timestamp(timestamp):
-            self.error(
-                "The value for the field 'Timestamp' must be a valid RFC3339 timestamp, e.g. '2016-03-14T01:59:00Z'",
-                f"{location}/Timestamp",
-            )
+            self.error("String does not match RFC3339 timestamp", f"{location}/Timestamp")
         seconds_path = self.path(value, "SecondsPath", location, compile_reference_path, nullable=False)
         timestamp_path = self.path(value, "TimestampPath", location, compile_reference_path, nullable=False)
         return lambda **common: WaitState(
@@ -622,10 +646,18 @@ class _Parser:
     def _fail(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
         self.at_most_one(value, "Fail", ("Error", "ErrorPath"), location)
         self.at_most_one(value, "Fail", ("Cause", "CausePath"), location)
-        error_expression = self.jsonata_field(value, "Error", location)
-        cause_expression = self.jsonata_field(value, "Cause", location)
+        error_expression = self.jsonata_field(value, "Error", location, STRING)
+        cause_expression = self.jsonata_field(value, "Cause", location, STRING)
         error = self.typed(value, "Error", "STRING", location) if error_expression is None else None
         cause = self.typed(value, "Cause", "STRING", location) if cause_expression is None else None
+        for field, text in (("Error", error), ("Cause", cause)):
+            if self.language == JSONPATH and _looks_dynamic(text):
+                self.warning(
+                    NO_PATH,
+                    f"The field '{field}' looks like a JSONPath or an intrinsic function but its name does not end "
+                    f"with 'Path', so it is taken as a string: use '{field}Path'",
+                    f"{location}/{field}",
+                )
         error_path = self.path_or_intrinsic(value, "ErrorPath", location)
         cause_path = self.path_or_intrinsic(value, "CausePath", location)
         return lambda **common: FailState(
@@ -641,7 +673,7 @@ class _Parser:
         definitions = self.typed(value, "Branches", "ARRAY", location)
         if isinstance(definitions, list):
             if not definitions:
-                self.error("The field 'Branches' must have at least 1 element", f"{location}/Branches")
+                self.error(_EMPTY, f"{location}/Branches")
             branches = [
                 self.machine(branch, f"{location}/Branches[{index}]", kind="branch", query_language=self.machine_language)
                 for index, branch in enumerate(definitions)
@@ -686,18 +718,18 @@ class _Parser:
             item_selector = self.jsonata_template(value, "ItemSelector", location)
         else:
             item_selector = self.template(value, selector_field, location)
-        items = self.jsonata_template(value, "Items", location)
+        if is_jsonata(value.get("Items")):
+            items = self.jsonata_field(value, "Items", location, ARRAY)
+        else:
+            items = self.jsonata_template(value, "Items", location)
         items_path = self.path(value, "ItemsPath", location, compile_reference_path, nullable=False)
         item_reader = self.item_reader(value, location, mode)
-        item_batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
-        if isinstance(item_batcher, dict):  # its paths are read at run time: refuse bad ones now
-            for field in ("MaxItemsPerBatchPath", "MaxInputBytesPerBatchPath"):
-                self.path(item_batcher, field, f"{location}/ItemBatcher", compile_reference_path, nullable=False)
+        item_batcher = self.item_batcher(value, location)
         result_writer = self.result_writer(value, location, mode)
         self.at_most_one(value, "Map", ("MaxConcurrency", "MaxConcurrencyPath"), location)
-        max_concurrency_expression = self.jsonata_field(value, "MaxConcurrency", location)
-        tolerated_percentage_expression = self.jsonata_field(value, "ToleratedFailurePercentage", location)
-        tolerated_count_expression = self.jsonata_field(value, "ToleratedFailureCount", location)
+        max_concurrency_expression = self.jsonata_field(value, "MaxConcurrency", location, NON_NEGATIVE_INTEGER)
+        tolerated_percentage_expression = self.jsonata_field(value, "ToleratedFailurePercentage", location, NUMBER)
+        tolerated_count_expression = self.jsonata_field(value, "ToleratedFailureCount", location, INTEGER)
         max_concurrency = tolerated_percentage = tolerated_count = None
         if max_concurrency_expression is None:
             max_concurrency = self.integer(value, "MaxConcurrency", location, minimum=0)
@@ -765,7 +797,7 @@ class _Parser:
         self.unknown_fields(config, _READER_CONFIG_FIELDS, location)
         self.at_most_one(config, "ReaderConfig", ("MaxItems", "MaxItemsPath"), location)
         headers = self.typed(config, "CSVHeaders", "ARRAY", location) or []
-        max_items_expression = self.jsonata_field(config, "MaxItems", location)
+        max_items_expression = self.jsonata_field(config, "MaxItems", location, INTEGER)
         if not all(isinstance(header, str) for header in headers):
             self.error("Expected value of type [STRING]", f"{location}/CSVHeaders")
         return ReaderConfig(
@@ -782,6 +814,28 @@ class _Parser:
             manifest_type=self.enum(config, "ManifestType", ("ATHENA_DATA", "S3_INVENTORY"), location),
         )
 
+    def item_batcher(self, value: dict, location: str) -> ItemBatcher | None:
+        """A Distributed Map's ItemBatcher: batch sizes as integers, `...Path`s (JSONPath) or expressions
+        (JSONata), and the BatchInput template every batch carries."""
+        batcher = self.typed(value, "ItemBatcher", "OBJECT", location)
+        if batcher is None:
+            return None
+        here = f"{location}/ItemBatcher"
+        jsonata = self.language == JSONATA
+        self.unknown_fields(batcher, _JSONATA_ITEM_BATCHER_FIELDS if jsonata else _ITEM_BATCHER_FIELDS, here)
+        sizes: dict[str, Any] = {}
+        for field, name in (("MaxItemsPerBatch", "max_items_per_batch"), ("MaxInputBytesPerBatch", "max_input_bytes_per_batch")):
+            self.at_most_one(batcher, "ItemBatcher", (field, f"{field}Path"), here)
+            expression = self.jsonata_field(batcher, field, here, POSITIVE_INTEGER)
+            sizes[f"{name}_expression"] = expression
+            sizes[name] = self.integer(batcher, field, here, minimum=1) if expression is None else None
+            sizes[f"{name}_path"] = self.path(batcher, f"{field}Path", here, compile_reference_path, nullable=False)
+        if jsonata:
+            batch_input = self.jsonata_template(batcher, "BatchInput", here)
+        else:
+            batch_input = self.template(batcher, "BatchInput", here)
+        return ItemBatcher(batch_input=batch_input, **sizes)
+
     def result_writer(self, value: dict, location: str, mode: str) -> ResultWriter | None:
         """A Distributed Map's ResultWriter: `s3:putObject` and the Bucket and Prefix to write under."""
         writer = self.typed(value, "ResultWriter", "OBJECT", location)
@@ -790,9 +844,20 @@ class _Parser:
         here = f"{location}/ResultWriter"
         if mode != "DISTRIBUTED":
             self.error("Field 'ResultWriter' is not supported", location)
-        self.unknown_fields(writer, _RESULT_WRITER_FIELDS, here)
-        resource = self.map_resource(writer, here, _RESULT_WRITER_RESOURCES)
-        return ResultWriter(resource or "", self.template(writer, "Parameters", here))
+        jsonata = self.language == JSONATA
+        self.unknown_fields(writer, _JSONATA_RESULT_WRITER_FIELDS if jsonata else _RESULT_WRITER_FIELDS, here)
+        transformation = output_type = None
+        config = self.typed(writer, "WriterConfig", "OBJECT", here)
+        if config is not None:
+            config_location = f"{here}/WriterConfig"
+            self.unknown_fields(config, _WRITER_CONFIG_FIELDS, config_location)
+            transformation = self.enum(config, "Transformation", ("NONE", "COMPACT", "FLATTEN"), config_location)
+            output_type = self.enum(config, "OutputType", ("JSON", "JSONL"), config_location)
+        # A WriterConfig alone previews the results without exporting them: no Resource is needed then.
+        resource = (self.map_resource(writer, here, _RESULT_WRITER_RESOURCES)
+                    if config is None or "Resource" in writer else None)
+        return ResultWriter(resource or "", self.arguments_or_parameters(writer, here),
+                            transformation=transformation, output_type=output_type)
 
     def map_resource(self, value: dict, location: str, allowed: tuple[str, ...]) -> str | None:
         """The Resource of an ItemReader or ResultWriter: one of the S3 actions Step Functions calls for it."""
@@ -880,7 +945,7 @@ class _Parser:
             return ()
         here = f"{location}/ErrorEquals"
         if not names:
-            self.error("The field 'ErrorEquals' must have at least 1 element", here)
+            self.error(_EMPTY, here)
         for index, item in enumerate(names):
             if not isinstance(item, str):
                 self.error("Expected value of type [STRING]", f"{here}[{index}]")
@@ -893,9 +958,11 @@ class _Parser:
     # -- resources ------------------------------------------------------------------------------
 
     def check_resource(self, resource: str, location: str) -> None:
-        """A Task's Resource is an ARN; an EXPRESS machine cannot wait on activities or callbacks."""
+        """A Task's Resource is an ARN, and an optimized integration one of its service's actions (recorded:
+        `dynamodb:query` is refused, it is `aws-sdk:dynamodb:query`); an EXPRESS machine cannot wait on
+        activities or callbacks."""
         parts = resource.split(":")
-        if len(parts) < 6 or parts[0] != "arn" or not parts[2]:
+        if len(parts) < 6 or parts[0] != "arn" or not parts[2] or _unknown_optimized_action(parts):
             self.error(
                 f"The resource provided {resource} is not recognized. The value is not a valid resource ARN, "
                 "or the resource is not available in this region.",
@@ -989,6 +1056,22 @@ class _Parser:
             self.error(problem.message, f"{location}{problem.pointer}")
             return None
 
+    def credentials(self, value: dict, location: str) -> Expression | None:
+        """A Task's Credentials: an object naming the role to assume, as `RoleArn` (`RoleArn.$` in JSONPath);
+        AWS reports only a missing role, whatever else the object holds (recorded)."""
+        if "Credentials" not in value:
+            return None
+        given = value["Credentials"]
+        if not isinstance(given, dict):
+            self.error("Expected value of type [OBJECT]", f"{location}/Credentials")
+            return None
+        if "RoleArn" not in given and not (self.language == JSONPATH and "RoleArn.$" in given):
+            self.error("The field 'RoleArn' is required but was missing", f"{location}/Credentials")
+            return None
+        if self.language == JSONATA:
+            return self.jsonata_template(value, "Credentials", location)
+        return self.template(value, "Credentials", location)
+
     def arguments_or_parameters(self, value: dict, location: str) -> Expression | None:
         """A Task's or Parallel's input template: JSONata `Arguments` or JSONPath `Parameters`."""
         if self.language == JSONATA:
@@ -1005,16 +1088,17 @@ class _Parser:
             self.error(problem.message, f"{location}/{field}")
             return None
 
-    def jsonata_field(self, value: dict, field: str, location: str) -> Expression | None:
-        """A field (TimeoutSeconds, Seconds, Error, ...) given as one `{% ... %}` expression in a JSONata state;
-        None when it is absent or a plain value (checked by the caller)."""
+    def jsonata_field(self, value: dict, field: str, location: str, result_type: ResultType) -> Expression | None:
+        """A field (TimeoutSeconds, Seconds, Error, Items, ...) given as one `{% ... %}` expression in a JSONata
+        state, which must give a value of `result_type`; None when it is absent or a plain value (checked by
+        the caller)."""
         text = value.get(field)
         if not is_jsonata(text):
             return None
         if self.language != JSONATA:
             return None  # a JSONPath state checks the plain value, and so refuses the expression
         try:
-            return compile_jsonata(text, field)
+            return compile_typed_jsonata(text, field, result_type)
         except JsonataSyntaxError as problem:
             self.error(problem.message, f"{location}/{field}")
             return None
@@ -1094,6 +1178,17 @@ class _Parser:
         if all(field in value for field in fields):
             first, second = fields
             self.error(f"A {state_type} state cannot include both field '{first}' and '{second}'", location or "/")
+
+
+def _unknown_optimized_action(parts: list[str]) -> bool:
+    """An `arn:<partition>:states:::<service>:<action>` naming an action its service has no optimized
+    integration for (only services whose whole set of actions is listed here are checked)."""
+    if parts[2] != "states" or len(parts) < 7 or parts[5] not in _OPTIMIZED_ACTIONS:
+        return False
+    action = ":".join(parts[6:])
+    for pattern in (".waitForTaskToken", ".sync:2", ".sync"):
+        action = action.removesuffix(pattern)
+    return action not in _OPTIMIZED_ACTIONS[parts[5]]
 
 
 # ---------------------------------------------------------------------------------------------

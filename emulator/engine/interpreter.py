@@ -38,7 +38,6 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from sfn_emulator.asl.paths import compile_path
 from sfn_emulator.engine.effects import (
     Aborted,
     AnswersWholeTask,
@@ -57,7 +56,7 @@ from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
 from sfn_emulator.engine.limits import within_payload_limit
-from sfn_emulator.engine.result_writer import destination, map_output, result_files
+from sfn_emulator.engine.result_writer import destination, map_output, previewed_results, result_files
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
@@ -292,10 +291,9 @@ def _result_path(state: Any, raw: JSON, result: JSON, frame: Frame) -> JSON:
 
 
 def _select(state: Any, result: JSON, frame: Frame) -> JSON:
+    """ResultSelector on a result; TestState reports the step even without one (as AWS's recordings do)."""
     frame.inspect("result", result)
-    if state.result_selector is None:
-        return result
-    selected = state.result_selector.evaluate(result, frame)
+    selected = result if state.result_selector is None else state.result_selector.evaluate(result, frame)
     frame.inspect("afterResultSelector", selected)
     return selected
 
@@ -348,9 +346,9 @@ def run_fail(state: FailState, raw: JSON, frame: Frame) -> tuple[JSON, str | Non
     error = state.error
     cause = state.cause
     if state.error_expression is not None:
-        error = _text(state.error_expression.evaluate({"input": raw}, frame))
+        error = state.error_expression.evaluate({"input": raw}, frame)
     if state.cause_expression is not None:
-        cause = _text(state.cause_expression.evaluate({"input": raw}, frame))
+        cause = state.cause_expression.evaluate({"input": raw}, frame)
     if state.error_path is not None:
         error = _string_from(state.error_path, raw, frame, "ErrorPath")
     if state.cause_path is not None:
@@ -410,8 +408,6 @@ def run_jsonata_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
         due = now + timedelta(seconds=state.seconds)
     elif state.seconds_expression is not None:
         seconds = state.seconds_expression.evaluate(states, frame)
-        if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0:
-            raise state.seconds_expression.unexpected_type("integer", seconds)
         due = now + timedelta(seconds=min(seconds, MAX_WAIT_SECONDS))
     else:
         stamp = state.timestamp_expression.evaluate(states, frame) if state.timestamp_expression else state.timestamp
@@ -533,10 +529,7 @@ def _jsonata_seconds(fixed: int | None, expression: Any, states: dict[str, JSON]
     """TimeoutSeconds / HeartbeatSeconds given as a number or as a JSONata expression (a positive integer)."""
     if expression is None:
         return fixed
-    seconds = expression.evaluate(states, frame)
-    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds <= 0:
-        raise expression.unexpected_type("integer", seconds)
-    return seconds
+    return expression.evaluate(states, frame)
 
 
 def new_task_token() -> str:
@@ -723,11 +716,13 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
             results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
                                       tolerated_count, tolerated_percentage)
         except StatesError:
-            if state.result_writer is not None:  # the executions that ran are written all the same
+            if state.result_writer is not None and state.result_writer.resource:  # what ran is written all the same
                 yield from _write_results(state.result_writer, value, map_run, frame)
             raise
-        if state.result_writer is not None:
+        if state.result_writer is not None and state.result_writer.resource:
             results = yield from _write_results(state.result_writer, value, map_run, frame)
+        elif state.result_writer is not None:  # a WriterConfig alone: the results, transformed, exported nowhere
+            results = previewed_results(state.result_writer.transformation, map_run.executions, results)
     except StatesError as error:
         frame.emit("MapRunFailed", "mapRunFailedEventDetails", _error_details(error))
         raise BranchFailure(error.error, error.cause) from None
@@ -747,18 +742,19 @@ def _items(state: MapState, value: JSON, frame: Frame) -> list[JSON]:
     items = value
     if state.items_path is not None:
         items = _evaluate_path(state.items_path, value, frame)
-        frame.inspect("afterItemsPath", items)
     if not isinstance(items, list):
-        raise StatesError(names.RUNTIME, f"Map state input must be an array but was: {to_json_text(items)}")
+        # AWS (recorded through TestState) names the path from its root: `$$.Execution.Input` as `$.Execution.Input`
+        text = state.items_path.text if state.items_path is not None else "$"
+        shown = text[1:] if text.startswith("$$") else text
+        raise StatesError(names.RUNTIME, f'Reference path "{shown}" must point to array.')
+    if state.items_path is not None:
+        frame.inspect("afterItemsPath", items)  # only items are reported (TestState, recorded)
     return items
 
 
 def _max_concurrency(state: MapState, value: JSON, frame: Frame) -> int:
     if state.max_concurrency_expression is not None:
-        number = state.max_concurrency_expression.evaluate(value, frame)
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise state.max_concurrency_expression.unexpected_type("integer", number)
-        return number
+        return state.max_concurrency_expression.evaluate(value, frame)
     if state.max_concurrency_path is not None:
         return _max_concurrency_from_path(state, value, frame)
     return state.max_concurrency
@@ -854,13 +850,15 @@ def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> l
     batcher = state.item_batcher
     if batcher is None:
         return items
-    size = batcher.get("MaxItemsPerBatch")
-    if "MaxItemsPerBatchPath" in batcher:
-        size = _evaluate_path(compile_path(batcher["MaxItemsPerBatchPath"]), value, frame)
+    size: JSON = batcher.max_items_per_batch
+    if batcher.max_items_per_batch_expression is not None:
+        size = batcher.max_items_per_batch_expression.evaluate(value, frame)
+    if batcher.max_items_per_batch_path is not None:
+        size = _evaluate_path(batcher.max_items_per_batch_path, value, frame)
         if isinstance(size, str) and size.isdigit():  # a number given as text is taken, as for MaxItemsPath
             size = int(size)
     size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else len(items) or 1
-    batch_input = batcher.get("BatchInput")
+    batch_input = batcher.batch_input.evaluate(value, frame) if batcher.batch_input is not None else None
     batches = []
     for start in range(0, len(items), size):
         batch: dict[str, JSON] = {"Items": items[start:start + size]}
@@ -874,8 +872,6 @@ def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int 
     count: JSON = state.tolerated_failure_count
     if state.tolerated_failure_count_expression is not None:
         count = state.tolerated_failure_count_expression.evaluate(value, frame)
-        if isinstance(count, bool) or not isinstance(count, int):
-            raise state.tolerated_failure_count_expression.unexpected_type("integer", count)
     if state.tolerated_failure_count_path is not None:
         count = _evaluate_path(state.tolerated_failure_count_path, value, frame)
         if isinstance(count, bool) or not isinstance(count, int):
@@ -890,8 +886,6 @@ def _tolerated_failure_percentage(state: MapState, value: JSON, frame: Frame) ->
     percentage: JSON = state.tolerated_failure_percentage
     if state.tolerated_failure_percentage_expression is not None:
         percentage = state.tolerated_failure_percentage_expression.evaluate(value, frame)
-        if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):
-            raise state.tolerated_failure_percentage_expression.unexpected_type("number", percentage)
     if state.tolerated_failure_percentage_path is not None:
         percentage = _evaluate_path(state.tolerated_failure_percentage_path, value, frame)
         if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):

@@ -64,6 +64,20 @@ def result_files(bucket: str, folder: str, map_run_arn: str,
     return files, manifest
 
 
+def previewed_results(transformation: str | None, executions: Sequence[Execution], results: list[JSON]) -> list[JSON]:
+    """The Map's result under a WriterConfig without a Resource: the executions' outputs (COMPACT, the
+    default), those outputs with arrays flattened one level (FLATTEN), or each execution as the result
+    files show it (NONE)."""
+    if transformation == "NONE":
+        return [_entry(execution) for execution in executions]
+    if transformation == "FLATTEN":
+        flattened: list[JSON] = []
+        for result in results:
+            flattened.extend(result if isinstance(result, list) else [result])
+        return flattened
+    return results
+
+
 def map_output(map_run_arn: str, bucket: str, manifest_key: str) -> dict[str, JSON]:
     """The Map state's result when a ResultWriter wrote the results."""
     return {"MapRunArn": map_run_arn, "ResultWriterDetails": {"Bucket": bucket, "Key": manifest_key}}

@@ -6,7 +6,8 @@ state, and which Retrier or Catcher it was), and Wait states do not wait. A `moc
 a Task's resource, or for the branches of a Parallel or the iterations of a Map (the mocked
 result is then the state's whole result). A caller's `context` replaces the Context Object, and
 a `StateConfiguration` says where in a longer run this attempt stands (retries already made,
-Map iterations already failed).
+Map iterations already failed). A failure's cause is the error's own, without the execution's
+"An error occurred while executing the state ..." prefix.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from sfn_emulator.asl.model import JSON, BaseState, MapState, ParallelState, Ret
 from sfn_emulator.engine.effects import Fork, Interpreter, RunMapRun, Sleep
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
-from sfn_emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt, with_runtime_prefix
+from sfn_emulator.engine.interpreter import caught_output, matching_catcher, matching_retrier, run_attempt
 from sfn_emulator.engine.scheduler import Engine
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.partitions import partition_for
@@ -32,6 +33,16 @@ TEST_MACHINE_NAME = "TestStateMachine"
 INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterItemsPath", "afterItemSelector",
                    "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
 THRESHOLD_EXCEEDED_CAUSE = "The specified tolerated failure threshold was exceeded"
+TOO_MANY_FAILED_ITERATIONS = "Map iteration failure count must be less than or equal to the number of Map iterations"
+
+
+class TestStateRefused(Exception):
+    """A request TestState refuses once the state has shown what it holds (e.g. more failed Map
+    iterations than the Map has items); `message` is AWS's ValidationException message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,8 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
     frame.inspect("input", value)
     attempt = _Attempt(state, frame, mock, configuration)
     answer, _ = engine.run_detached(run, attempt.answering_locally(attempt.run(value)), timeout)
+    if attempt.refusal is not None:
+        raise TestStateRefused(attempt.refusal)
     if inspection_level in ("DEBUG", "TRACE"):
         answer["inspectionData"] = attempt.inspection_data()
     return answer
@@ -127,6 +140,7 @@ class _Attempt:
         self.configuration = configuration
         self.error_details: dict[str, int] = {}
         self.map_settings: dict[str, JSON] = {}
+        self.refusal: str | None = None  # why the request is refused after all (see TestStateRefused)
 
     def run(self, value: JSON) -> Interpreter:
         state, frame = self.state, self.frame
@@ -137,7 +151,10 @@ class _Attempt:
         try:
             output, next_name = yield from run_attempt(state, value, frame)
         except StatesError as raised:
-            return self._failed(value, with_runtime_prefix(raised, frame))
+            # No "An error occurred while executing the state ... (entered at the event id #N)." before the
+            # cause: that names an event of an execution's history, and a tested state has none (recorded:
+            # `Reference path "$" must point to array.`).
+            return self._failed(value, raised)
         answer: dict[str, Any] = {"status": "SUCCEEDED", "output": to_json_text(output)}
         if next_name is not None:
             answer["nextState"] = next_name
@@ -199,6 +216,11 @@ class _Attempt:
                                     effect.tolerated_failure_percentage)
         elif isinstance(self.state, MapState):
             self._note_map_settings(effect.max_concurrency, None, None)
+        if isinstance(self.state, MapState):
+            iterations = len(effect.inputs) if isinstance(effect, RunMapRun) else len(effect.children)
+            if self.configuration.map_iteration_failure_count > iterations:
+                self.refusal = TOO_MANY_FAILED_ITERATIONS
+                raise StatesError(names.RUNTIME, TOO_MANY_FAILED_ITERATIONS)  # ends the attempt; then refused
         raise_mocked_error(self.mock)
         if isinstance(effect, RunMapRun) and _beyond_tolerance(
                 self.configuration.map_iteration_failure_count, len(effect.inputs),

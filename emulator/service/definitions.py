@@ -7,10 +7,11 @@ from typing import Any
 
 from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, validate_definition
+from sfn_emulator.engine.test_state import TestStateRefused
 from sfn_emulator.engine.test_state import test_state as run_test_state
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
-from sfn_emulator.service.errors import InvalidDefinition
+from sfn_emulator.service.errors import InvalidDefinition, ValidationException
 from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.store import Store
 from sfn_emulator.service.test_state_requests import (
@@ -75,13 +76,16 @@ class DefinitionOperations(ServiceBase):
         input_text = "{}" if input is None else input
         check_json_input(input_text)
         state = state_to_test(definition, stateName)
-        check_mock(state, mock, bool(revealSecrets))
+        check_mock(state, mock, bool(revealSecrets), role_arn=roleArn, configuration=stateConfiguration)
         supplied_context = read_context(context, state, mock)
         configuration = read_configuration(stateConfiguration, state)
         variables_in_scope = read_variables(variables)
-        return run_test_state(
-            self.engine, state, input_text,
-            role_arn=roleArn or "", account=store.account, region=store.region,
-            inspection_level=inspectionLevel or "INFO", mock=mock, context=supplied_context,
-            configuration=configuration, variables=variables_in_scope,
-        )
+        try:
+            return run_test_state(
+                self.engine, state, input_text,
+                role_arn=roleArn or "", account=store.account, region=store.region,
+                inspection_level=inspectionLevel or "INFO", mock=mock, context=supplied_context,
+                configuration=configuration, variables=variables_in_scope,
+            )
+        except TestStateRefused as refused:
+            raise ValidationException(refused.message) from None

@@ -50,11 +50,17 @@ def state_to_test(definition: str, state_name: str | None) -> State:
     return state
 
 
-def check_mock(state: State, mock: dict[str, Any] | None, reveal_secrets: bool) -> None:
-    """A mock fits the state: only Task, Map and Parallel take one, and Map and Parallel need one."""
+def check_mock(state: State, mock: dict[str, Any] | None, reveal_secrets: bool, *,
+               role_arn: str | None = None, configuration: dict[str, Any] | None = None) -> None:
+    """A mock fits the state: only Task, Map and Parallel take one, and Map and Parallel need one.
+    Without a mock, a Task runs for real (so it needs a role) and no Map iteration can have failed."""
     if mock is None:
+        if (configuration or {}).get("mapIterationFailureCount") is not None:
+            raise ValidationException("TestState does not support MapIterationFailureCount when a mock is not specified.")
         if isinstance(state, (MapState, ParallelState)):
             raise InvalidDefinition(NEEDS_A_MOCK)
+        if isinstance(state, TaskState) and not role_arn:
+            raise ValidationException("RoleArn must be specified when testing a Task state")
         return
     if "result" in mock and "errorOutput" in mock:
         raise ValidationException("A test mock should have only one of the following fields: [result, errorOutput].")

@@ -72,3 +72,27 @@ def test_fields_of_the_other_query_language_are_refused(sfn: Any, state: dict[st
         sfn.create_state_machine(name="mixed", definition=json.dumps(definition), roleArn=ROLE)
     assert refused.value.response["Error"]["Code"] == "InvalidDefinition"
     assert refused.value.response["Error"]["Message"] == f"Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: {message}'"
+
+
+ITEMS_PROCESSOR = {"ProcessorConfig": {"Mode": "INLINE"}, "StartAt": "Each", "States": {"Each": {"Type": "Pass", "End": True}}}
+
+
+@pytest.mark.parametrize(("state", "field", "value", "expected", "got"), [
+    ({"Type": "Map", "Items": "{% $states.input.v %}", "ItemProcessor": ITEMS_PROCESSOR, "End": True},
+     "Items", {"foo": "bar"}, "array", "object"),
+    ({"Type": "Wait", "Seconds": "{% $states.input.v %}", "End": True}, "Seconds", "10", "integer", "string"),
+    ({"Type": "Fail", "Error": "{% $states.input.v %}"}, "Error", 42, "string", "number"),
+])
+def test_a_typed_field_names_the_type_it_wanted_and_got(sfn: Any, emulator_server: Any, state: dict[str, Any],
+                                                        field: str, value: Any, expected: str, got: str) -> None:
+    definition = {"QueryLanguage": "JSONata", "StartAt": "Under", "States": {"Under": state}}
+
+    described, events = run(sfn, emulator_server, definition, {"v": value})
+
+    assert (described["status"], described["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert described["cause"] == (
+        "An error occurred while executing the state 'Under' (entered at the event id #2). The JSONata expression "
+        f"'$states.input.v' specified for the field '{field}' returned an unexpected result type. Expected "
+        f"'{expected}', but was '{got}' for value: {json.dumps(value, separators=(',', ':'))}")
+    failed = next(event for event in events if event["type"] == "EvaluationFailed")
+    assert failed["evaluationFailedEventDetails"]["location"] == field

@@ -202,7 +202,7 @@ def test_a_single_state_is_validated_with_the_same_rules() -> None:
         parse_single_state('{"Type": "Task", "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "X"}], "End": true}')
 
     assert raised.value.message == (
-        "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: These fields are required: [Resource] at /'"
+        "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: These fields are required: [Resource] at /States/StateName'"
     )
 
 

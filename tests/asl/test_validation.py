@@ -109,3 +109,13 @@ def test_max_results_truncates_and_zero_means_the_default() -> None:
     assert len(all_of_them) == 6  # 3 warnings, 2 missing targets, no terminal state
     assert validate_definition(SEVERAL_WARNINGS_AND_ERRORS, severity=WARNING, max_results=2) == all_of_them[:2]
     assert validate_definition(SEVERAL_WARNINGS_AND_ERRORS, severity=WARNING, max_results=0) == all_of_them
+
+
+@pytest.mark.parametrize("field", ["Error", "Cause"])
+def test_a_fail_field_that_looks_like_a_path_warns_no_path(field: str) -> None:
+    text = json.dumps({"StartAt": "F", "States": {"F": {"Type": "Fail", field: "$.problem"}}})
+
+    assert validate_definition(text) == []
+    assert [(d.code, d.location) for d in validate_definition(text, severity=WARNING)] == [("NO_PATH", f"/States/F/{field}")]
+    jsonata = json.dumps({"QueryLanguage": "JSONata", "StartAt": "F", "States": {"F": {"Type": "Fail", field: "$.problem"}}})
+    assert validate_definition(jsonata, severity=WARNING) == []  # in JSONata, `$.problem` is just text

@@ -1,0 +1,34 @@
+"""What a JSONata expression that raises fails with (tests/fixtures/jsonata/function_errors.json)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.scopes import FixedScope
+
+from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR
+from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError, compile_jsonata
+
+TABLE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "jsonata" / "function_errors.json").read_text())
+
+
+class ClockedScope(FixedScope):
+    def now(self) -> datetime:
+        return datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("case", TABLE["cases"], ids=[case["expression"] for case in TABLE["cases"]])
+def test_an_error_raised_while_evaluating_names_its_code_and_message(case: dict[str, Any]) -> None:
+    expression = compile_jsonata("{% " + case["expression"] + " %}", "Output/total")
+
+    with pytest.raises(QueryEvaluationError) as raised:
+        expression.evaluate({"input": {}}, ClockedScope())
+
+    assert raised.value.error == QUERY_EVALUATION_ERROR
+    assert raised.value.cause == (f"The JSONata expression '{case['expression']}' specified for the field 'Output/total' "
+                                  f"threw an error during evaluation. {case['error']}")
+    assert raised.value.location == "Output/total"
