@@ -4,6 +4,13 @@ Threads: the engine thread alone steps interpreters and fires timers; task resou
 worker pool (a slow or hanging callable blocks nobody); API threads talk to the engine through a
 command queue and a few lock-guarded tables (task tokens, activity queues).
 
+Fairness: executions take turns, round robin. A turn runs one execution's ready fibers for at most
+`TURN_BUDGET` steps (the interpreter yields a `Transition` before every state, so a loop with no
+Wait is a run of steps too). Turns follow each other for at most `SLICE_SECONDS` of wall time; then
+the engine serves commands (StopExecution, callbacks, close) and fires due timers. A fiber whose
+turn ends on a `Transition` goes first again at its execution's next turn, so each execution's
+history is the same however many others run beside it and wherever its turns end.
+
 Time (see `sfn_emulator.clock`): timers sit in a heap ordered by (due, sequence), so timers due at the
 same instant fire in the order they were set. In ``auto`` mode, when nothing is runnable and no
 task resource is running, the engine jumps the clock to the next timer, unless someone outside
@@ -51,16 +58,25 @@ from sfn_emulator.engine.effects import (
     RunMapRun,
     ScheduleActivity,
     Sleep,
+    Transition,
 )
 from sfn_emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotFound, TaskTimedOutError
 from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, MapRun
-from sfn_emulator.engine.frame import Frame, Run, to_json_text
+from sfn_emulator.engine.frame import (
+    HISTORY_LIMIT_CAUSE,
+    MAX_HISTORY_EVENTS,
+    Frame,
+    HistoryLimitReached,
+    Run,
+    to_json_text,
+)
 from sfn_emulator.engine.interpreter import run_execution, run_machine
 from sfn_emulator.resources.base import SyncResource, TaskResources
 
 log = logging.getLogger(__name__)
 
-STEPS_BEFORE_YIELD = 5000  # a fiber that never blocks still lets commands and timers through
+TURN_BUDGET = 200  # steps of one execution before the next execution gets its turn
+SLICE_SECONDS = 0.02  # wall time of turns before commands and timers are served again
 
 
 @dataclass(eq=False)
@@ -162,7 +178,8 @@ class Engine:
         self._seed = seed
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
-        self._ready: deque[tuple[Fiber, Any, BaseException | None]] = deque()
+        self._ready: dict[Run, deque[tuple[Fiber, Any, BaseException | None]]] = {}  # per execution, in order
+        self._turns: deque[Run] = deque()  # executions with ready fibers, in the order they get their turn
         self._timers: list[tuple[datetime, int, Timer]] = []
         self._sequence = itertools.count()
         self._in_flight = 0
@@ -281,6 +298,11 @@ class Engine:
             self._busy = True  # not idle until the loop has looked at the new time
             self._cv.notify_all()
 
+    @property
+    def running(self) -> bool:
+        """Is the engine thread still running (False once `close` has stopped it)?"""
+        return self._thread.is_alive()
+
     def close(self) -> None:
         with self._cv:
             self._closed = True
@@ -300,6 +322,8 @@ class Engine:
         if threading.current_thread() is self._thread:
             command()
             return
+        if self._closed:
+            raise RuntimeError("the engine is closed")
         done = threading.Event()
         failure: list[BaseException] = []
 
@@ -312,7 +336,9 @@ class Engine:
                 done.set()
 
         self._post(wrapped)
-        done.wait()
+        while not done.wait(0.5):
+            if not self._thread.is_alive():  # closed before it came to the command
+                raise RuntimeError("the engine is closed")
         if failure:
             raise failure[0]
 
@@ -322,7 +348,7 @@ class Engine:
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while not self._commands and not self._ready and not self._timer_due():
+                while not self._commands and not self._turns and not self._timer_due():
                     if self._closed:
                         return
                     due = self._next_due()
@@ -336,6 +362,8 @@ class Engine:
                     self._busy = False
                     self._cv.notify_all()
                     self._cv.wait(self.clock.wall_seconds_until(due) if due is not None else None)
+                if self._closed:  # however busy: executions stop where they are
+                    return
                 self._busy = True
                 commands, self._commands = self._commands, []
             for command in commands:
@@ -344,15 +372,29 @@ class Engine:
                 except Exception:  # a failed command must not stop the engine
                     log.exception("engine command failed")
             self._fire_due_timers()
-            self._run_ready()
+            self._run_turns()
 
-    def _run_ready(self) -> None:
+    def _run_turns(self) -> None:
+        """Give executions with ready fibers their turns, round robin, until the slice is spent."""
+        deadline = wall_monotonic() + SLICE_SECONDS
+        while self._turns and wall_monotonic() < deadline:
+            self._run_turn(self._turns.popleft(), deadline)
+
+    def _run_turn(self, run: Run, deadline: float) -> None:
+        """Step the ready fibers of one execution until none is left, the budget or the slice is spent."""
+        ready = self._ready[run]
         steps = 0
-        while self._ready and steps < STEPS_BEFORE_YIELD:
-            fiber, value, error = self._ready.popleft()
+        while ready and steps < TURN_BUDGET:
+            fiber, value, error = ready.popleft()
             if not fiber.done:
                 self._step(fiber, value, error)
-            steps += 1
+                steps += 1
+                if wall_monotonic() >= deadline:
+                    break
+        if ready:
+            self._turns.append(run)
+        else:
+            del self._ready[run]
 
     def _step(self, fiber: Fiber, value: Any, error: BaseException | None) -> None:
         fiber.waiting = None
@@ -362,6 +404,8 @@ class Engine:
             self._finished(fiber, stop.value, None)
         except StatesError as failure:
             self._finished(fiber, None, failure)
+        except HistoryLimitReached:
+            self._history_full(fiber)
         except Exception as exc:  # an emulator bug: fail this execution only, and say so
             log.exception("interpreter error in %s", fiber.run.execution.arn)
             self._finished(fiber, None, StatesError(names.RUNTIME, f"sfn-emulator internal error: {type(exc).__name__}: {exc}"))
@@ -369,11 +413,24 @@ class Engine:
             self._dispatch(fiber, effect)
 
     def _resume(self, fiber: Fiber, value: Any = None, error: BaseException | None = None) -> None:
-        self._ready.append((fiber, value, error))
+        self._ready_queue(fiber.run).append((fiber, value, error))
+
+    def _continue(self, fiber: Fiber) -> None:
+        """Resume a fiber that yielded a `Transition` before anything else its execution has ready."""
+        self._ready_queue(fiber.run).appendleft((fiber, None, None))
+
+    def _ready_queue(self, run: Run) -> deque[tuple[Fiber, Any, BaseException | None]]:
+        ready = self._ready.get(run)
+        if ready is None:
+            ready = self._ready[run] = deque()
+            self._turns.append(run)
+        return ready
 
     # -- effects -------------------------------------------------------------------------------------
     def _dispatch(self, fiber: Fiber, effect: Effect) -> None:
-        if isinstance(effect, Reschedule):
+        if isinstance(effect, Transition):
+            self._continue(fiber)
+        elif isinstance(effect, Reschedule):
             self._resume(fiber)
         elif isinstance(effect, Sleep):
             if effect.until <= self.clock.now():
@@ -745,7 +802,7 @@ class Engine:
         try:
             if aborting:
                 fiber.gen.throw(Aborted())
-        except (Aborted, StopIteration, StatesError):
+        except (Aborted, StopIteration, StatesError, HistoryLimitReached):
             pass
         except Exception:  # aborting must finish whatever the generator does
             log.exception("error while aborting %s", fiber.run.execution.arn)
@@ -789,6 +846,21 @@ class Engine:
         run.emit(None, "ExecutionFailed", "executionFailedEventDetails", details)
         self._close_execution(run.execution, FAILED, error=error.error, cause=error.cause)
 
+    def _history_full(self, fiber: Fiber) -> None:
+        """The history reached AWS's quota: the execution fails as AWS records it, whatever it was doing."""
+        error = StatesError(names.RUNTIME, HISTORY_LIMIT_CAUSE)
+        if fiber.on_done is not None:
+            fiber.done = True
+            fiber.on_done(None, error)
+            return
+        execution = fiber.run.execution
+        if execution.status != RUNNING:
+            return
+        root = self._roots.get(execution.arn)
+        if root is not None:
+            self._cancel(root, aborting=False)
+        self._fail_execution(fiber.run, error)
+
     def _time_out(self, run: Run) -> None:
         execution = run.execution
         if execution.status != RUNNING:
@@ -812,6 +884,8 @@ class Engine:
         point = previous.restart_point if previous else None
         if point is None:
             raise NotRedrivable(f"Execution {execution.arn} has no state to redrive from")
+        if len(execution.history) >= MAX_HISTORY_EVENTS:
+            raise NotRedrivable("Execution history event limit exceeded")
         execution.redrive_count += 1
         execution.redrive_date = self.clock.now()
         execution.status, execution.stop_date = RUNNING, None
