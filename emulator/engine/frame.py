@@ -5,8 +5,10 @@ same branch, so events of Parallel branches and Map iterations link back through
 branch, as in AWS's histories. A STANDARD execution's history holds at most 25,000 events, counted
 across its Parallel branches and inline Map iterations (AWS's quota, which also bounds its memory):
 once 24,999 are written, only an execution-closing event may follow; any other raises
-`HistoryLimitReached` and the scheduler fails the execution with `HISTORY_LIMIT_CAUSE`. A `Frame` is also the `Scope` expressions read: the Context
-Object (built only when a `$$` path asks for it) and workflow variables.
+`HistoryLimitReached` and the scheduler fails the execution with `HISTORY_LIMIT_CAUSE`.
+
+A `Frame` is also the `Scope` expressions read: the Context Object (built only when a `$$` path
+asks for it) and workflow variables.
 """
 
 from __future__ import annotations
