@@ -1,5 +1,6 @@
 """A loop with no Wait, driven over HTTP with boto3: it fails at AWS's 25,000-event history quota,
-other executions finish beside it, and StopExecution ends it while it is busy."""
+other executions finish beside it, and StopExecution ends it while it is busy. In-process, closing
+the runtime (what SIGTERM and SIGINT do to `sfn-emulator serve`) stops an engine busy with one."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ import json
 import uuid
 from typing import Any
 
+import boto3
+import pytest
 from helpers.clients import make_client
 
 from sfn_emulator.clock import wall_monotonic
+from sfn_emulator.config import Settings
+from sfn_emulator.inprocess import intercept
+from sfn_emulator.runtime import Emulator
 
 ROLE = "arn:aws:iam::123456789012:role/sfn-role"
 CAUSE = "The execution reached the maximum number of history events (25000)."
@@ -70,3 +76,19 @@ def test_stop_execution_ends_a_busy_loop(emulator_server: Any, sfn: Any) -> None
     newest = sfn.get_execution_history(executionArn=loop, reverseOrder=True, maxResults=1)["events"][0]
     assert newest["type"] == "ExecutionAborted"
     assert newest["id"] < 25_000
+
+
+def test_closing_the_runtime_stops_an_engine_busy_with_a_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    with Emulator(Settings()) as local:
+        with intercept(local):
+            sfn = boto3.client("stepfunctions")
+            loop = sfn.start_execution(stateMachineArn=machine(sfn, SLOW_LOOP), input="1")["executionArn"]
+            deadline = wall_monotonic() + BOUND_SECONDS
+            events: list[Any] = []
+            while len(events) < 10 and wall_monotonic() < deadline:  # it is busy: polled, bounded
+                events = sfn.get_execution_history(executionArn=loop, maxResults=10)["events"]
+            assert len(events) == 10
+    assert not local.engine.running
