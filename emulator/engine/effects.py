@@ -113,10 +113,17 @@ class Reschedule:
     """Let sibling children run before continuing (see `Fork.interleave`). Resumes with None."""
 
 
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """A state is about to be entered. The scheduler may end the execution's turn here, so that a
+    loop with no Wait cannot starve other executions or the control plane; the execution then
+    carries on exactly where it was, before its siblings. Resumes with None."""
+
+
 class Aborted(BaseException):
     """Thrown into a Parallel branch or Map iteration that a sibling's failure cancels: the states
     it is in record AWS's `...StateAborted` / `MapIterationAborted` events on the way out. (A
     stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
 
 
-Effect = Sleep | AnswersWholeTask | Invoke | AwaitToken | AwaitCompletion | CheckActivity | ScheduleActivity | Fork | RunMapRun | Reschedule
+Effect = Sleep | AnswersWholeTask | Invoke | AwaitToken | AwaitCompletion | CheckActivity | ScheduleActivity | Fork | RunMapRun | Reschedule | Transition

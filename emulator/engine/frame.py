@@ -2,8 +2,13 @@
 
 `Run.emit` appends AWS history events. Each event's ``previousEventId`` is the last event of the
 same branch, so events of Parallel branches and Map iterations link back through their own
-branch, as in AWS's histories. A `Frame` is also the `Scope` expressions read: the Context
-Object (built only when a `$$` path asks for it) and workflow variables.
+branch, as in AWS's histories. A STANDARD execution's history holds at most 25,000 events, counted
+across its Parallel branches and inline Map iterations (AWS's quota, which also bounds its memory):
+once 24,999 are written, only an execution-closing event may follow; any other raises
+`HistoryLimitReached` and the scheduler fails the execution with `HISTORY_LIMIT_CAUSE`.
+
+A `Frame` is also the `Scope` expressions read: the Context Object (built only when a `$$` path
+asks for it) and workflow variables.
 """
 
 from __future__ import annotations
@@ -18,6 +23,16 @@ from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.variables import Variables
 
 JSON = Any
+
+MAX_HISTORY_EVENTS = 25_000
+HISTORY_LIMIT_CAUSE = f"The execution reached the maximum number of history events ({MAX_HISTORY_EVENTS})."
+CLOSING_EVENTS = frozenset({"ExecutionSucceeded", "ExecutionFailed", "ExecutionAborted", "ExecutionTimedOut"})
+
+
+class HistoryLimitReached(BaseException):
+    """The history is one event short of the quota and the next event does not close the execution.
+    A BaseException so that no Catch, Retry or `except Exception` in the interpreter can hold it:
+    it ends the whole execution, not a state."""
 
 
 def to_json_text(value: JSON) -> str:
@@ -52,6 +67,8 @@ class Run:
              *, timestamp: datetime | None = None) -> int:
         history = self.execution.history
         event_id = len(history) + 1
+        if event_id >= MAX_HISTORY_EVENTS and event_type not in CLOSING_EVENTS and self.execution.type == "STANDARD":
+            raise HistoryLimitReached
         event: dict[str, Any] = {
             "timestamp": timestamp or self.now(),
             "type": event_type,

@@ -1,32 +1,23 @@
 """The scheduler: runs every interpreter on one engine thread, owns every timer, and routes effects.
 
+`Engine` is the facade the control plane uses; it wires the parts in `sfn_emulator.engine.scheduling`
+(timers, the auto clock's rule, fibers, callbacks, map runs, lifecycle) and routes each effect an
+interpreter yields to the part that serves it, or to a task resource on a thread of its own.
+
 Threads: the engine thread alone steps interpreters and fires timers; task resources run on a
 daemon thread per call (a slow or hanging callable blocks nobody); API threads talk to the engine through a
-command queue and a few lock-guarded tables (task tokens, activity queues).
+command queue and the callbacks' lock-guarded tables (task tokens, activity queues). Executions
+take turns (see `scheduling.fibers`): commands are served between turns, so StopExecution, close
+and callbacks reach an execution however busy it is.
 
-Time (see `sfn_emulator.clock`): timers sit in a heap ordered by (due, sequence), so timers due at the
-same instant fire in the order they were set. In ``auto`` mode, when nothing is runnable and no
-task resource is running, the engine jumps the clock to the next timer, unless someone outside
-(a callback sender, an activity worker) is racing a deadline: a callback, activity or heartbeat
-timeout, or the timeout of an execution that waits for them. Those actors live in wall time, so
-while such a deadline is pending no timer is jumped to, not even another execution's Wait (a jump
-would move time under their feet); the deadline arrives in wall time or when the clock is
-advanced. With ``skip_external_deadlines`` every timer is jumped to. Otherwise the auto clock
-stands still: it follows the wall clock only while a task resource runs or while a deadline
-someone outside races is pending, so the engine's own work takes no virtual time and every
-timestamp is reproducible (after a jump it stands still at the timer's due time).
+Time (see `sfn_emulator.clock` and `scheduling.time_rule`): when nothing can run, the engine asks the
+rule whether the clock jumps to the next timer, follows the wall clock or stands still.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
-import json
 import logging
-import random
 import threading
-import uuid
-from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,119 +26,45 @@ from typing import Any, Callable
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.clock import Clock, wall_monotonic
+from sfn_emulator.clock import Clock
 from sfn_emulator.engine.effects import (
-    Aborted,
     AnswersWholeTask,
     AwaitCompletion,
     AwaitToken,
     CheckActivity,
     Effect,
-    Fork,
     Interpreter,
     Invoke,
-    Reschedule,
     RunMapRun,
     ScheduleActivity,
     Sleep,
 )
-from sfn_emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotFound, TaskTimedOutError
-from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, MapRun
-from sfn_emulator.engine.frame import Frame, Run, to_json_text
-from sfn_emulator.engine.interpreter import run_execution, run_machine
-from sfn_emulator.partitions import partition_for
+from sfn_emulator.engine.execution import Execution, MapRun
+from sfn_emulator.engine.frame import Run
+from sfn_emulator.engine.scheduling.callbacks import ActivityTask, Callbacks
+from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
+from sfn_emulator.engine.scheduling.lifecycle import CompletionWait, Lifecycle
+from sfn_emulator.engine.scheduling.map_runs import MapRuns
+from sfn_emulator.engine.scheduling.time_rule import AutoTime
+from sfn_emulator.engine.scheduling.timers import Timer, Timers
 from sfn_emulator.resources.base import SyncResource, TaskResources
 
+__all__ = ["ActivityTask", "Engine"]
+
 log = logging.getLogger(__name__)
-
-STEPS_BEFORE_YIELD = 5000  # a fiber that never blocks still lets commands and timers through
-
-
-@dataclass(eq=False)
-class Timer:
-    due: datetime
-    fire: Callable[[], None]
-    skippable: bool  # False for a deadline someone outside races (see `_outside_deadline_pending`)
-    cancelled: bool = False
-
-
-@dataclass(eq=False)
-class Join:
-    """A Fork in progress: the parent fiber waits for its children."""
-
-    parent: Fiber
-    factories: list[Callable[[], Interpreter]]
-    max_concurrency: int
-    interleave: bool
-    results: list[Any]
-    running: dict[Fiber, int] = field(default_factory=dict)
-    next_index: int = 0
-    remaining: int = 0
-    failed: bool = False
-
-
-@dataclass(eq=False)
-class Fiber:
-    """One running interpreter: an execution's top level, a Parallel branch or a Map iteration."""
-
-    gen: Interpreter
-    run: Run
-    join: Join | None = None  # the Fork this fiber is a child of
-    on_done: Callable[[Any, StatesError | None], None] | None = None  # instead of closing an execution
-    waiting: Any = None  # what it is blocked on: Timer, _Call, _TokenWait, _ActivityTask, Join
-    done: bool = False
 
 
 @dataclass(eq=False)
 class _Call:
+    """A task resource working, on a thread of its own, for a fiber."""
+
     fiber: Fiber
+    settle: Callable[[_Call, Any, StatesError | None], None] = field(repr=False)
     timer: Timer | None = None
     settled: bool = False
 
-
-@dataclass(eq=False)
-class _TokenWait:
-    token: str
-    run: Run
-    fiber: Fiber | None = None  # None until the interpreter awaits the token
-    early: tuple[Any, StatesError | None] | None = None  # an answer that came before the await
-    timeout: Timer | None = None
-    heartbeat: Timer | None = None
-    heartbeat_seconds: float | None = None
-    timed_out: bool = False
-    completion: _CompletionWait | None = None  # a `.sync` task this token answers too
-
-
-@dataclass(eq=False)
-class _CompletionWait:
-    fiber: Fiber
-    result_of: Callable[[Execution], Any]
-    timeout: Timer | None = None
-    token: _TokenWait | None = None  # the task's token, which answers it too
-
-
-@dataclass(eq=False)
-class _MapRunProgress:
-    fiber: Fiber
-    effect: RunMapRun
-    results: list[Any]
-    next_index: int = 0
-    running: int = 0
-    finished: int = 0
-    failed: int = 0
-    closed: bool = False
-
-
-@dataclass(eq=False)
-class ActivityTask:
-    """A task waiting in an activity's queue for GetActivityTask."""
-
-    activity_arn: str
-    token: str
-    input: str
-    fiber: Fiber
-    taken: bool = False
-    expired: bool = False
+    def cancel(self) -> None:
+        self.settle(self, None, None)
 
 
 class Engine:
@@ -157,35 +74,42 @@ class Engine:
                  skip_external_deadlines: bool = False) -> None:
         self.clock = clock
         self.resources = resources or TaskResources()
-        self.skip_external_deadlines = skip_external_deadlines
         # (activity ARN, ARN of the execution that schedules it) -> may the execution use the activity?
         self.activity_exists: Callable[[str, str], bool] = lambda activity_arn, execution_arn: True
         self.on_finished: list[Callable[[Execution], None]] = []
         self.on_map_run: list[Callable[[MapRun], None]] = []  # a Distributed Map run begins
         self.on_child_execution: list[Callable[[Execution, MapRun], None]] = []  # one of its items starts
-        self._seed = seed
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
-        self._ready: deque[tuple[Fiber, Any, BaseException | None]] = deque()
-        self._timers: list[tuple[datetime, int, Timer]] = []
-        self._sequence = itertools.count()
         self._in_flight = 0
         self._starting = 0  # executions whose start instant is taken but that the engine has not taken up yet
         self._busy = False
         self._closed = False
-        self._roots: dict[str, Fiber] = {}  # execution ARN -> top-level fiber
-        self._runs: dict[str, Run] = {}  # execution ARN -> its run, kept after failure for redrive
-        self._execution_timers: dict[str, Timer] = {}
-        self._outside_deadlines: set[Timer] = set()  # the timers set with skippable=False, until they fire
-        self._external_waits: dict[str, int] = {}  # execution ARN -> pending callback/activity waits
-        self._tokens: dict[str, _TokenWait] = {}
-        self._executions: dict[str, Execution] = {}  # every execution started, for `.sync` waits
-        self._completion_waits: dict[str, list[_CompletionWait]] = {}
-        self._map_children: dict[str, tuple[_MapRunProgress, int]] = {}  # child execution ARN -> (run, item)
-        self._activities: dict[str, deque[ActivityTask]] = {}
+        self._timers = Timers()
+        self._fibers = Fibers(dispatch=self._dispatch, ended=lambda *ending: self._lifecycle.ended(*ending),
+                              history_full=lambda fiber: self._lifecycle.history_full(fiber))
+        self._callbacks = Callbacks(self._cv, fibers=self._fibers, timers=self._timers, now=clock.now,
+                                    post=self._post, closed=lambda: self._closed)
+        self._map_runs = MapRuns(fibers=self._fibers, now=clock.now, start=lambda child: self._lifecycle.start(child),
+                                 abort=lambda child: self._lifecycle.abort(child),
+                                 began=lambda map_run: self._notify(self.on_map_run, map_run),
+                                 child_started=lambda child, map_run: self._notify(self.on_child_execution, child, map_run))
+        self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed,
+                                    closed=self._execution_closed)
+        self._time = AutoTime(clock, self._timers, waiting_outside=self._callbacks.waiting_outside,
+                              has_timeout=self._lifecycle.has_timeout, skip_external_deadlines=skip_external_deadlines)
         clock.attach(self)
         self._thread = threading.Thread(target=self._loop, name="sfn-engine", daemon=True)
         self._thread.start()
+
+    @property
+    def skip_external_deadlines(self) -> bool:
+        """Jump to deadlines someone outside races too (rule 3 of the auto clock off)."""
+        return self._time.skip_external_deadlines
+
+    @skip_external_deadlines.setter
+    def skip_external_deadlines(self, skip: bool) -> None:
+        self._time.skip_external_deadlines = skip
 
     # == entry points (any thread) ==================================================================
     @contextmanager
@@ -207,15 +131,15 @@ class Engine:
 
     def start(self, execution: Execution) -> None:
         """Begin running `execution` (status RUNNING, start_date set by the caller)."""
-        self._post(lambda: self._start(execution))
+        self._post(lambda: self._lifecycle.start(execution))
 
     def stop(self, execution: Execution, error: str | None = None, cause: str | None = None) -> None:
         """Abort a running execution (ExecutionAborted); returns once it is stopped."""
-        self._call(lambda: self._abort(execution, error, cause))
+        self._call(lambda: self._lifecycle.abort(execution, error, cause))
 
     def redrive(self, execution: Execution) -> None:
         """Run a failed, timed-out or aborted execution again from the state where it stopped."""
-        self._call(lambda: self._redrive(execution))
+        self._call(lambda: self._lifecycle.redrive(execution))
 
     def run_detached(self, run: Run, gen: Interpreter, timeout: float | None = None) -> tuple[Any, StatesError | None]:
         """Run one interpreter outside any execution's lifecycle (TestState) and return its outcome."""
@@ -226,7 +150,7 @@ class Engine:
             outcome.append((result, error))
             done.set()
 
-        self._post(lambda: self._resume(Fiber(gen, run, on_done=finish)))
+        self._post(lambda: self._fibers.resume(Fiber(gen, run, on_done=finish)))
         if not done.wait(timeout):
             raise TimeoutError("the state did not finish in time")
         return outcome[0]
@@ -236,49 +160,26 @@ class Engine:
         return execution.finished.wait(timeout)
 
     def send_task_success(self, token: str, output: Any) -> None:
-        self._answer(token, output, None)
+        self._callbacks.answer(token, output, None)
 
     def send_task_failure(self, token: str, error: str | None, cause: str | None) -> None:
-        self._answer(token, None, StatesError(error, cause))
+        self._callbacks.answer(token, None, StatesError(error, cause))
 
     def send_task_heartbeat(self, token: str) -> None:
-        with self._cv:
-            wait = self._token_wait(token)
-            self._commands.append(lambda: self._heartbeat(wait))
-            self._cv.notify_all()
+        self._callbacks.heartbeat(token)
 
     def task_token_execution(self, token: str) -> str | None:
         """The ARN of the execution that issued `token`, None if no known task has it; lets the
         control plane keep answers within the caller's account and region."""
-        with self._cv:
-            wait = self._tokens.get(token)
-            return wait.run.execution.arn if wait is not None else None
+        return self._callbacks.token_execution(token)
 
     def poll_activity(self, activity_arn: str, worker_name: str | None, timeout_seconds: float) -> ActivityTask | None:
         """Take the oldest task queued for the activity, waiting up to `timeout_seconds` of wall time."""
-        with self._cv:
-            deadline = None
-            while True:
-                queue = self._activities.get(activity_arn)
-                while queue:
-                    task = queue.popleft()
-                    if not task.expired:
-                        task.taken = True
-                        self._commands.append(lambda task=task: self._activity_taken(task, worker_name))
-                        self._cv.notify_all()
-                        return task
-                if self._closed:
-                    return None
-                now = wall_monotonic()  # a long poll is a network wait, not workflow time
-                deadline = deadline if deadline is not None else now + timeout_seconds
-                if now >= deadline:
-                    return None
-                self._cv.wait(deadline - now)
+        return self._callbacks.poll_activity(activity_arn, worker_name, timeout_seconds)
 
     def forget_activity(self, activity_arn: str) -> None:
         """Drop the queue of a deleted activity (tasks already scheduled stay until they time out)."""
-        with self._cv:
-            self._activities.pop(activity_arn, None)
+        self._callbacks.forget_activity(activity_arn)
 
     def run_until_idle(self, timeout: float | None = None) -> bool:
         """Block until nothing can run: every execution is finished or waits for time or the world."""
@@ -290,6 +191,11 @@ class Engine:
         with self._cv:
             self._busy = True  # not idle until the loop has looked at the new time
             self._cv.notify_all()
+
+    @property
+    def running(self) -> bool:
+        """Is the engine thread still running (False once `close` has stopped it)?"""
+        return self._thread.is_alive()
 
     def close(self) -> None:
         with self._cv:
@@ -309,6 +215,8 @@ class Engine:
         if threading.current_thread() is self._thread:
             command()
             return
+        if self._closed:
+            raise RuntimeError("the engine is closed")
         done = threading.Event()
         failure: list[BaseException] = []
 
@@ -321,7 +229,9 @@ class Engine:
                 done.set()
 
         self._post(wrapped)
-        done.wait()
+        while not done.wait(0.5):
+            if not self._thread.is_alive():  # closed before it came to the command
+                raise RuntimeError("the engine is closed")
         if failure:
             raise failure[0]
 
@@ -331,20 +241,18 @@ class Engine:
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while not self._commands and not self._ready and not self._timer_due():
+                while not self._commands and not self._fibers.runnable and not self._timers.is_due(self.clock.now()):
                     if self._closed:
                         return
-                    due = self._next_due()
-                    if due is not None and self._may_jump():
-                        self.clock.jump_to(due)
+                    due = self._timers.next_due()
+                    if self._time.when_idle(due, in_flight=self._in_flight, starting=self._starting,
+                                            live=self._lifecycle.live):
                         continue
-                    if self._needs_wall_time():
-                        self.clock.release()
-                    else:
-                        self.clock.hold()
                     self._busy = False
                     self._cv.notify_all()
                     self._cv.wait(self.clock.wall_seconds_until(due) if due is not None else None)
+                if self._closed:  # however busy: executions stop where they are
+                    return
                 self._busy = True
                 commands, self._commands = self._commands, []
             for command in commands:
@@ -352,85 +260,68 @@ class Engine:
                     command()
                 except Exception:  # a failed command must not stop the engine
                     log.exception("engine command failed")
-            self._fire_due_timers()
-            self._run_ready()
+            self._timers.fire_due(self.clock.now())
+            self._fibers.run_turns()
 
-    def _run_ready(self) -> None:
-        steps = 0
-        while self._ready and steps < STEPS_BEFORE_YIELD:
-            fiber, value, error = self._ready.popleft()
-            if not fiber.done:
-                self._step(fiber, value, error)
-            steps += 1
+    def _execution_closed(self, execution: Execution) -> None:
+        self._callbacks.forget_execution(execution.arn)
+        self._map_runs.execution_closed(execution)
+        self._notify(self.on_finished, execution)
 
-    def _step(self, fiber: Fiber, value: Any, error: BaseException | None) -> None:
-        fiber.waiting = None
-        try:
-            effect = fiber.gen.throw(error) if error is not None else fiber.gen.send(value)
-        except StopIteration as stop:
-            self._finished(fiber, stop.value, None)
-        except StatesError as failure:
-            self._finished(fiber, None, failure)
-        except Exception as exc:  # an emulator bug: fail this execution only, and say so
-            log.exception("interpreter error in %s", fiber.run.execution.arn)
-            self._finished(fiber, None, StatesError(names.RUNTIME, f"sfn-emulator internal error: {type(exc).__name__}: {exc}"))
-        else:
-            self._dispatch(fiber, effect)
-
-    def _resume(self, fiber: Fiber, value: Any = None, error: BaseException | None = None) -> None:
-        self._ready.append((fiber, value, error))
+    def _notify(self, listeners: list[Callable[..., None]], *subjects: Any) -> None:
+        for listener in listeners:
+            try:
+                listener(*subjects)
+            except Exception:  # a listener's bug must not stop the engine
+                log.exception("engine listener failed")
 
     # -- effects -------------------------------------------------------------------------------------
     def _dispatch(self, fiber: Fiber, effect: Effect) -> None:
-        if isinstance(effect, Reschedule):
-            self._resume(fiber)
-        elif isinstance(effect, Sleep):
+        if isinstance(effect, Sleep):
             if effect.until <= self.clock.now():
-                self._resume(fiber)
+                self._fibers.resume(fiber)
             else:
-                fiber.waiting = self._set_timer(effect.until, lambda: self._resume(fiber), skippable=True)
+                fiber.waiting = self._timers.set(effect.until, lambda: self._fibers.resume(fiber), skippable=True)
         elif isinstance(effect, AnswersWholeTask):
             try:
                 resource = (fiber.run.resources or self.resources).find(effect.request)
             except StatesError:
-                self._resume(fiber, False)
+                self._fibers.resume(fiber, False)
             else:
-                self._resume(fiber, bool(getattr(resource, "settles_task", False)))
+                self._fibers.resume(fiber, bool(getattr(resource, "settles_task", False)))
         elif isinstance(effect, Invoke):
             self._invoke(fiber, effect)
         elif isinstance(effect, AwaitToken):
-            self._await_token(fiber, effect)
+            self._callbacks.await_token(fiber, effect)
         elif isinstance(effect, AwaitCompletion):
             self._await_completion(fiber, effect)
         elif isinstance(effect, CheckActivity):
             if self.activity_exists(effect.activity_arn, fiber.run.execution.arn):
-                self._resume(fiber)
+                self._fibers.resume(fiber)
             else:
-                self._resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))
+                self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))
         elif isinstance(effect, ScheduleActivity):
-            self._schedule_activity(fiber, effect)
-        elif isinstance(effect, Fork):
-            self._fork(fiber, effect)
+            self._callbacks.schedule_activity(fiber, effect)
         elif isinstance(effect, RunMapRun):
-            self._run_map_run(fiber, effect)
+            self._map_runs.run(fiber, effect)
         else:
-            self._resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator internal error: unknown effect {effect!r}"))
+            self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator internal error: unknown effect {effect!r}"))
 
     def _invoke(self, fiber: Fiber, effect: Invoke) -> None:
         request = effect.request
         if request.task_token:
-            self._register_token(request.task_token, fiber.run)
+            self._callbacks.register(request.task_token, fiber.run)
         try:
             resource = (fiber.run.resources or self.resources).find(request)
         except StatesError as error:
-            self._resume(fiber, error=error)
+            self._fibers.resume(fiber, error=error)
             return
-        call = _Call(fiber)
+        call = _Call(fiber, self._settle)
         fiber.waiting = call
         self._in_flight += 1
         if effect.timeout_seconds:
-            call.timer = self._set_timer(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
-                                         lambda: self._settle(call, None, StatesError(names.TIMEOUT)), skippable=False)
+            call.timer = self._timers.set(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
+                                          lambda: self._settle(call, None, StatesError(names.TIMEOUT)), skippable=False)
         self.clock.release()  # time follows the wall clock while a task resource works
 
         def work() -> None:
@@ -456,505 +347,49 @@ class Engine:
         call.settled = True
         self._in_flight -= 1
         if call.timer:
-            call.timer.cancelled = True
+            call.timer.cancel()
         if not call.fiber.done:
-            self._resume(call.fiber, result, error)
-
-    def _register_token(self, token: str, run: Run) -> _TokenWait:
-        with self._cv:
-            wait = self._tokens.get(token)
-            if wait is None:
-                wait = self._tokens[token] = _TokenWait(token, run)
-            return wait
-
-    def _await_token(self, fiber: Fiber, effect: AwaitToken) -> None:
-        wait = self._register_token(effect.token, fiber.run)
-        wait.fiber = fiber
-        fiber.waiting = wait
-        if wait.early is not None:
-            result, error = wait.early
-            self._close_token(wait)
-            self._resume(fiber, result, error)
-            return
-        self._external_waits[fiber.run.execution.arn] = self._external_waits.get(fiber.run.execution.arn, 0) + 1
-        counted_from = effect.counted_from or self.clock.now()
-        if effect.timeout_seconds and wait.timeout is None:
-            wait.timeout = self._set_timer(counted_from + timedelta(seconds=effect.timeout_seconds),
-                                           lambda: self._token_expired(wait, names.TIMEOUT), skippable=False)
-        if effect.heartbeat_seconds:
-            wait.heartbeat_seconds = effect.heartbeat_seconds
-            if wait.heartbeat is None:
-                self._heartbeat(wait)
-
-    def _heartbeat(self, wait: _TokenWait) -> None:
-        if wait.heartbeat_seconds is None or wait.timed_out:
-            return
-        if wait.heartbeat:
-            wait.heartbeat.cancelled = True
-        wait.heartbeat = self._set_timer(self.clock.now() + timedelta(seconds=wait.heartbeat_seconds),
-                                         # AWS reports a missed heartbeat as States.Timeout (recorded twice)
-                                         lambda: self._token_expired(wait, names.TIMEOUT), skippable=False)
-
-    def _token_expired(self, wait: _TokenWait, error: str) -> None:
-        if wait.timed_out:
-            return
-        wait.timed_out = True
-        fiber = wait.fiber
-        self._close_token(wait, keep_as_timed_out=True)
-        if fiber is not None and not fiber.done:
-            self._resume(fiber, error=StatesError(error))
-
-    def _close_token(self, wait: _TokenWait, *, keep_as_timed_out: bool = False) -> None:
-        for timer in (wait.timeout, wait.heartbeat):
-            if timer:
-                timer.cancelled = True
-        if wait.fiber is not None and wait.early is None:
-            arn = wait.run.execution.arn
-            self._external_waits[arn] = max(0, self._external_waits.get(arn, 0) - 1)
-        if not keep_as_timed_out:
-            with self._cv:
-                self._tokens.pop(wait.token, None)
-
-    def _token_wait(self, token: str) -> _TokenWait:
-        """Find the wait behind a token sent by a client (caller holds the lock)."""
-        if not token or len(token) > 2048:
-            raise InvalidTaskToken(f"Invalid Token: '{token}'")
-        wait = self._tokens.get(token)
-        if wait is None:
-            if len(token) != 64 or any(ch not in "0123456789abcdef" for ch in token):
-                raise InvalidTaskToken(f"Invalid Token: '{token}'")
-            raise TaskNotFound("Task Token does not exist")
-        if wait.timed_out:
-            raise TaskTimedOutError("Task Timed Out")
-        return wait
-
-    def _answer(self, token: str, output: Any, error: StatesError | None) -> None:
-        with self._cv:
-            wait = self._token_wait(token)
-            self._commands.append(lambda: self._deliver(wait, output, error))
-            self._busy = True
-            self._cv.notify_all()
-
-    def _deliver(self, wait: _TokenWait, output: Any, error: StatesError | None) -> None:
-        if wait.timed_out:
-            return
-        if wait.completion is not None:
-            self._answer_completion(wait.completion, output, error)
-            return
-        fiber = wait.fiber
-        if fiber is None or fiber.waiting is not wait:
-            wait.early = (output, error)  # answered while the integration call is still running
-            return
-        self._close_token(wait)
-        self._resume(fiber, output, error)
+            self._fibers.resume(call.fiber, result, error)
 
     def _await_completion(self, fiber: Fiber, effect: AwaitCompletion) -> None:
         try:
             resource = (fiber.run.resources or self.resources).find(effect.request)
         except StatesError as error:
-            self._resume(fiber, error=error)
+            self._fibers.resume(fiber, error=error)
             return
         if not isinstance(resource, SyncResource):
-            self._resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator cannot wait for the job of "
-                                                                 f"'{effect.request.resource.arn}'"))
+            self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator cannot wait for the job of "
+                                                                        f"'{effect.request.resource.arn}'"))
             return
-        awaited = self._executions.get(resource.awaited_execution(effect.submitted))
+        awaited = self._lifecycle.find(resource.awaited_execution(effect.submitted))
         if awaited is None:
-            self._resume(fiber, error=StatesError(names.RUNTIME, f"the job submitted by '{effect.request.resource.arn}' "
-                                                                 "is not an execution of this emulator"))
+            self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"the job submitted by '{effect.request.resource.arn}' "
+                                                                        "is not an execution of this emulator"))
             return
-        waiter = _CompletionWait(fiber, lambda child: resource.completed(effect.request, child))
+        waiter = CompletionWait(fiber, lambda child: resource.completed(effect.request, child))
         fiber.waiting = waiter
-        with self._cv:  # the task's own token answers it too, whichever comes first
-            waiter.token = self._tokens.get(effect.request.task_token or "")
+        waiter.token = self._callbacks.find(effect.request.task_token)  # the task's own token answers it too
         if waiter.token is not None and waiter.token.early is not None:
             self._answer_completion(waiter, *waiter.token.early)
             return
-        if awaited.finished.is_set():
-            self._complete(waiter, awaited)
-            return
         if waiter.token is not None:
-            waiter.token.completion = waiter
-        self._completion_waits.setdefault(awaited.arn, []).append(waiter)
-        if effect.timeout_seconds:
+            waiter.token.answered = lambda output, error: self._answer_completion(waiter, output, error)
+        if effect.timeout_seconds and not awaited.finished.is_set():
             started = effect.counted_from or self.clock.now()
-            waiter.timeout = self._set_timer(started + timedelta(seconds=effect.timeout_seconds),
-                                             lambda: self._completion_timed_out(waiter), skippable=True)
+            waiter.timeout = self._timers.set(started + timedelta(seconds=effect.timeout_seconds),
+                                              lambda: self._completion_timed_out(waiter), skippable=True)
+        self._lifecycle.await_completion(waiter, awaited)
 
-    def _completion_timed_out(self, waiter: _CompletionWait) -> None:
+    def _completion_timed_out(self, waiter: CompletionWait) -> None:
+        """The `.sync` task's TimeoutSeconds, which covers the whole job, passed first."""
         if not waiter.fiber.done and waiter.fiber.waiting is waiter:
             if waiter.token is not None:
-                self._close_token(waiter.token, keep_as_timed_out=True)
+                self._callbacks.close(waiter.token, keep_as_timed_out=True)
                 waiter.token.timed_out = True
-            self._resume(waiter.fiber, error=StatesError(names.TIMEOUT))
+            self._fibers.resume(waiter.fiber, error=StatesError(names.TIMEOUT))
 
-    def _answer_completion(self, waiter: _CompletionWait, output: Any, error: StatesError | None) -> None:
+    def _answer_completion(self, waiter: CompletionWait, output: Any, error: StatesError | None) -> None:
         """A `.sync` task answered by SendTaskSuccess/SendTaskFailure with its token, before its job ended."""
-        if waiter.timeout:
-            waiter.timeout.cancelled = True
-        if waiter.token is not None:
-            self._close_token(waiter.token)
         if not waiter.fiber.done and waiter.fiber.waiting is waiter:
-            self._resume(waiter.fiber, output, error)
-
-    def _complete(self, waiter: _CompletionWait, child: Execution) -> None:
-        if waiter.timeout:
-            waiter.timeout.cancelled = True
-        if waiter.fiber.done or waiter.fiber.waiting is not waiter:
-            return
-        if waiter.token is not None:
-            self._close_token(waiter.token)
-        try:
-            self._resume(waiter.fiber, waiter.result_of(child))
-        except StatesError as error:
-            self._resume(waiter.fiber, error=error)
-
-    def _schedule_activity(self, fiber: Fiber, effect: ScheduleActivity) -> None:
-        task = ActivityTask(effect.activity_arn, effect.token, effect.input, fiber)
-        fiber.waiting = task
-        wait = self._register_token(effect.token, fiber.run)
-        if effect.timeout_seconds:
-            wait.timeout = self._set_timer(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
-                                           lambda: self._activity_expired(task, wait), skippable=False)
-        self._external_waits[fiber.run.execution.arn] = self._external_waits.get(fiber.run.execution.arn, 0) + 1
-        with self._cv:
-            self._activities.setdefault(effect.activity_arn, deque()).append(task)
-            self._cv.notify_all()
-
-    def _activity_taken(self, task: ActivityTask, worker_name: str | None) -> None:
-        arn = task.fiber.run.execution.arn
-        self._external_waits[arn] = max(0, self._external_waits.get(arn, 0) - 1)
-        if not task.fiber.done and task.fiber.waiting is task:
-            self._resume(task.fiber, worker_name)
-
-    def _activity_expired(self, task: ActivityTask, wait: _TokenWait) -> None:
-        if task.taken:
-            self._token_expired(wait, names.TIMEOUT)
-            return
-        task.expired = True
-        wait.timed_out = True
-        arn = task.fiber.run.execution.arn
-        self._external_waits[arn] = max(0, self._external_waits.get(arn, 0) - 1)
-        if not task.fiber.done:
-            self._resume(task.fiber, error=StatesError(names.TIMEOUT))
-
-    def _fork(self, fiber: Fiber, effect: Fork) -> None:
-        join = Join(fiber, list(effect.children), effect.max_concurrency, effect.interleave,
-                    results=[None] * len(effect.children), remaining=len(effect.children))
-        fiber.waiting = join
-        if not join.factories:
-            self._resume(fiber, [])
-            return
-        limit = join.max_concurrency or len(join.factories)
-        while join.next_index < min(limit, len(join.factories)):
-            self._start_child(join)
-
-    def _start_child(self, join: Join) -> None:
-        index = join.next_index
-        join.next_index += 1
-        parent = join.parent
-        child = Fiber(join.factories[index](), parent.run, join=join)
-        join.running[child] = index
-        self._resume(child)
-
-    def _run_map_run(self, fiber: Fiber, effect: RunMapRun) -> None:
-        progress = _MapRunProgress(fiber, effect, results=[None] * len(effect.inputs))
-        fiber.waiting = progress
-        self._notify(self.on_map_run, effect.map_run)
-        if not effect.inputs:
-            self._close_map_run(progress, SUCCEEDED)
-            self._resume(fiber, [])
-            return
-        limit = effect.map_run.max_concurrency or len(effect.inputs)
-        while progress.next_index < min(limit, len(effect.inputs)):
-            self._start_map_child(progress)
-
-    def _start_map_child(self, progress: _MapRunProgress) -> None:
-        index = progress.next_index
-        progress.next_index += 1
-        progress.running += 1
-        effect, parent = progress.effect, progress.fiber.run.execution
-        name = str(uuid.uuid4())
-        child = Execution(
-            arn=f"arn:{partition_for(parent.region)}:states:{parent.region}:{parent.account}:execution:"
-                f"{effect.map_run.state_machine_arn.rsplit(':', 1)[-1]}:{name}",
-            name=name, state_machine_arn=effect.map_run.state_machine_arn,
-            state_machine_name=effect.map_run.state_machine_arn.rsplit(":", 1)[-1],
-            machine=effect.processor, definition=parent.definition, input=to_json_text(effect.inputs[index]),
-            start_date=self.clock.now(), account=parent.account, region=parent.region, role_arn=parent.role_arn,
-            type=effect.execution_type, parent_execution_arn=parent.arn,
-        )
-        effect.map_run.executions.append(child)
-        self._map_children[child.arn] = (progress, index)
-        self._notify(self.on_child_execution, child, effect.map_run)
-        self._start(child)
-
-    def _map_child_finished(self, child: Execution) -> None:
-        progress, index = self._map_children.pop(child.arn)
-        if progress.closed:
-            return
-        progress.running -= 1
-        progress.finished += 1
-        effect = progress.effect
-        if child.status == SUCCEEDED:
-            progress.results[index] = json.loads(child.output or "null")
-        else:
-            progress.failed += 1
-            if self._beyond_tolerance(progress):
-                self._close_map_run(progress, FAILED)
-                self._resume(progress.fiber, error=StatesError(
-                    names.EXCEED_TOLERATED_FAILURE_THRESHOLD, "The specified tolerance threshold was exceeded"))
-                return
-        if progress.next_index < len(effect.inputs):
-            self._start_map_child(progress)
-        elif progress.finished == len(effect.inputs):
-            self._close_map_run(progress, SUCCEEDED)
-            self._resume(progress.fiber, progress.results)
-
-    @staticmethod
-    def _beyond_tolerance(progress: _MapRunProgress) -> bool:
-        effect = progress.effect
-        count, percentage = effect.tolerated_failure_count, effect.tolerated_failure_percentage
-        if count is None and percentage is None:
-            return True
-        if count is not None and progress.failed > count:
-            return True
-        return percentage is not None and progress.failed * 100 / len(effect.inputs) > percentage
-
-    def _close_map_run(self, progress: _MapRunProgress, status: str) -> None:
-        """End the map run; children still running are aborted (the parent no longer waits for them)."""
-        progress.closed = True
-        map_run = progress.effect.map_run
-        map_run.status, map_run.stop_date = status, self.clock.now()
-        for child in map_run.executions:
-            if child.status == RUNNING:
-                self._abort(child, None, None)
-
-    def _notify(self, listeners: list[Callable[..., None]], *subjects: Any) -> None:
-        for listener in listeners:
-            try:
-                listener(*subjects)
-            except Exception:  # a listener's bug must not stop the engine
-                log.exception("engine listener failed")
-
-    def _finished(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
-        fiber.done = True
-        join = fiber.join
-        if fiber.on_done is not None:
-            fiber.on_done(result, error)
-            return
-        if join is None:
-            if error is None:
-                self._succeed_execution(fiber.run, result)
-            else:
-                self._fail_execution(fiber.run, error)
-            return
-        index = join.running.pop(fiber, None)
-        if join.failed or index is None:
-            return
-        if error is not None:
-            join.failed = True
-            for sibling in list(join.running):
-                self._cancel(sibling, aborting=True)
-            join.running.clear()
-            self._resume(join.parent, error=error)
-            return
-        join.results[index] = result
-        join.remaining -= 1
-        if join.next_index < len(join.factories):
-            self._start_child(join)
-        elif join.remaining == 0:
-            self._resume(join.parent, join.results)
-
-    def _cancel(self, fiber: Fiber, *, aborting: bool) -> None:
-        """Stop a fiber and everything below it; `aborting` emits AWS's ...Aborted events on the way."""
-        if fiber.done:
-            return
-        fiber.done = True
-        waiting = fiber.waiting
-        if isinstance(waiting, Join):
-            waiting.failed = True
-            for child in list(waiting.running):
-                self._cancel(child, aborting=aborting)
-            waiting.running.clear()
-        elif isinstance(waiting, Timer):
-            waiting.cancelled = True
-        elif isinstance(waiting, _Call):
-            self._settle(waiting, None, None)
-        elif isinstance(waiting, _TokenWait):
-            self._close_token(waiting)
-        elif isinstance(waiting, _MapRunProgress):
-            self._close_map_run(waiting, ABORTED)
-        elif isinstance(waiting, ActivityTask):
-            waiting.expired = True
-            wait = self._tokens.get(waiting.token)
-            if wait:
-                self._close_token(wait)
-        try:
-            if aborting:
-                fiber.gen.throw(Aborted())
-        except (Aborted, StopIteration, StatesError):
-            pass
-        except Exception:  # aborting must finish whatever the generator does
-            log.exception("error while aborting %s", fiber.run.execution.arn)
-        fiber.gen.close()
-
-    # -- executions --------------------------------------------------------------------------------
-    def _start(self, execution: Execution) -> None:
-        self._executions[execution.arn] = execution
-        run = self._new_run(execution)
-        details: dict[str, Any] = {"input": execution.input, "inputDetails": {"truncated": False},
-                                   "roleArn": execution.role_arn}
-        if execution.state_machine_alias_arn:
-            details["stateMachineAliasArn"] = execution.state_machine_alias_arn
-        if execution.state_machine_version_arn:
-            details["stateMachineVersionArn"] = execution.state_machine_version_arn
-        run.emit(None, "ExecutionStarted", "executionStartedEventDetails", details, timestamp=execution.start_date)
-        self._launch(run, run_execution(run))
-
-    def _new_run(self, execution: Execution) -> Run:
-        return Run(execution, self.clock.now, random.Random(f"{self._seed}:{execution.arn}:{execution.redrive_count}"))
-
-    def _launch(self, run: Run, gen: Interpreter) -> None:
-        execution = run.execution
-        fiber = Fiber(gen, run)
-        self._roots[execution.arn] = fiber
-        self._runs[execution.arn] = run
-        timeout = execution.machine.timeout_seconds
-        if timeout:
-            due = execution.start_date + timedelta(seconds=timeout)
-            self._execution_timers[execution.arn] = self._set_timer(due, lambda: self._time_out(run), skippable=True)
-        self._resume(fiber)
-
-    def _succeed_execution(self, run: Run, output: Any) -> None:
-        text = to_json_text(output)
-        run.emit(None, "ExecutionSucceeded", "executionSucceededEventDetails",
-                 {"output": text, "outputDetails": {"truncated": False}})
-        self._close_execution(run.execution, SUCCEEDED, output=text)
-
-    def _fail_execution(self, run: Run, error: StatesError) -> None:
-        details = {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
-        run.emit(None, "ExecutionFailed", "executionFailedEventDetails", details)
-        self._close_execution(run.execution, FAILED, error=error.error, cause=error.cause)
-
-    def _time_out(self, run: Run) -> None:
-        execution = run.execution
-        if execution.status != RUNNING:
-            return
-        self._cancel(self._roots[execution.arn], aborting=False)
-        run.emit(None, "ExecutionTimedOut", "executionTimedOutEventDetails", {})
-        self._close_execution(execution, TIMED_OUT)
-
-    def _abort(self, execution: Execution, error: str | None, cause: str | None) -> None:
-        if execution.status != RUNNING:
-            return
-        root = self._roots.get(execution.arn)
-        if root is not None:
-            self._cancel(root, aborting=False)
-        details = {key: value for key, value in (("error", error), ("cause", cause)) if value is not None}
-        self._runs[execution.arn].emit(None, "ExecutionAborted", "executionAbortedEventDetails", details)
-        self._close_execution(execution, ABORTED, error=error, cause=cause)
-
-    def _redrive(self, execution: Execution) -> None:
-        previous = self._runs.get(execution.arn)
-        point = previous.restart_point if previous else None
-        if point is None:
-            raise NotRedrivable(f"Execution {execution.arn} has no state to redrive from")
-        execution.redrive_count += 1
-        execution.redrive_date = self.clock.now()
-        execution.status, execution.stop_date = RUNNING, None
-        execution.output = execution.error = execution.cause = None
-        execution.finished.clear()
-        run = self._new_run(execution)
-        run.emit(None, "ExecutionRedriven", "executionRedrivenEventDetails", {"redriveCount": execution.redrive_count})
-        state_name, state_input = point
-        frame = Frame(run, run.execution.history[-1]["id"])
-        machine = execution.machine
-        restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
-        self._launch(run, run_machine(restart, state_input, frame))
-
-    def _close_execution(self, execution: Execution, status: str, *, output: str | None = None,
-                         error: str | None = None, cause: str | None = None) -> None:
-        execution.status = status
-        execution.output, execution.error, execution.cause = output, error, cause
-        execution.stop_date = self.clock.now()
-        self._roots.pop(execution.arn, None)
-        self._external_waits.pop(execution.arn, None)
-        timer = self._execution_timers.pop(execution.arn, None)
-        if timer:
-            timer.cancelled = True
-        if status == SUCCEEDED:
-            self._runs.pop(execution.arn, None)
-        execution.finished.set()
-        for waiter in self._completion_waits.pop(execution.arn, []):
-            self._complete(waiter, execution)
-        if execution.arn in self._map_children:
-            self._map_child_finished(execution)
-        self._notify(self.on_finished, execution)
-
-    # -- timers ------------------------------------------------------------------------------------
-    def _set_timer(self, due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
-        # The clock counts whole milliseconds: a deadline between two falls due at the later one.
-        if due.microsecond % 1000:
-            due = due.replace(microsecond=due.microsecond - due.microsecond % 1000) + timedelta(milliseconds=1)
-        timer = Timer(due, fire, skippable)
-        heapq.heappush(self._timers, (due, next(self._sequence), timer))
-        if not skippable:
-            self._outside_deadlines.add(timer)
-        return timer
-
-    def _next_timer(self) -> Timer | None:
-        while self._timers and self._timers[0][2].cancelled:
-            heapq.heappop(self._timers)
-        return self._timers[0][2] if self._timers else None
-
-    def _next_due(self) -> datetime | None:
-        timer = self._next_timer()
-        return timer.due if timer else None
-
-    def _timer_due(self) -> bool:
-        timer = self._next_timer()
-        return timer is not None and timer.due <= self.clock.now()
-
-    def _may_jump(self) -> bool:
-        mode = self.clock.mode
-        if not (mode == "auto" or (mode == "real" and self.clock.scale == 0)) or self._in_flight:
-            return False
-        timer = self._next_timer()
-        if timer is None:
-            return False
-        return self.skip_external_deadlines or not self._outside_deadline_pending()
-
-    def _needs_wall_time(self) -> bool:
-        """Must time follow the wall clock while the engine is idle? In auto mode: while no execution
-        is live or starting (an idle emulator keeps up with the wall clock), while a task resource
-        runs, or while someone outside races a deadline (which then arrives in wall time)."""
-        if self.clock.mode != "auto" or self._in_flight:
-            return True
-        if self._starting:
-            return False
-        if not self._roots:
-            return True
-        return not self.skip_external_deadlines and self._outside_deadline_pending()
-
-    def _outside_deadline_pending(self) -> bool:
-        """Is someone outside racing a deadline: a callback, activity or heartbeat timeout, or the
-        timeout of an execution that waits for a callback or an activity worker?"""
-        self._outside_deadlines = {timer for timer in self._outside_deadlines if not timer.cancelled}
-        if self._outside_deadlines:
-            return True
-        return any(waits and arn in self._execution_timers for arn, waits in self._external_waits.items())
-
-    def _fire_due_timers(self) -> None:
-        now = self.clock.now()
-        while True:
-            timer = self._next_timer()
-            if timer is None or timer.due > now:
-                return
-            heapq.heappop(self._timers)
-            self._outside_deadlines.discard(timer)
-            try:
-                timer.fire()
-            except Exception:  # one timer's failure must not stop the others
-                log.exception("timer failed")
-
+            waiter.cancel()
+            self._fibers.resume(waiter.fiber, output, error)

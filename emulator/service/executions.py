@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from sfn_emulator.engine.errors import NotRedrivable
 from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution
+from sfn_emulator.engine.frame import MAX_HISTORY_EVENTS
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.errors import (
@@ -103,6 +104,8 @@ def _redrive_status(execution: Execution, machine_status: str | None, now: datet
         return "NOT_REDRIVABLE", f"Execution is {execution.status} and cannot be redriven"
     if now - execution.stop_date > REDRIVABLE_PERIOD:
         return "NOT_REDRIVABLE", "Execution redrivable period exceeded"
+    if len(execution.history) >= MAX_HISTORY_EVENTS:
+        return "NOT_REDRIVABLE", "Execution history event limit exceeded"
     return "REDRIVABLE", None
 
 

@@ -52,6 +52,17 @@ def test_every_topic_has_cases() -> None:
                       "variables", "jsonata", "limits", "paths"}
 
 
+def test_cases_that_expect_exact_instants_move_the_clock_by_hand() -> None:
+    """An idle auto clock follows the wall clock (README, "The virtual clock", rule 1): instants are
+    reproducible there only relative to the execution's start. A case that names its start instant
+    or expects exact timestamps therefore runs on the manual clock, or it depends on how fast the
+    machine running it is."""
+    offenders = [param.id for param in CASES
+                 if ("start" in param.values[0].get("clock", {}) or "timestamps" in param.values[0]["expect"])
+                 and param.values[0].get("clock", {}).get("mode", "auto") != "manual"]
+    assert offenders == []
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_case(case: dict[str, Any]) -> None:
     clock = case.get("clock", {})

@@ -1,0 +1,196 @@
+"""The lifecycle of executions: start, succeed, fail, time out, abort (StopExecution), redrive and
+the end at AWS's history quota. It writes the Execution* events (the interpreter writes the rest),
+keeps each execution's top-level fiber and run, and wakes `.sync` tasks waiting for an execution."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.engine.effects import Interpreter
+from sfn_emulator.engine.errors import NotRedrivable
+from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
+from sfn_emulator.engine.frame import HISTORY_LIMIT_CAUSE, MAX_HISTORY_EVENTS, Frame, Run, to_json_text
+from sfn_emulator.engine.interpreter import run_execution, run_machine
+from sfn_emulator.engine.scheduling.callbacks import TokenWait
+from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
+from sfn_emulator.engine.scheduling.timers import Timer, Timers
+
+
+@dataclass(eq=False)
+class CompletionWait:
+    """A `.sync` task waiting for an execution of this emulator to end (or for its own task token
+    to be answered, or for its TimeoutSeconds)."""
+
+    fiber: Fiber
+    result_of: Callable[[Execution], Any]
+    timeout: Timer | None = None
+    token: TokenWait | None = None  # the task's token, which answers it too
+
+    def cancel(self) -> None:
+        """Let go of the timeout and the token; the ended execution then finds the fiber done."""
+        if self.timeout:
+            self.timeout.cancel()
+        if self.token is not None:
+            self.token.cancel()
+
+
+class Lifecycle:
+    """Every execution the engine runs, from start to end. `closed` hears of each execution that ends."""
+
+    def __init__(self, *, fibers: Fibers, timers: Timers, now: Callable[[], datetime], seed: int,
+                 closed: Callable[[Execution], None]) -> None:
+        self._fibers = fibers
+        self._timers = timers
+        self._now = now
+        self._seed = seed
+        self._closed = closed
+        self._executions: dict[str, Execution] = {}  # every execution started, for `.sync` waits
+        self._roots: dict[str, Fiber] = {}  # execution ARN -> top-level fiber
+        self._runs: dict[str, Run] = {}  # execution ARN -> its run, kept after failure for redrive
+        self._timeouts: dict[str, Timer] = {}  # execution ARN -> its TimeoutSeconds
+        self._completion_waits: dict[str, list[CompletionWait]] = {}
+
+    @property
+    def live(self) -> bool:
+        """Is any execution running?"""
+        return bool(self._roots)
+
+    def has_timeout(self, arn: str) -> bool:
+        return arn in self._timeouts
+
+    def find(self, arn: str | None) -> Execution | None:
+        return self._executions.get(arn) if arn else None
+
+    def start(self, execution: Execution) -> None:
+        self._executions[execution.arn] = execution
+        run = self._new_run(execution)
+        details: dict[str, Any] = {"input": execution.input, "inputDetails": {"truncated": False},
+                                   "roleArn": execution.role_arn}
+        if execution.state_machine_alias_arn:
+            details["stateMachineAliasArn"] = execution.state_machine_alias_arn
+        if execution.state_machine_version_arn:
+            details["stateMachineVersionArn"] = execution.state_machine_version_arn
+        run.emit(None, "ExecutionStarted", "executionStartedEventDetails", details, timestamp=execution.start_date)
+        self._launch(run, run_execution(run))
+
+    def ended(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
+        """The execution's top-level fiber returned or raised."""
+        if error is None:
+            text = to_json_text(result)
+            fiber.run.emit(None, "ExecutionSucceeded", "executionSucceededEventDetails",
+                           {"output": text, "outputDetails": {"truncated": False}})
+            self._close(fiber.run.execution, SUCCEEDED, output=text)
+        else:
+            self._fail(fiber.run, error)
+
+    def history_full(self, fiber: Fiber) -> None:
+        """The history reached AWS's quota: the execution fails as AWS records it, whatever it was doing."""
+        error = StatesError(names.RUNTIME, HISTORY_LIMIT_CAUSE)
+        if fiber.on_done is not None:
+            fiber.done = True
+            fiber.on_done(None, error)
+            return
+        execution = fiber.run.execution
+        if execution.status != RUNNING:
+            return
+        root = self._roots.get(execution.arn)
+        if root is not None:
+            self._fibers.cancel(root, aborting=False)
+        self._fail(fiber.run, error)
+
+    def abort(self, execution: Execution, error: str | None = None, cause: str | None = None) -> None:
+        if execution.status != RUNNING:
+            return
+        root = self._roots.get(execution.arn)
+        if root is not None:
+            self._fibers.cancel(root, aborting=False)
+        details = {key: value for key, value in (("error", error), ("cause", cause)) if value is not None}
+        self._runs[execution.arn].emit(None, "ExecutionAborted", "executionAbortedEventDetails", details)
+        self._close(execution, ABORTED, error=error, cause=cause)
+
+    def redrive(self, execution: Execution) -> None:
+        previous = self._runs.get(execution.arn)
+        point = previous.restart_point if previous else None
+        if point is None:
+            raise NotRedrivable(f"Execution {execution.arn} has no state to redrive from")
+        if len(execution.history) >= MAX_HISTORY_EVENTS:
+            raise NotRedrivable("Execution history event limit exceeded")
+        execution.redrive_count += 1
+        execution.redrive_date = self._now()
+        execution.status, execution.stop_date = RUNNING, None
+        execution.output = execution.error = execution.cause = None
+        execution.finished.clear()
+        run = self._new_run(execution)
+        run.emit(None, "ExecutionRedriven", "executionRedrivenEventDetails", {"redriveCount": execution.redrive_count})
+        state_name, state_input = point
+        frame = Frame(run, run.execution.history[-1]["id"])
+        machine = execution.machine
+        restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
+        self._launch(run, run_machine(restart, state_input, frame))
+
+    def await_completion(self, waiter: CompletionWait, awaited: Execution) -> None:
+        """Resume the waiter's fiber with its result once `awaited` has ended."""
+        waiter.fiber.waiting = waiter
+        if awaited.finished.is_set():
+            self._complete(waiter, awaited)
+        else:
+            self._completion_waits.setdefault(awaited.arn, []).append(waiter)
+
+    # -- internals -------------------------------------------------------------------------------
+    def _new_run(self, execution: Execution) -> Run:
+        return Run(execution, self._now, random.Random(f"{self._seed}:{execution.arn}:{execution.redrive_count}"))
+
+    def _launch(self, run: Run, gen: Interpreter) -> None:
+        execution = run.execution
+        fiber = Fiber(gen, run)
+        self._roots[execution.arn] = fiber
+        self._runs[execution.arn] = run
+        timeout = execution.machine.timeout_seconds
+        if timeout:
+            due = execution.start_date + timedelta(seconds=timeout)
+            self._timeouts[execution.arn] = self._timers.set(due, lambda: self._time_out(run), skippable=True)
+        self._fibers.resume(fiber)
+
+    def _fail(self, run: Run, error: StatesError) -> None:
+        details = {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
+        run.emit(None, "ExecutionFailed", "executionFailedEventDetails", details)
+        self._close(run.execution, FAILED, error=error.error, cause=error.cause)
+
+    def _time_out(self, run: Run) -> None:
+        execution = run.execution
+        if execution.status != RUNNING:
+            return
+        self._fibers.cancel(self._roots[execution.arn], aborting=False)
+        run.emit(None, "ExecutionTimedOut", "executionTimedOutEventDetails", {})
+        self._close(execution, TIMED_OUT)
+
+    def _close(self, execution: Execution, status: str, *, output: str | None = None,
+               error: str | None = None, cause: str | None = None) -> None:
+        execution.status = status
+        execution.output, execution.error, execution.cause = output, error, cause
+        execution.stop_date = self._now()
+        self._roots.pop(execution.arn, None)
+        timer = self._timeouts.pop(execution.arn, None)
+        if timer:
+            timer.cancel()
+        if status == SUCCEEDED:
+            self._runs.pop(execution.arn, None)
+        execution.finished.set()
+        for waiter in self._completion_waits.pop(execution.arn, []):
+            self._complete(waiter, execution)
+        self._closed(execution)
+
+    def _complete(self, waiter: CompletionWait, child: Execution) -> None:
+        if waiter.fiber.done or waiter.fiber.waiting is not waiter:
+            return
+        waiter.cancel()
+        try:
+            self._fibers.resume(waiter.fiber, waiter.result_of(child))
+        except StatesError as error:
+            self._fibers.resume(waiter.fiber, error=error)
+

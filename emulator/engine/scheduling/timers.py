@@ -1,0 +1,75 @@
+"""Timers: one heap ordered by (due, sequence), so timers due at the same instant fire in the order
+they were set. A timer is cancelled by marking it; the heap drops it when it reaches the top."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(eq=False)
+class Timer:
+    due: datetime
+    fire: Callable[[], None]
+    skippable: bool  # False for a deadline someone outside races (see `time_rule`)
+    cancelled: bool = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Timers:
+    """Every timer of the engine: Waits, retry intervals, task, heartbeat and execution timeouts."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[datetime, int, Timer]] = []
+        self._sequence = itertools.count()
+        self._outside_deadlines: set[Timer] = set()  # the timers set with skippable=False, until they fire
+
+    def set(self, due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
+        """A timer that calls `fire` once the clock reaches `due`."""
+        # The clock counts whole milliseconds: a deadline between two falls due at the later one.
+        if due.microsecond % 1000:
+            due = due.replace(microsecond=due.microsecond - due.microsecond % 1000) + timedelta(milliseconds=1)
+        timer = Timer(due, fire, skippable)
+        heapq.heappush(self._heap, (due, next(self._sequence), timer))
+        if not skippable:
+            self._outside_deadlines.add(timer)
+        return timer
+
+    def next_due(self) -> datetime | None:
+        timer = self._next()
+        return timer.due if timer else None
+
+    def is_due(self, now: datetime) -> bool:
+        timer = self._next()
+        return timer is not None and timer.due <= now
+
+    def fire_due(self, now: datetime) -> None:
+        """Fire every timer due by `now`, in (due, sequence) order."""
+        while True:
+            timer = self._next()
+            if timer is None or timer.due > now:
+                return
+            heapq.heappop(self._heap)
+            self._outside_deadlines.discard(timer)
+            try:
+                timer.fire()
+            except Exception:  # one timer's failure must not stop the others
+                log.exception("timer failed")
+
+    def outside_deadline_set(self) -> bool:
+        """Is a timer set with skippable=False still pending?"""
+        self._outside_deadlines = {timer for timer in self._outside_deadlines if not timer.cancelled}
+        return bool(self._outside_deadlines)
+
+    def _next(self) -> Timer | None:
+        while self._heap and self._heap[0][2].cancelled:
+            heapq.heappop(self._heap)
+        return self._heap[0][2] if self._heap else None
