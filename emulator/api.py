@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import default_machine_name, read_definition_file
+from sfn_emulator.json_diff import describe_differences, json_equal
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"
@@ -133,12 +134,18 @@ class ExecutionResult:
         __tracebackhide__ = True
         if not self.succeeded:
             raise AssertionError(f"expected the execution to succeed\n{self.explain()}")
-        if output is not _NOT_GIVEN and self.output != output:
+        if output is not _NOT_GIVEN and not json_equal(self.output, output):
             raise AssertionError(
-                f"the execution succeeded with output {_compact(self.output)}, expected {_compact(output)}\n"
-                f"{self.explain()}"
+                f"the execution succeeded with another output than expected:\n"
+                f"{describe_differences(self.output, output)}\n{self.explain()}"
             )
         return self
+
+    def assert_output(self, expected: Any) -> ExecutionResult:
+        """Fail the test unless the execution SUCCEEDED with output `expected` (a JSON value); the
+        message lists the changed, missing and extra fields by JSON path."""
+        __tracebackhide__ = True
+        return self.assert_succeeded(output=expected)
 
     def assert_failed(self, error: str | None = None, cause: str | None = None) -> ExecutionResult:
         """Fail the test unless the execution FAILED (with this `error` and `cause`, when given)."""
