@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import default_machine_name, read_definition_file
+from sfn_emulator.history_tokens import open_token_waits, task_token
 from sfn_emulator.json_diff import describe_differences, json_equal
 
 RUNNING = "RUNNING"
@@ -111,6 +112,17 @@ class ExecutionResult:
                         del open_visits[index]
                         break
         return open_visits[-1][1] if open_visits else None
+
+    def task_token(self, state_name: str) -> str:
+        """The task token handed out by the latest task of state `state_name` (read from its
+        TaskScheduled parameters), for SendTaskSuccess/SendTaskFailure. Raises `NoTaskToken`
+        (a LookupError) saying what the history shows when there is none."""
+        return task_token(self.history, state_name)
+
+    @property
+    def token_waits(self) -> dict[str, str]:
+        """State name -> task token, for each task that waits for its token to be answered."""
+        return open_token_waits(self.history)
 
     def explain(self) -> str:
         """A few lines on how the execution ended: where it stopped, with what input, and why."""
@@ -241,29 +253,28 @@ class ExecutionRunner:
                             timeout=timeout)
 
     def execute(self, machine_arn: str, input_json: str, *, test_case: str | None = None, type: str | None = None,
-                timeout: float | None = DEFAULT_TIMEOUT, until_ended: bool = False) -> ExecutionResult:
+                timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """Run the state machine `machine_arn` once with `input_json`, JSON text passed on untouched
         (what is wrong with it is what StartExecution says), and return the execution.
 
-        `type` None asks the state machine for its type; `until_ended` is `wait`'s.
+        `type` None asks the state machine for its type.
         """
         if type is None:
             type = self.api.describe_state_machine(stateMachineArn=machine_arn)["type"]
-        target = f"{machine_arn}#{test_case}" if test_case else machine_arn
         if type == EXPRESS:
+            target = f"{machine_arn}#{test_case}" if test_case else machine_arn
             return ExecutionResult.from_api(self.api.start_sync_execution(stateMachineArn=target, input=input_json))
-        execution_arn = self.api.start_execution(stateMachineArn=target, input=input_json)["executionArn"]
-        return self.wait(execution_arn, timeout=timeout, until_ended=until_ended)
+        execution_arn = self.start(machine_arn, input_json, test_case=test_case)
+        return self.wait(execution_arn, timeout=timeout)
 
-    def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             until_ended: bool = False) -> ExecutionResult:
-        """The execution once it has ended or cannot move by itself (see the class docstring).
+    def start(self, machine_arn: str, input_json: str, *, test_case: str | None = None) -> str:
+        """Start a STANDARD execution of `machine_arn` (under `test_case`) and return its ARN at once."""
+        target = f"{machine_arn}#{test_case}" if test_case else machine_arn
+        return str(self.api.start_execution(stateMachineArn=target, input=input_json)["executionArn"])
 
-        `until_ended` polls until the execution ends whatever the clock, and does not return it
-        for waiting on someone: a callback's or an activity's timeout, which runs in wall time,
-        ends it too (`sfn-emulator run`, where no one else can answer, waits like this).
-        """
-        if self.clock.mode != "real" and not until_ended:
+    def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
+        """The execution once it has ended or cannot move by itself (see the class docstring)."""
+        if self.clock.mode != "real":
             self.clock.run_until_idle(timeout)
         else:
             deadline = None if timeout is None else time.monotonic() + timeout
@@ -332,7 +343,7 @@ def run_definition(
             mock_config = write_mock_config(mock_config, Path(scratch))
         if mock_config is not None:
             settings = replace(settings, mock_config=Path(mock_config))
-        with Emulator(settings) as instance:
+        with Emulator(settings, function_hint="pass `functions={name: handler}` to run_definition") as instance:
             instance.functions.update(functions or {})
             runner = ExecutionRunner(instance.service, instance.clock,
                                      role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator")

@@ -158,7 +158,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("execution_retention_days", "--execution-retention-days", "SFN_EMULATOR_EXECUTION_RETENTION_DAYS",
            _days, "clock days a finished execution stays visible (0: forever; AWS keeps 90)", metavar="DAYS"),
     Option("functions", "--functions", "SFN_EMULATOR_FUNCTIONS", _path,
-           "Python file whose functions serve Lambda task states", metavar="FILE"),
+           "JSON/YAML map of Lambda function name or ARN to the Python callable serving it: "
+           "'file.py:callable' (relative to the map) or 'package.module:callable'", metavar="FILE"),
     Option("mock_config", "--mock-config", "SFN_MOCK_CONFIG", _path,
            "mock configuration file (AWS Step Functions Local's format)", metavar="FILE"),
     Option("log_level", "--log-level", "SFN_EMULATOR_LOG_LEVEL", _one_of(LOG_LEVELS, upper=True),

@@ -26,7 +26,8 @@ from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 from sfn_emulator.resources.base import TaskResource, TaskResources
-from sfn_emulator.resources.lambda_functions import LambdaFunctions, load_function_map
+from sfn_emulator.resources.function_map import load_function_map
+from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.mocks import MockConfig
 from sfn_emulator.resources.nested_executions import StartExecution
 from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
@@ -39,8 +40,11 @@ from sfn_emulator.wire.clock_api import mount_clock_api
 class Emulator:
     """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions` and the WSGI `.app`."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, function_hint: str | None = None) -> None:
+        """`function_hint` says how to serve a Lambda function nothing serves, in the caller's terms
+        (`--functions` for the CLI, `sfn_emulator.register` in pytest, ...)."""
         self.settings = settings
+        self.function_hint = function_hint
         self.clock = Clock(mode=settings.clock, start=settings.clock_start, scale=settings.wait_time_scale)
         self.functions = LambdaFunctions(self.clock.now)
         if settings.functions is not None:
@@ -56,7 +60,7 @@ class Emulator:
         self.service.mock_config_loaded = lambda: self.mocks is not None
         self._resources: list[TaskResource] = [self.functions, StartExecution(self.service),
                                                 StepFunctionsSdk(self.service), self.aws]
-        self.engine.resources = TaskResources(self._chain())
+        self.engine.resources = self._task_resources()
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
         mount_clock_api(self.app, self.clock, self.engine)
@@ -67,10 +71,11 @@ class Emulator:
 
         A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
         self.mocks = MockConfig.load(path) if path is not None else None
-        self.engine.resources = TaskResources(self._chain())
+        self.engine.resources = self._task_resources()
 
-    def _chain(self) -> list[TaskResource]:
-        return ([self.mocks] if self.mocks is not None else []) + self._resources
+    def _task_resources(self) -> TaskResources:
+        chain = ([self.mocks] if self.mocks is not None else []) + self._resources
+        return TaskResources(chain, self.function_hint) if self.function_hint else TaskResources(chain)
 
     def _forget_mocked_execution(self, execution: Execution) -> None:
         if self.mocks is not None:

@@ -92,7 +92,7 @@ class SessionEmulator:
     @classmethod
     def start(cls, settings: Settings, scratch: Path) -> SessionEmulator:
         """An emulator in this process, served on a free loopback port."""
-        local = Emulator(settings)
+        local = Emulator(settings, function_hint="call `sfn_emulator.register(name_or_arn, handler)` in the test")
         server = HttpServer(local.app, "127.0.0.1", 0).start()
         return cls(server.endpoint_url, local.clock, local=local, server=server, scratch=scratch,
                    region=settings.region, default_account=settings.account)
@@ -189,6 +189,11 @@ class EmulatorFixture:
     def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """An execution started some other way, once it has ended or waits for someone."""
         return self.runner.wait(execution_arn, timeout=timeout)
+
+    def task_token(self, execution_arn: str, state_name: str) -> str:
+        """The task token the execution's latest task in state `state_name` was given, to answer with
+        `sfn_client.send_task_success(taskToken=..., output=...)`; see `ExecutionResult.task_token`."""
+        return self.runner.result(execution_arn).task_token(state_name)
 
     @property
     def runner(self) -> ExecutionRunner:

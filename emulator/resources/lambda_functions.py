@@ -3,10 +3,7 @@ Python runtime runs them (JSON result, errors shaped like the runtime's)."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import sys
 import threading
 import time
 import traceback
@@ -14,10 +11,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.utils import format_datetime
-from pathlib import Path
 from typing import Any, Callable, Mapping
-
-import yaml
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
@@ -200,49 +194,3 @@ def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
         "SdkResponseMetadata": {"RequestId": request_id},
         "StatusCode": 200,
     }
-
-
-class FunctionMapError(ValueError):
-    """A functions map file that cannot be loaded; the message says which entry and why."""
-
-
-def load_function_map(path: str | Path) -> dict[str, Handler]:
-    """Load a JSON or YAML object {function name or ARN: "pkg.module:callable" | "path/file.py:callable"}."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise FunctionMapError(f"cannot read the functions map {path}: {exc}") from None
-    if not isinstance(data, dict):
-        raise FunctionMapError(f"the functions map {path} must be an object of function name or ARN -> 'module:callable'")
-    return {str(key): _import_handler(str(target), path.parent, key) for key, target in data.items()}
-
-
-def _import_handler(target: str, base: Path, key: object) -> Handler:
-    module_ref, sep, attribute = target.rpartition(":")
-    if not sep or not module_ref or not attribute:
-        raise FunctionMapError(f"functions map entry {key!r}: {target!r} is not 'package.module:callable' or 'file.py:callable'")
-    try:
-        if module_ref.endswith(".py"):
-            file = (base / module_ref).resolve()
-            module_name = f"sfn_emulator_functions_{abs(hash(str(file)))}"
-            module = sys.modules.get(module_name)
-            if module is None:
-                spec = importlib.util.spec_from_file_location(module_name, file)
-                if spec is None or spec.loader is None:
-                    raise FunctionMapError(f"functions map entry {key!r}: cannot load {file}")
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[module_name] = module
-                spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_ref)
-    except FunctionMapError:
-        raise
-    except Exception as exc:  # an import error in user code must say which entry broke
-        raise FunctionMapError(f"functions map entry {key!r}: cannot import {target!r}: {type(exc).__name__}: {exc}") from None
-    handler = getattr(module, attribute, None)
-    if handler is None:
-        raise FunctionMapError(f"functions map entry {key!r}: {module_ref} has no attribute {attribute!r}")
-    if not callable(handler):
-        raise FunctionMapError(f"functions map entry {key!r}: {target!r} is not callable")
-    return handler
