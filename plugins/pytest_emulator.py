@@ -158,8 +158,28 @@ class EmulatorFixture:
         options: dict[str, Any] = {"inject_host_prefix": False, "retries": {"total_max_attempts": 1}, **config}
         return session.client(service_name, endpoint_url=self.endpoint_url, config=Config(**options))
 
-    def register(self, name_or_arn: str, handler: Handler) -> Handler:
-        """Serve the Lambda function `name_or_arn` with `handler(event, context)` for this test."""
+    @property
+    def is_remote(self) -> bool:
+        """True when the emulator runs in another process (`--sfn-emulator-endpoint`)."""
+        return self.session.local is None
+
+    def register(self, name_or_arn: str, handler: Handler, *, skip_remote: bool = False) -> Handler:
+        """Serve the Lambda function `name_or_arn` with `handler(event, context)` for this test.
+
+        A remote emulator cannot call a callable of this process: that raises an error saying how to
+        serve the function there, or skips the test when `skip_remote` is true."""
+        if self.is_remote:
+            where = (f"the emulator at {self.endpoint_url} runs in another process, which cannot call a Python "
+                     f"callable of this one")
+            if skip_remote:
+                import pytest
+
+                pytest.skip(f"{name_or_arn!r} needs a Python callable and {where}")
+            raise RuntimeError(
+                f"cannot register a Lambda callable for {name_or_arn!r}: {where}. Serve it there with a functions "
+                f"map ('{name_or_arn}: path/to/file.py:callable', given by `sfn-emulator serve --functions FILE` or "
+                "SFN_EMULATOR_FUNCTIONS), or pass skip_remote=True to skip this test against a remote emulator"
+            )
         self._local("register a Lambda callable").functions.register(name_or_arn, handler)
         self._registered.append(name_or_arn)
         return handler
