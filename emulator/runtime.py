@@ -24,6 +24,7 @@ from sfn_emulator.clock import Clock
 from sfn_emulator.config import Settings
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution
+from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 from sfn_emulator.resources.base import TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
@@ -35,6 +36,7 @@ from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.wire import create_app
 from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
 from sfn_emulator.wire.clock_api import mount_clock_api
+from sfn_emulator.wire.reset_api import mount_reset_api
 
 
 class Emulator:
@@ -65,6 +67,14 @@ class Emulator:
         self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
         mount_clock_api(self.app, self.clock, self.engine)
         mount_aws_passthrough(self.app, default_account=settings.account)
+        mount_reset_api(self.app, self.reset, self.service.reset)
+
+    def reset(self, account: str | None = None) -> None:
+        """Forget every resource, of Step Functions and of moto's AWS services, or only those of
+        `account`; settings, the clock and registered callables stay. moto's backends are shared by
+        the whole process: a reset of every account reaches other emulators in it too."""
+        self.service.reset(account)
+        reset_moto_backends(account)
 
     def use_mock_config(self, path: str | Path | None) -> None:
         """Answer test cases from the mock configuration at `path` from now on (None: no mocks).
