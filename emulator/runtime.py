@@ -60,6 +60,8 @@ class Emulator:
             execution_retention=retention,
         )
         self.service.mock_config_loaded = lambda: self.mocks is not None
+        self.service.mock_case_problem = lambda machine, case, definition: (
+            self.mocks.start_problem(machine, case, definition) if self.mocks is not None else None)
         self._resources: list[TaskResource] = [self.functions, StartExecution(self.service),
                                                 StepFunctionsSdk(self.service), self.aws]
         self.engine.resources = self._task_resources()
