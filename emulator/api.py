@@ -26,6 +26,8 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import default_machine_name, read_definition_file
 from sfn_emulator.graphs.render import path_text
+from sfn_emulator.history_tokens import open_token_waits, task_token
+from sfn_emulator.json_diff import describe_differences, json_equal
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"
@@ -129,6 +131,17 @@ class ExecutionResult:
         overlay = Overlay(visited=dict(path.entered), failed=frozenset(path.failed_states), taken=frozenset(path.taken))
         return render(graph, format, overlay=overlay, title=self.execution_arn.rsplit(":", 2)[-2])
 
+    def task_token(self, state_name: str) -> str:
+        """The task token handed out by the latest task of state `state_name` (read from its
+        TaskScheduled parameters), for SendTaskSuccess/SendTaskFailure. Raises `NoTaskToken`
+        (a LookupError) saying what the history shows when there is none."""
+        return task_token(self.history, state_name)
+
+    @property
+    def token_waits(self) -> dict[str, str]:
+        """State name -> task token, for each task that waits for its token to be answered."""
+        return open_token_waits(self.history)
+
     def explain(self) -> str:
         """A few lines on how the execution ended: where it stopped, with what input, and why."""
         lines = [f"execution {self.execution_arn}: {self.status}"]
@@ -152,12 +165,18 @@ class ExecutionResult:
         __tracebackhide__ = True
         if not self.succeeded:
             raise AssertionError(f"expected the execution to succeed\n{self.explain()}")
-        if output is not _NOT_GIVEN and self.output != output:
+        if output is not _NOT_GIVEN and not json_equal(self.output, output):
             raise AssertionError(
-                f"the execution succeeded with output {_compact(self.output)}, expected {_compact(output)}\n"
-                f"{self.explain()}"
+                f"the execution succeeded with another output than expected:\n"
+                f"{describe_differences(self.output, output)}\n{self.explain()}"
             )
         return self
+
+    def assert_output(self, expected: Any) -> ExecutionResult:
+        """Fail the test unless the execution SUCCEEDED with output `expected` (a JSON value); the
+        message lists the changed, missing and extra fields by JSON path."""
+        __tracebackhide__ = True
+        return self.assert_succeeded(output=expected)
 
     def assert_failed(self, error: str | None = None, cause: str | None = None) -> ExecutionResult:
         """Fail the test unless the execution FAILED (with this `error` and `cause`, when given)."""
@@ -253,31 +272,30 @@ class ExecutionRunner:
                             timeout=timeout)
 
     def execute(self, machine_arn: str, input_json: str, *, test_case: str | None = None, type: str | None = None,
-                timeout: float | None = DEFAULT_TIMEOUT, until_ended: bool = False) -> ExecutionResult:
+                timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """Run the state machine `machine_arn` once with `input_json`, JSON text passed on untouched
         (what is wrong with it is what StartExecution says), and return the execution.
 
-        `type` None asks the state machine for its type; `until_ended` is `wait`'s.
+        `type` None asks the state machine for its type.
         """
         if type is None:
             type = self.api.describe_state_machine(stateMachineArn=machine_arn)["type"]
-        target = f"{machine_arn}#{test_case}" if test_case else machine_arn
         if type == EXPRESS:
+            target = f"{machine_arn}#{test_case}" if test_case else machine_arn
             definition = self.api.describe_state_machine(stateMachineArn=machine_arn)["definition"]
             answer = self.api.start_sync_execution(stateMachineArn=target, input=input_json)
             return ExecutionResult.from_api(answer, definition=definition)
-        execution_arn = self.api.start_execution(stateMachineArn=target, input=input_json)["executionArn"]
-        return self.wait(execution_arn, timeout=timeout, until_ended=until_ended)
+        execution_arn = self.start(machine_arn, input_json, test_case=test_case)
+        return self.wait(execution_arn, timeout=timeout)
 
-    def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-             until_ended: bool = False) -> ExecutionResult:
-        """The execution once it has ended or cannot move by itself (see the class docstring).
+    def start(self, machine_arn: str, input_json: str, *, test_case: str | None = None) -> str:
+        """Start a STANDARD execution of `machine_arn` (under `test_case`) and return its ARN at once."""
+        target = f"{machine_arn}#{test_case}" if test_case else machine_arn
+        return str(self.api.start_execution(stateMachineArn=target, input=input_json)["executionArn"])
 
-        `until_ended` polls until the execution ends whatever the clock, and does not return it
-        for waiting on someone: a callback's or an activity's timeout, which runs in wall time,
-        ends it too (`sfn-emulator run`, where no one else can answer, waits like this).
-        """
-        if self.clock.mode != "real" and not until_ended:
+    def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
+        """The execution once it has ended or cannot move by itself (see the class docstring)."""
+        if self.clock.mode != "real":
             self.clock.run_until_idle(timeout)
         else:
             deadline = None if timeout is None else time.monotonic() + timeout
@@ -347,7 +365,7 @@ def run_definition(
             mock_config = write_mock_config(mock_config, Path(scratch))
         if mock_config is not None:
             settings = replace(settings, mock_config=Path(mock_config))
-        with Emulator(settings) as instance:
+        with Emulator(settings, function_hint="pass `functions={name: handler}` to run_definition") as instance:
             instance.functions.update(functions or {})
             runner = ExecutionRunner(instance.service, instance.clock,
                                      role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator")

@@ -68,14 +68,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
-    from sfn_emulator.resources.lambda_functions import FunctionMapError
+    from sfn_emulator.resources.function_map import FunctionMapError
     from sfn_emulator.resources.mocks import MockConfigError
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.wire import HttpServer
 
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        instance = Emulator(settings)
+        instance = Emulator(settings, function_hint="map its name or ARN to a Python callable in a functions map and "
+                            "restart with `sfn-emulator serve --functions FILE` (or SFN_EMULATOR_FUNCTIONS)")
     except (FunctionMapError, MockConfigError) as error:  # a bad functions map or mock file must not serve
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return 2

@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sfn_emulator.api import RUNNING, STANDARD, ExecutionResult, ExecutionRunner
+from sfn_emulator.api import RUNNING, ExecutionResult, ExecutionRunner
+from sfn_emulator.cli_callbacks import add_arguments as add_answer_arguments
+from sfn_emulator.cli_callbacks import prompt_on_terminal, wait_answering
 from sfn_emulator.clock import Clock, format_time
 from sfn_emulator.config import Settings, add_arguments
 from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, read_definition, source_label
@@ -26,6 +28,7 @@ from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_m
 EXIT_OK = 0
 EXIT_NOT_OK = 1
 EXIT_UNUSABLE = 2
+DEFAULT_RUN_TIMEOUT = 60.0  # wall seconds `run` waits for someone to answer (the virtual clock skips the rest)
 
 # The settings that mean something for one execution run in-process (no host or port: nothing is served).
 RUN_SETTINGS = ("account", "region", "clock", "clock_start", "wait_time_scale", "functions", "mock_config",
@@ -52,8 +55,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
                      help="state machine name (default: the file name up to its first dot; 'run' for stdin)")
     run.add_argument("--test-case", metavar="CASE",
                      help="run under this test case of the mock configuration (as stateMachineArn#CASE)")
-    run.add_argument("--timeout", type=float, metavar="SECONDS",
-                     help="give up waiting after this many seconds of wall time (default: wait until it ends)")
+    run.add_argument("--timeout", type=float, default=DEFAULT_RUN_TIMEOUT, metavar="SECONDS",
+                     help="give up waiting for the execution to end after this many seconds of wall time "
+                          f"(default {DEFAULT_RUN_TIMEOUT:g}); waits (Wait, retries) take no wall time")
+    add_answer_arguments(run)
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     add_arguments(run, RUN_SETTINGS)
     run.set_defaults(handler=run_command)
@@ -134,7 +139,7 @@ def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
 
 def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` answers without loading the engine.
-    from sfn_emulator.resources.lambda_functions import FunctionMapError
+    from sfn_emulator.resources.function_map import FunctionMapError
     from sfn_emulator.resources.mocks import MockConfigError
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.service.errors import ApiError
@@ -152,7 +157,8 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     logging.basicConfig(level=settings.log_level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        instance = Emulator(settings)
+        instance = Emulator(settings, function_hint="map its name or ARN to a Python callable in a functions map and "
+                            "add `--functions FILE` to `sfn-emulator run`")
     except (FunctionMapError, MockConfigError) as error:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -163,16 +169,27 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
             machine_arn = runner.create_state_machine_from_json(
                 definition, name=machine_name(arguments.definition, arguments.name)
             )
-            # Nobody else can answer a callback here, so even such a wait is seen to its end (or --timeout).
-            result = runner.execute(machine_arn, input_text, test_case=arguments.test_case, type=STANDARD,
-                                    timeout=arguments.timeout, until_ended=True)
+            execution_arn = runner.start(machine_arn, input_text, test_case=arguments.test_case)
         except ApiError as error:
             print(f"sfn-emulator: {error.code}: {error.message}", file=sys.stderr)
             return EXIT_UNUSABLE
+        # Nobody else holds the task tokens here: the command answers them (flags, or a terminal's prompt).
+        prompt = prompt_on_terminal if sys.stdin.isatty() and arguments.definition != "-" else None
+        result = wait_answering(runner, instance.service, execution_arn, arguments.task_answers,
+                                timeout=arguments.timeout, real_clock=settings.clock == "real", prompt=prompt)
     print(json.dumps(result_json(result), indent=2) if arguments.json else result_text(result))
     if result.status == RUNNING:
-        print(f"sfn-emulator: the execution was still running after {arguments.timeout:g} s", file=sys.stderr)
+        print(still_running_message(result, arguments.timeout), file=sys.stderr)
     return EXIT_OK if result.succeeded else EXIT_NOT_OK
+
+
+def still_running_message(result: ExecutionResult, timeout: float) -> str:
+    where = result.stopped_in
+    waiting = f", waiting in state {where.name!r}" if where is not None else ""
+    tokens = result.token_waits
+    hint = (f"; answer its task token with --send-task-success '{next(iter(tokens))}=JSON'" if tokens
+            else "; give it more time with --timeout SECONDS")
+    return f"sfn-emulator: the execution was still running after {timeout:g} s{waiting}{hint}"
 
 
 def result_json(result: ExecutionResult) -> dict[str, Any]:

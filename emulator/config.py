@@ -180,7 +180,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("execution_retention_days", "--execution-retention-days", "SFN_EMULATOR_EXECUTION_RETENTION_DAYS",
            _days, "clock days a finished execution stays visible (0: forever; AWS keeps 90)", metavar="DAYS"),
     Option("functions", "--functions", "SFN_EMULATOR_FUNCTIONS", _path,
-           "Python file whose functions serve Lambda task states", metavar="FILE"),
+           "JSON/YAML map of Lambda function name or ARN to the Python callable serving it: "
+           "'file.py:callable' (relative to the map) or 'package.module:callable', or an object "
+           "{handler, timeout}", metavar="FILE"),
     Option("function_timeout", "--function-timeout", "SFN_EMULATOR_FUNCTION_TIMEOUT", _function_timeout,
            "wall-clock seconds a Python callable may run before it fails with Sandbox.Timedout, unless its "
            "functions map entry gives its own (at most 900, Lambda's largest)", metavar="SECONDS"),

@@ -25,9 +25,11 @@ from sfn_emulator.config import Settings
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution
+from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 from sfn_emulator.resources.base import TaskResource, TaskResources
-from sfn_emulator.resources.lambda_functions import LambdaFunctions, load_function_map
+from sfn_emulator.resources.function_map import load_function_map
+from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.mocks import MockConfig
 from sfn_emulator.resources.nested_executions import StartExecution
 from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
@@ -36,14 +38,18 @@ from sfn_emulator.wire import create_app
 from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
 from sfn_emulator.wire.clock_api import mount_clock_api
 from sfn_emulator.wire.insight_api import mount_insight_api
+from sfn_emulator.wire.reset_api import mount_reset_api
 
 
 class Emulator:
     """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
     (of every execution it finished) and the WSGI `.app`."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, function_hint: str | None = None) -> None:
+        """`function_hint` says how to serve a Lambda function nothing serves, in the caller's terms
+        (`--functions` for the CLI, `sfn_emulator.register` in pytest, ...)."""
         self.settings = settings
+        self.function_hint = function_hint
         self.clock = Clock(mode=settings.clock, start=settings.clock_start, scale=settings.wait_time_scale)
         self.functions = LambdaFunctions(self.clock.now, default_timeout=settings.function_timeout)
         if settings.functions is not None:
@@ -57,9 +63,11 @@ class Emulator:
             execution_retention=retention,
         )
         self.service.mock_config_loaded = lambda: self.mocks is not None
+        self.service.mock_case_problem = lambda machine, case, definition: (
+            self.mocks.start_problem(machine, case, definition) if self.mocks is not None else None)
         self._resources: list[TaskResource] = [self.functions, StartExecution(self.service),
                                                 StepFunctionsSdk(self.service), self.aws]
-        self.engine.resources = TaskResources(self._chain())
+        self.engine.resources = self._task_resources()
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.coverage = CoverageRecorder()
         self.engine.on_finished.append(self.coverage.record)
@@ -67,16 +75,25 @@ class Emulator:
         mount_clock_api(self.app, self.clock, self.engine)
         mount_insight_api(self.app, self.service, self.coverage)
         mount_aws_passthrough(self.app, default_account=settings.account)
+        mount_reset_api(self.app, self.reset, self.service.reset)
+
+    def reset(self, account: str | None = None) -> None:
+        """Forget every resource, of Step Functions and of moto's AWS services, or only those of
+        `account`; settings, the clock and registered callables stay. moto's backends are shared by
+        the whole process: a reset of every account reaches other emulators in it too."""
+        self.service.reset(account)
+        reset_moto_backends(account)
 
     def use_mock_config(self, path: str | Path | None) -> None:
         """Answer test cases from the mock configuration at `path` from now on (None: no mocks).
 
         A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
         self.mocks = MockConfig.load(path) if path is not None else None
-        self.engine.resources = TaskResources(self._chain())
+        self.engine.resources = self._task_resources()
 
-    def _chain(self) -> list[TaskResource]:
-        return ([self.mocks] if self.mocks is not None else []) + self._resources
+    def _task_resources(self) -> TaskResources:
+        chain = ([self.mocks] if self.mocks is not None else []) + self._resources
+        return TaskResources(chain, self.function_hint) if self.function_hint else TaskResources(chain)
 
     def _forget_mocked_execution(self, execution: Execution) -> None:
         if self.mocks is not None:

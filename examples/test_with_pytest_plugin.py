@@ -1,4 +1,4 @@
-"""The pytest plugin: `pip install sfn-emulator` brings the fixtures `sfn_emulator` and `sfn_client`.
+"""The pytest plugin: installing sfn-emulator brings the fixtures `sfn_emulator` and `sfn_client`.
 
 Each test gets its own account on an emulator started once per session; Lambda functions are
 Python callables; the virtual clock runs the hour-long Wait at once.

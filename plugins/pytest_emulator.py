@@ -92,7 +92,7 @@ class SessionEmulator:
     @classmethod
     def start(cls, settings: Settings, scratch: Path) -> SessionEmulator:
         """An emulator in this process, served on a free loopback port."""
-        local = Emulator(settings)
+        local = Emulator(settings, function_hint="call `sfn_emulator.register(name_or_arn, handler)` in the test")
         server = HttpServer(local.app, "127.0.0.1", 0).start()
         return cls(server.endpoint_url, local.clock, local=local, server=server, scratch=scratch,
                    region=settings.region, default_account=settings.account)
@@ -165,9 +165,30 @@ class EmulatorFixture:
         options: dict[str, Any] = {"inject_host_prefix": False, "retries": {"total_max_attempts": 1}, **config}
         return session.client(service_name, endpoint_url=self.endpoint_url, config=Config(**options))
 
-    def register(self, name_or_arn: str, handler: Handler, *, timeout: float | None = None) -> Handler:
+    @property
+    def is_remote(self) -> bool:
+        """True when the emulator runs in another process (`--sfn-emulator-endpoint`)."""
+        return self.session.local is None
+
+    def register(self, name_or_arn: str, handler: Handler, *, timeout: float | None = None,
+                 skip_remote: bool = False) -> Handler:
         """Serve the Lambda function `name_or_arn` with `handler(event, context)` for this test;
-        `timeout`: its function timeout in seconds (default: the emulator's)."""
+        `timeout`: its function timeout in seconds (default: the emulator's).
+
+        A remote emulator cannot call a callable of this process: that raises an error saying how to
+        serve the function there, or skips the test when `skip_remote` is true."""
+        if self.is_remote:
+            where = (f"the emulator at {self.endpoint_url} runs in another process, which cannot call a Python "
+                     f"callable of this one")
+            if skip_remote:
+                import pytest
+
+                pytest.skip(f"{name_or_arn!r} needs a Python callable and {where}")
+            raise RuntimeError(
+                f"cannot register a Lambda callable for {name_or_arn!r}: {where}. Serve it there with a functions "
+                f"map ('{name_or_arn}: path/to/file.py:callable', given by `sfn-emulator serve --functions FILE` or "
+                "SFN_EMULATOR_FUNCTIONS), or pass skip_remote=True to skip this test against a remote emulator"
+            )
         self._local("register a Lambda callable").functions.register(name_or_arn, handler, timeout=timeout)
         self._registered.append(name_or_arn)
         return handler
@@ -197,6 +218,11 @@ class EmulatorFixture:
     def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """An execution started some other way, once it has ended or waits for someone."""
         return self.runner.wait(execution_arn, timeout=timeout)
+
+    def task_token(self, execution_arn: str, state_name: str) -> str:
+        """The task token the execution's latest task in state `state_name` was given, to answer with
+        `sfn_client.send_task_success(taskToken=..., output=...)`; see `ExecutionResult.task_token`."""
+        return self.runner.result(execution_arn).task_token(state_name)
 
     @property
     def runner(self) -> ExecutionRunner:

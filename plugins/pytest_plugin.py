@@ -37,6 +37,8 @@ CLOCK_MODES = ("auto", "manual", "real")
 # The session emulators started or connected to, for readers at the end of the session (coverage).
 SESSION_EMULATORS = pytest.StashKey[list]()
 SHARED_MARKER = "sfn_emulator_shared"
+HEALTH_PATH = "/_emulator/health"
+HEALTH_TIMEOUT = 10.0  # wall seconds for an endpoint to answer at session start
 DUMMY_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
 
 
@@ -55,6 +57,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{SHARED_MARKER}: act in the emulator's default account, shared with other tests so marked"
     )
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """An endpoint that does not answer fails the run here, once, in one line, instead of in every test."""
+    endpoint = _setting(session.config, "sfn_emulator_endpoint")
+    if endpoint is None:
+        return
+    import urllib.error
+    import urllib.request
+
+    health = endpoint.rstrip("/") + HEALTH_PATH
+    try:
+        with urllib.request.urlopen(health, timeout=HEALTH_TIMEOUT):
+            return
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        raise pytest.UsageError(f"--sfn-emulator-endpoint {endpoint}: no sfn-emulator answers at {health} ({reason}); "
+                                "start one (sfn-emulator serve) or leave the option out to start one in-process")
 
 
 def _setting(config: pytest.Config, name: str) -> str | None:

@@ -25,10 +25,26 @@ def _section(title: str) -> str:
 @pytest.mark.parametrize("title", SECTIONS)
 def test_the_readmes_code_is_the_examples_code(title: str) -> None:
     blocks = re.findall(r"```python\n(.*?)```", _section(title), flags=re.S)
-    examples = [path.read_text() for path in EXAMPLES.glob("test_*.py")]
+    examples = [path.read_text() for path in EXAMPLES.glob("*.py")]
     assert blocks
     for block in blocks:
-        assert any(block in example for example in examples), f"not in examples/: {block}"
+        assert block in examples, f"not a whole file of examples/: {block}"
+
+
+def test_every_readme_python_block_is_run_as_written() -> None:
+    """A block is a whole file the suite runs (examples/), or a script scripts/readme_smoke.py runs
+    against the default endpoint: an excerpt missing its imports cannot be either."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    runnable = {path.read_text() for path in EXAMPLES.glob("*.py")}
+    for block in blocks:
+        assert block in runnable or "http://127.0.0.1:8083" in block, f"a README block nothing runs: {block}"
+
+
+@pytest.mark.parametrize("path", ["README.md", "examples/README.md", "examples/github-actions.yml"])
+def test_no_instruction_installs_from_a_package_index(path: str) -> None:
+    """sfn-emulator is not on a package index: it is installed from a clone or a git URL."""
+    text = (ROOT / path).read_text()
+    assert not re.search(r"pip install (-\S+ )*sfn-emulator\b", text)
 
 
 def test_the_projects_test_command_runs_the_examples() -> None:

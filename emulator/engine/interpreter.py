@@ -534,6 +534,9 @@ def _jsonata_seconds(fixed: int | None, expression: Any, states: dict[str, JSON]
     return expression.evaluate(states, frame)
 
 
+TASK_TOKEN_PATTERN = r"[0-9a-f]{64}"  # what new_task_token makes: how tokens are told apart in history
+
+
 def new_task_token() -> str:
     return uuid.uuid4().hex + uuid.uuid4().hex
 

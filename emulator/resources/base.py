@@ -125,6 +125,8 @@ class TaskResources:
     """The ordered chain of resources; the first that matches a request answers it."""
 
     chain: Sequence[TaskResource] = ()
+    # How to serve a Lambda function nothing serves, in the terms of the entry point in use.
+    function_hint: str = "register a Python callable for it (`Emulator.functions.register(name_or_arn, handler)`)"
 
     def find(self, request: TaskRequest) -> TaskResource:
         for resource in self.chain:
@@ -132,8 +134,7 @@ class TaskResources:
                 return resource
         raise self.unmapped(request)
 
-    @staticmethod
-    def unmapped(request: TaskRequest) -> StatesError:
+    def unmapped(self, request: TaskRequest) -> StatesError:
         """The error for a resource nothing can run. A Lambda function gets AWS's own not-found error
         (the hint on how to map it goes to the log, once per function); anything else says which ARN."""
         resource = request.resource
@@ -141,8 +142,8 @@ class TaskResources:
             arn = _function_arn(request)
             if arn not in _HINTED:
                 _HINTED.add(arn)
-                log.warning("No Python callable is registered for the Lambda function %s: map its name or ARN "
-                            "with `sfn-emulator serve --functions FILE` (or register one in Python).", arn)
+                log.warning("No Python callable is registered for the Lambda function %s: %s.", arn,
+                            self.function_hint)
             return StatesError(
                 "Lambda.ResourceNotFoundException",
                 f"Function not found: {arn}:$LATEST (Service: AWSLambda; Status Code: 404; Error Code: "

@@ -5,23 +5,18 @@ ARN with an optional function timeout, and run as AWS Lambda's Python runtime ru
 from __future__ import annotations
 
 import base64
-import importlib
-import importlib.util
 import json
-import sys
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import format_datetime
-from pathlib import Path
 from typing import Any, Callable, Mapping
-
-import yaml
 
 from sfn_emulator.resources import lambda_runtime
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
+from sfn_emulator.resources.function_map import MappedFunction
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, Handler, Invocation, check_timeout
 
 _LOG_TAIL = "Tail"
@@ -46,14 +41,6 @@ class LambdaContext:
     def get_remaining_time_in_millis(self) -> int:
         """Milliseconds left before the function timeout ends the invocation."""
         return max(0, int((self.timeout_seconds - (time.monotonic() - self._started)) * 1000))
-
-
-@dataclass(frozen=True, slots=True)
-class MappedFunction:
-    """A callable with its own function timeout (None: the emulator's default)."""
-
-    handler: Handler
-    timeout_seconds: float | None = None
 
 
 class LambdaFunctions:
@@ -208,67 +195,3 @@ def _log_tail(request_id: str) -> str:
            f"REPORT RequestId: {request_id}\tDuration: 1.00 ms\tBilled Duration: 1 ms\t"
            f"Memory Size: 128 MB\tMax Memory Used: 128 MB\t\n")
     return base64.b64encode(log.encode()[-_LOG_TAIL_BYTES:]).decode("ascii")
-
-
-class FunctionMapError(ValueError):
-    """A functions map file that cannot be loaded; the message says which entry and why."""
-
-
-def load_function_map(path: str | Path) -> dict[str, MappedFunction]:
-    """Load a JSON or YAML object {function name or ARN: entry}. An entry is the handler's place,
-    "pkg.module:callable" or "path/file.py:callable", or an object {"handler": place, "timeout":
-    seconds} for a function with its own timeout."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise FunctionMapError(f"cannot read the functions map {path}: {exc}") from None
-    if not isinstance(data, dict):
-        raise FunctionMapError(f"the functions map {path} must be an object of function name or ARN -> 'module:callable'")
-    return {str(key): _mapped_function(entry, path.parent, key) for key, entry in data.items()}
-
-
-def _mapped_function(entry: Any, base: Path, key: object) -> MappedFunction:
-    if not isinstance(entry, dict):
-        return MappedFunction(_import_handler(str(entry), base, key))
-    unknown = sorted(set(entry) - {"handler", "timeout"})
-    if unknown or not isinstance(entry.get("handler"), str):
-        raise FunctionMapError(f"functions map entry {key!r}: an object entry is {{\"handler\": \"module:callable\", "
-                               f"\"timeout\": seconds}}" + (f"; unknown key(s) {', '.join(map(str, unknown))}" if unknown else ""))
-    timeout = entry.get("timeout")
-    if timeout is not None:
-        try:
-            timeout = check_timeout(timeout, "its timeout")
-        except ValueError as exc:
-            raise FunctionMapError(f"functions map entry {key!r}: {exc}") from None
-    return MappedFunction(_import_handler(entry["handler"], base, key), timeout)
-
-
-def _import_handler(target: str, base: Path, key: object) -> Handler:
-    module_ref, sep, attribute = target.rpartition(":")
-    if not sep or not module_ref or not attribute:
-        raise FunctionMapError(f"functions map entry {key!r}: {target!r} is not 'package.module:callable' or 'file.py:callable'")
-    try:
-        if module_ref.endswith(".py"):
-            file = (base / module_ref).resolve()
-            module_name = f"sfn_emulator_functions_{abs(hash(str(file)))}"
-            module = sys.modules.get(module_name)
-            if module is None:
-                spec = importlib.util.spec_from_file_location(module_name, file)
-                if spec is None or spec.loader is None:
-                    raise FunctionMapError(f"functions map entry {key!r}: cannot load {file}")
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[module_name] = module
-                spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_ref)
-    except FunctionMapError:
-        raise
-    except Exception as exc:  # an import error in user code must say which entry broke
-        raise FunctionMapError(f"functions map entry {key!r}: cannot import {target!r}: {type(exc).__name__}: {exc}") from None
-    handler = getattr(module, attribute, None)
-    if handler is None:
-        raise FunctionMapError(f"functions map entry {key!r}: {module_ref} has no attribute {attribute!r}")
-    if not callable(handler):
-        raise FunctionMapError(f"functions map entry {key!r}: {target!r} is not callable")
-    return handler

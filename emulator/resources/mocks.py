@@ -37,7 +37,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import yaml
 
@@ -424,7 +424,8 @@ class MockConfig:
         states = cases.get(case)
         if states is None:
             raise self._runtime_error(f"the execution was started with the test case '{case}', "
-                                      f"but {_where('StateMachines', machine, 'TestCases')} does not define it")
+                                      f"but {_where('StateMachines', machine, 'TestCases')} does not define it "
+                                      f"(it defines {', '.join(repr(name) for name in cases) or 'none'})")
         if state not in states:
             raise self._runtime_error(f"{_where('StateMachines', machine, 'TestCases', case)} does not mock the "
                                       f"state '{state}' (the file changed while the task was starting)")
@@ -435,6 +436,25 @@ class MockConfig:
             raise self._runtime_error(f"{_where('MockedResponses', response.name)} defines no response for "
                                       f"invocation {invocation} of the state '{state}' ({response.coverage()})")
         return outcome.answer()
+
+    def start_problem(self, machine: str, case: str, definition: Mapping[str, Any]) -> str | None:
+        """Why an execution of the state machine `machine` (its `definition`) cannot start under the
+        test case `case`: the case mocks states the machine has no Task state for, which would
+        otherwise run for real unnoticed. None when it can start (what the file lacks altogether is
+        reported when a Task runs, see the module docstring)."""
+        loaded = self._current()
+        cases = loaded.document.state_machines.get(machine) if loaded.document is not None else None
+        states = cases.get(case) if cases is not None else None
+        if states is None:
+            return None
+        tasks = task_state_names(definition)
+        unknown = [state for state in states if state not in tasks]
+        if not unknown:
+            return None
+        listed = ", ".join(f"'{state}'" for state in unknown)
+        return (f"mock config {self.path}: {_where('StateMachines', machine, 'TestCases', case)} mocks {listed}, "
+                f"which the state machine '{machine}' has no Task state for; its Task states: "
+                f"{', '.join(tasks) or '(none)'}")
 
     def forget_execution(self, execution_arn: str) -> None:
         """Drop an execution's invocation counts (call when it has ended)."""
@@ -466,6 +486,23 @@ class MockConfig:
                     log.error("%s (mocked executions fail until the file is fixed)", exc)
                 self._loaded = _Loaded(signature, None, str(exc))
             return self._loaded
+
+
+def task_state_names(definition: Mapping[str, Any]) -> list[str]:
+    """The names of a definition's Task states, in Parallel branches and Map processors too."""
+    names: list[str] = []
+    for name, state in (definition.get("States") or {}).items():
+        if not isinstance(state, Mapping):
+            continue
+        if state.get("Type") == "Task":
+            names.append(name)
+        for branch in state.get("Branches") or []:
+            if isinstance(branch, Mapping):
+                names += task_state_names(branch)
+        for processor in (state.get("ItemProcessor"), state.get("Iterator")):
+            if isinstance(processor, Mapping):
+                names += task_state_names(processor)
+    return names
 
 
 def _signature(path: Path) -> tuple[int, int, int] | None:

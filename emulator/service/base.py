@@ -51,6 +51,17 @@ class ServiceBase:
     def _now(self) -> datetime:
         return self.engine.clock.now()
 
+    def reset(self, account: str | None = None) -> None:
+        """Forget every resource (of `account` only, when given): state machines, executions,
+        activities. Running executions are aborted first, so nothing runs on for a forgotten record."""
+        with self._lock:
+            keys = [key for key in self._stores if account is None or key[0] == account]
+            stores = [self._stores.pop(key) for key in keys]
+        for store in stores:
+            for entry in list(store.executions.values()):
+                if entry.execution.is_running:
+                    self.engine.stop(entry.execution)
+
     @contextlib.contextmanager
     def _locked(self, store: Store) -> Iterator[Store]:
         """Hold the service lock for work on `store` (first removing finished deletions)."""

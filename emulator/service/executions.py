@@ -134,6 +134,9 @@ class ExecutionOperations(ServiceBase):
     # Whether a mock configuration is loaded (the runtime sets this): without one, an execution
     # started with `stateMachineArn#CASE` is refused rather than silently run unmocked.
     mock_config_loaded: Callable[[], bool] = staticmethod(lambda: True)
+    # Why the mock configuration cannot run (state machine name, test case, definition), or None;
+    # the runtime sets it, so a test case that mocks a state the machine lacks is refused at start.
+    mock_case_problem: Callable[[str, str, Any], str | None] = staticmethod(lambda machine, case, definition: None)
 
     # ------------------------------------------------------------------ look-ups
 
@@ -182,6 +185,10 @@ class ExecutionOperations(ServiceBase):
         trace_header: str | None, start_date: datetime,
     ) -> Execution:
         record = target.record
+        if ref.test_case is not None:
+            problem = self.mock_case_problem(record.name, ref.test_case, target.revision.machine.raw)
+            if problem is not None:
+                raise ValidationException(problem)
         execution_name = check_name(name) if name is not None else str(uuid.uuid4())
         input_text = "{}" if input is None else input
         check_json_input(input_text)

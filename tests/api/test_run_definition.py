@@ -64,7 +64,8 @@ def test_assertions_pass_on_what_they_expect_and_compare_output_error_and_cause(
         failed.assert_failed(error="Other")
     succeeded = run_definition({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}, [1, 2])
     succeeded.assert_succeeded(output=[1, 2]).assert_status("SUCCEEDED")
-    with pytest.raises(AssertionError, match=r"succeeded with output \[1, 2\], expected \[3\]"):
+    with pytest.raises(AssertionError, match=r"another output than expected:\n  \$\[0\]: expected 3, got 1\n"
+                                             r"  \$\[1\]: not expected \(got 2\)\n"):
         succeeded.assert_succeeded(output=[3])
 
 

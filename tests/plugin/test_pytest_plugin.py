@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import textwrap
@@ -173,10 +174,38 @@ def test_an_endpoint_option_uses_a_running_server(pytester: pytest.Pytester, emu
             assert sfn_emulator.endpoint_url == ENDPOINT
             assert sfn_emulator.run({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}, 1).output == 1
             assert sfn_emulator.clock.mode == "auto"
-            with pytest.raises(RuntimeError, match="cannot register a Lambda callable: the emulator runs at"):
+            assert sfn_emulator.is_remote
+            with pytest.raises(RuntimeError, match="cannot register a Lambda callable for 'charge': the emulator at "
+                                                   ".* Serve it there with a functions map .*skip_remote=True"):
                 sfn_emulator.register("charge", print)
-    """.replace("ENDPOINT", repr(emulator_server.endpoint_url)), f"--sfn-emulator-endpoint={emulator_server.endpoint_url}")
-    result.assert_outcomes(passed=1)
+
+        def test_skipped_when_asked(sfn_emulator):
+            sfn_emulator.register("charge", print, skip_remote=True)
+            raise AssertionError("not reached")
+    """.replace("ENDPOINT", repr(emulator_server.endpoint_url)), f"--sfn-emulator-endpoint={emulator_server.endpoint_url}",
+                       "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*'charge' needs a Python callable and the emulator at * runs in another process*"])
+
+
+def test_an_endpoint_that_does_not_answer_fails_once_at_session_start(pytester: pytest.Pytester) -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    pytester.makepyfile(test_user="""
+        def test_one(sfn_emulator):
+            pass
+
+        def test_two(sfn_emulator):
+            pass
+    """)
+    result = pytester.runpytest_subprocess(*QUIET, f"--sfn-emulator-endpoint=http://127.0.0.1:{port}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if "sfn-emulator" in line]
+    assert errors == [f"ERROR: --sfn-emulator-endpoint http://127.0.0.1:{port}: no sfn-emulator answers at "
+                      f"http://127.0.0.1:{port}/_emulator/health ([Errno 111] Connection refused); start one "
+                      "(sfn-emulator serve) or leave the option out to start one in-process"]
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
 def test_each_xdist_worker_has_its_own_server(pytester: pytest.Pytester) -> None:

@@ -23,7 +23,7 @@ from flow import ACCOUNT, Flow, Server, outcome, task
 from helpers.clients import make_client
 
 from sfn_emulator.config import Settings
-from sfn_emulator.resources.lambda_functions import FunctionMapError
+from sfn_emulator.resources.function_map import FunctionMapError
 from sfn_emulator.runtime import Emulator
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -69,10 +69,21 @@ def test_each_mapped_function_answers_lambda_invoke(flow: Flow, function: str) -
     ('{"greet": "orders.py:no_such_handler"}',
      "functions map entry 'greet': orders.py has no attribute 'no_such_handler'"),
     ('{"greet": "orders.py"}',
-     "functions map entry 'greet': 'orders.py' is not 'package.module:callable' or 'file.py:callable'"),
-    ('{"greet": "no_such_module_anywhere:greet"}', "functions map entry 'greet': cannot import 'no_such_module_anywhere:greet': "
-                                                    "ModuleNotFoundError: No module named 'no_such_module_anywhere'"),
-    ('["orders.py:greet"]', "the functions map {path} must be an object of function name or ARN -> 'module:callable'"),
+     "functions map entry 'greet': 'orders.py' is not 'file.py:callable' (relative to the map) or "
+     "'package.module:callable'"),
+    ('{"greet": "no_such_module_anywhere:greet"}',
+     "functions map entry 'greet': no module named 'no_such_module_anywhere'; looked in the map's directory {dir}, "
+     "the working directory {cwd} and sys.path. Name the file instead, relative to the map: "
+     "'no_such_module_anywhere.py:greet'"),
+    ('{"greet": "shop_nowhere.orders:greet"}',
+     "functions map entry 'greet': no module named 'shop_nowhere'; looked in the map's directory {dir}, "
+     "the working directory {cwd} and sys.path. Name the file instead, relative to the map: "
+     "'shop_nowhere/orders.py:greet'"),
+    ('{"greet": "lib/orders.py:greet"}',
+     "functions map entry 'greet': there is no file {dir}/lib/orders.py (a file is named relative to the map's "
+     "directory, {dir})"),
+    ('["orders.py:greet"]', "the functions map {path} must be an object of function name or ARN -> "
+                            "'file.py:callable' or 'package.module:callable'"),
     ('{"greet": {"handler": "orders.py:greet", "timeout": 0}}',
      "functions map entry 'greet': its timeout must be a number of seconds above 0 and at most 900, not 0"),
     ('{"greet": {"handler": "orders.py:greet", "timeout": "30"}}',
@@ -89,7 +100,26 @@ def test_a_broken_map_is_refused_naming_the_entry(tmp_path: Path, text: str, mes
     (tmp_path / "orders.py").write_text((FUNCTIONS / "orders.py").read_text(), encoding="utf-8")
     with pytest.raises(FunctionMapError) as refused:
         Emulator(Settings(functions=path))
-    assert str(refused.value) == message.replace("{path}", str(path))
+    assert str(refused.value) == message.format(path=path, dir=tmp_path.resolve(), cwd=Path.cwd())
+
+
+def test_a_module_entry_imports_from_the_maps_directory_and_from_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a new user lays out a project: the map beside its module, or the command run from the project."""
+    beside, project, elsewhere = (tmp_path / name for name in ("beside", "project", "elsewhere"))
+    for folder in (beside, project, elsewhere):
+        folder.mkdir()
+    (beside / "beside_orders.py").write_text("def greet(event, context):\n    return 'beside'\n")
+    (project / "project_orders.py").write_text("def greet(event, context):\n    return 'project'\n")
+    (beside / "map.json").write_text('{"a": "beside_orders:greet"}')
+    (elsewhere / "map.json").write_text('{"b": "project_orders:greet"}')
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    with Emulator(Settings(functions=beside / "map.json")) as one, Emulator(Settings(functions=elsewhere / "map.json")) as two:
+        assert one.functions.lookup("a", "us-east-1", ACCOUNT)[0](None, None) == "beside"
+        assert two.functions.lookup("b", "us-east-1", ACCOUNT)[0](None, None) == "project"
+    for name in ("beside_orders", "project_orders"):
+        sys.modules.pop(name, None)
 
 
 def test_a_function_runs_for_its_own_timeout_or_the_emulators_default(

@@ -182,7 +182,7 @@ def test_an_unregistered_function_logs_how_to_map_it(flow: Flow, caplog: pytest.
     hints = [record.getMessage() for record in caplog.records if name in record.getMessage()]
     assert hints == [
         f"No Python callable is registered for the Lambda function arn:aws:lambda:us-east-1:{ACCOUNT}:function:"
-        f"{name}: map its name or ARN with `sfn-emulator serve --functions FILE` (or register one in Python)."]
+        f"{name}: register a Python callable for it (`Emulator.functions.register(name_or_arn, handler)`)."]
 
 
 @pytest.fixture

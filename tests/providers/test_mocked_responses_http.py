@@ -128,7 +128,8 @@ ENTERED = "An error occurred while executing the state '{state}' (entered at the
 
 @pytest.mark.parametrize(("case", "cause"), [
     ("Nope", ENTERED.format(state="Charge", event=2) + "mock config {path}: the execution was started with the test "
-             "case 'Nope', but StateMachines.Checkout.TestCases does not define it"),
+             "case 'Nope', but StateMachines.Checkout.TestCases does not define it (it defines 'Approved', "
+             "'DeclinedThenOk', 'AlwaysDeclined', 'ChargeOnly', 'ShortOfResponses')"),
     ("ShortOfResponses", ENTERED.format(state="Ship", event=7) + "mock config {path}: MockedResponses.NoResponses "
                          "defines no response for invocation 0 of the state 'Ship' (it has no keys)"),
 ])
@@ -197,3 +198,33 @@ def test_a_test_case_without_a_mock_configuration_is_refused(start_server: Calla
             "Code": "ValidationException",
             "Message": "The state machine ARN names the mock test case 'Cheap', but no mock configuration is loaded: "
                        "start sfn-emulator with --mock-config FILE (or SFN_MOCK_CONFIG)"}
+
+
+NESTED = {"StartAt": "Fan", "States": {"Fan": {"Type": "Parallel", "Next": "Each", "Branches": [
+    {"StartAt": "Charge", "States": {"Charge": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+                                                "Parameters": {"FunctionName": "charge"}, "End": True}}}]},
+    "Each": {"Type": "Map", "End": True, "ItemProcessor": {"StartAt": "Ship", "States": {
+        "Ship": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+                 "Parameters": {"FunctionName": "ship"}, "End": True}}}}}}
+
+
+@pytest.mark.parametrize(("case", "message"), [
+    ("Misspelt", "StateMachines.Nested.TestCases.Misspelt mocks 'ChargeCard', 'Shipping', which the state machine "
+                 "'Nested' has no Task state for; its Task states: Charge, Ship"),
+    ("NotATask", "StateMachines.Nested.TestCases.NotATask mocks 'Fan', which the state machine 'Nested' has no Task "
+                 "state for; its Task states: Charge, Ship"),
+])
+def test_a_test_case_mocking_a_state_the_machine_lacks_is_refused_at_start(
+        start_server: Callable[..., Server], tmp_path: Path, case: str, message: str) -> None:
+    """Else the state it meant to mock would silently run for real."""
+    mocks = tmp_path / "mocks.json"
+    mocks.write_text(json.dumps({
+        "StateMachines": {"Nested": {"TestCases": {"Misspelt": {"Charge": "Ok", "ChargeCard": "Ok", "Shipping": "Ok"},
+                                                   "NotATask": {"Fan": "Ok"}, "Fine": {"Ship": "Ok"}}}},
+        "MockedResponses": {"Ok": {"0-9": {"Return": "ok"}}}}))
+    flow = Flow(start_server(mock_config=mocks))
+    machine = flow.machine(NESTED, name="Nested")
+    with pytest.raises(flow.sfn.exceptions.ValidationException) as refused:
+        flow.sfn.start_execution(stateMachineArn=f"{machine}#{case}", input='{}')
+    assert refused.value.response["Error"]["Message"] == f"mock config {mocks}: {message}"
+    flow.sfn.start_execution(stateMachineArn=f"{machine}#Fine", input='{}')
