@@ -31,7 +31,9 @@ def new_account() -> str:
 
 
 def post(endpoint: str, path: str, body: bytes = b"") -> tuple[int, Any]:
-    request = urllib.request.Request(endpoint + path, data=body, method="POST")
+    # JSON, as every write to /_emulator/* must be (a cross-site page cannot send it)
+    request = urllib.request.Request(endpoint + path, data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read() or b"null")

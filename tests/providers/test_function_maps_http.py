@@ -89,10 +89,10 @@ def test_each_mapped_function_answers_lambda_invoke(flow: Flow, function: str) -
     ('{"greet": {"handler": "orders.py:greet", "timeout": "30"}}',
      "functions map entry 'greet': its timeout must be a number of seconds above 0 and at most 900, not '30'"),
     ('{"greet": {"handler": "orders.py:greet", "memory": 128}}',
-     'functions map entry \'greet\': an object entry is {"handler": "module:callable", "timeout": seconds}; '
+     'functions map entry \'greet\': an object entry is {{"handler": "module:callable", "timeout": seconds}}; '
      "unknown key(s) memory"),
     ('{"greet": {"timeout": 3}}',
-     'functions map entry \'greet\': an object entry is {"handler": "module:callable", "timeout": seconds}'),
+     'functions map entry \'greet\': an object entry is {{"handler": "module:callable", "timeout": seconds}}'),
 ])
 def test_a_broken_map_is_refused_naming_the_entry(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "map.json"
@@ -116,8 +116,8 @@ def test_a_module_entry_imports_from_the_maps_directory_and_from_the_working_dir
     monkeypatch.chdir(project)
     monkeypatch.setattr(sys, "path", list(sys.path))
     with Emulator(Settings(functions=beside / "map.json")) as one, Emulator(Settings(functions=elsewhere / "map.json")) as two:
-        assert one.functions.lookup("a", "us-east-1", ACCOUNT)[0](None, None) == "beside"
-        assert two.functions.lookup("b", "us-east-1", ACCOUNT)[0](None, None) == "project"
+        assert one.functions.lookup("a", "us-east-1", ACCOUNT)[0].handler(None, None) == "beside"
+        assert two.functions.lookup("b", "us-east-1", ACCOUNT)[0].handler(None, None) == "project"
     for name in ("beside_orders", "project_orders"):
         sys.modules.pop(name, None)
 
