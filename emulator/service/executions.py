@@ -36,7 +36,7 @@ from sfn_emulator.service.errors import (
 )
 from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.names import check_name
-from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.pagination import Reversed, paginate
 from sfn_emulator.service.state_machines import describe_revision
 from sfn_emulator.service.store import DELETING, Alias, ExecutionEntry, Revision, StateMachineRecord, Store
 
@@ -383,7 +383,9 @@ class ExecutionOperations(ServiceBase):
     ) -> dict[str, Any]:
         with self._locked(store):
             execution = self._entry(store, executionArn).execution
-        events = sorted(list(execution.history), key=lambda event: event["id"], reverse=bool(reverseOrder))
+        # Event ids are positions in the append-only history (id N is history[N-1]): a page is
+        # found by its position, in either order, without sorting or copying the history.
+        events = Reversed(execution.history) if reverseOrder else execution.history
         sign = -1 if reverseOrder else 1
         page, token = paginate(
             events, lambda event: sign * event["id"],
