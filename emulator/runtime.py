@@ -15,25 +15,51 @@ and otherwise a clear error naming the resource and how to map it.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-
-from flask import Flask
+from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.clock import Clock
 from sfn_emulator.config import Settings
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution
-from sfn_emulator.resources.aws_services import AwsServiceIntegrations
-from sfn_emulator.resources.base import TaskResource, TaskResources
+from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.lambda_functions import LambdaFunctions, load_function_map
 from sfn_emulator.resources.mocks import MockConfig
 from sfn_emulator.resources.nested_executions import StartExecution
-from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
 from sfn_emulator.service import StepFunctionsService
-from sfn_emulator.wire import create_app
-from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
-from sfn_emulator.wire.clock_api import mount_clock_api
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+
+class _BuiltOnFirstUse:
+    """A task resource made, and its modules imported, the first time a Task reaches it: the AWS
+    integrations bring botocore's service models and moto, which most runs never call.
+    (Not for resources the engine asks more of, such as `.sync` ones.)"""
+
+    def __init__(self, build: Callable[[], TaskResource]) -> None:
+        self._build = build
+        self._built: TaskResource | None = None
+
+    @property
+    def resource(self) -> TaskResource:
+        if self._built is None:
+            self._built = self._build()
+        return self._built
+
+    def matches(self, request: TaskRequest) -> bool:
+        return self.resource.matches(request)
+
+    def invoke(self, request: TaskRequest) -> Any:
+        return self.resource.invoke(request)
+
+
+def _aws_service_integrations() -> TaskResource:
+    from sfn_emulator.resources.aws_services import AwsServiceIntegrations
+
+    return AwsServiceIntegrations()
 
 
 class Emulator:
@@ -46,7 +72,7 @@ class Emulator:
         if settings.functions is not None:
             self.functions.update(load_function_map(settings.functions))
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
-        self.aws = AwsServiceIntegrations()
+        self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         self.engine = Engine(self.clock, skip_external_deadlines=settings.clock_skip_external_deadlines)
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
@@ -55,12 +81,27 @@ class Emulator:
         )
         self.service.mock_config_loaded = lambda: self.mocks is not None
         self._resources: list[TaskResource] = [self.functions, StartExecution(self.service),
-                                                StepFunctionsSdk(self.service), self.aws]
+                                                _BuiltOnFirstUse(self._step_functions_sdk), self.aws]
         self.engine.resources = TaskResources(self._chain())
         self.engine.on_finished.append(self._forget_mocked_execution)
-        self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
-        mount_clock_api(self.app, self.clock, self.engine)
-        mount_aws_passthrough(self.app, default_account=settings.account)
+
+    @cached_property
+    def app(self) -> Flask:
+        """The WSGI app serving this emulator over HTTP, made (and Flask imported) when first asked for:
+        in-process runs never need it."""
+        from sfn_emulator.wire import create_app
+        from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
+        from sfn_emulator.wire.clock_api import mount_clock_api
+
+        app = create_app(self.service, default_account=self.settings.account, default_region=self.settings.region)
+        mount_clock_api(app, self.clock, self.engine)
+        mount_aws_passthrough(app, default_account=self.settings.account)
+        return app
+
+    def _step_functions_sdk(self) -> TaskResource:
+        from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
+
+        return StepFunctionsSdk(self.service)
 
     def use_mock_config(self, path: str | Path | None) -> None:
         """Answer test cases from the mock configuration at `path` from now on (None: no mocks).

@@ -17,8 +17,6 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable, Iterator
 
-from freezegun import freeze_time
-
 IGNORED_MODULES = (
     "sfn_emulator.clock",
     "sfn_emulator.service",
@@ -44,6 +42,8 @@ class ClockTime:
     def frozen(self) -> Iterator[None]:
         with self._lock:
             if self._users == 0:
+                from freezegun import freeze_time  # imported when a callable first runs, not at start-up
+
                 self._freezer = freeze_time(self._now(), tick=True, ignore=list(IGNORED_MODULES))
                 self._freezer.start()
             self._users += 1

@@ -17,8 +17,6 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import yaml
-
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
 from sfn_emulator.resources.frozen_time import ClockTime
@@ -208,6 +206,8 @@ class FunctionMapError(ValueError):
 
 def load_function_map(path: str | Path) -> dict[str, Handler]:
     """Load a JSON or YAML object {function name or ARN: "pkg.module:callable" | "path/file.py:callable"}."""
+    import yaml  # only a functions map file needs it
+
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 from typing import Any
 
-import botocore.session
 from botocore import xform_name
 
 from sfn_emulator.engine import Engine
@@ -22,9 +22,14 @@ from sfn_emulator.service.tags import TagOperations
 from sfn_emulator.service.tasks import TaskOperations
 from sfn_emulator.service.versions import VersionOperations
 
-OPERATIONS: frozenset[str] = frozenset(
-    botocore.session.get_session().get_service_model("stepfunctions").operation_names
-)
+
+@functools.cache
+def operations() -> frozenset[str]:
+    """The operations of botocore's `stepfunctions` model, read when the first request by name
+    comes (reading botocore's models is slow, and in-process calls never need it)."""
+    import botocore.session
+
+    return frozenset(botocore.session.get_session().get_service_model("stepfunctions").operation_names)
 
 
 class StepFunctionsService(
@@ -58,7 +63,7 @@ class StepFunctionsService(
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
         """Run `operation` (a botocore name such as "CreateStateMachine") with validated `params`."""
-        if operation not in OPERATIONS:
+        if operation not in operations():
             raise UnknownOperationException(f"Unknown operation: {operation}")
         method = getattr(self, xform_name(operation))
         return method(account=account, region=region, **params)
