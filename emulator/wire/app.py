@@ -14,17 +14,16 @@ import re
 import uuid
 from typing import Any, Protocol
 
-import botocore.session
 from flask import Flask, Response, request
 
 import sfn_emulator
+from sfn_emulator.service.api_model import stepfunctions_model
 from sfn_emulator.service.errors import ApiError, InternalFailure, SerializationException, UnknownOperationException
 from sfn_emulator.wire.encoding import CONTENT_TYPE, encode_error, encode_result
 from sfn_emulator.wire.validation import RequestDecoder, compile_request_decoders
 
 logger = logging.getLogger(__name__)
 
-SERVICE_NAME = "stepfunctions"
 HEALTH_PATH = "/_emulator/health"
 
 # `Authorization: AWS4-HMAC-SHA256 Credential=AKID/20240101/us-west-2/states/aws4_request, ...`
@@ -75,7 +74,7 @@ class JsonProtocolEndpoint:
         self._service = service
         self._default_account = default_account
         self._default_region = default_region
-        model = botocore.session.get_session().get_service_model(SERVICE_NAME)
+        model = stepfunctions_model()
         self._target_prefix = model.metadata["targetPrefix"] + "."
         self._decoders: dict[str, RequestDecoder] = compile_request_decoders(model)
 

@@ -19,6 +19,7 @@ Mounting is one call on the Flask app:  `mount_aws_passthrough(app, default_acco
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any, Callable, Iterable
 from urllib.parse import parse_qs
 
@@ -38,17 +39,27 @@ _ENVIRON_ACCOUNT_KEY = "HTTP_" + MOTO_ACCOUNT_HEADER.upper().replace("-", "_")
 
 
 def make_passthrough_app(*, default_account: str) -> WSGIApp:
-    """moto's multi-service server app, acting for the caller's account (see the module docstring)."""
-    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    """moto's multi-service server app, acting for the caller's account (see the module docstring).
 
-    moto_app = DomainDispatcherApplication(create_backend_app)
+    moto's server is made (and moto imported) on the first request for another service: a
+    server most runs never send one to starts without it."""
+    moto_apps: list[WSGIApp] = []
+    lock = threading.Lock()
+
+    def moto_app() -> WSGIApp:
+        with lock:
+            if not moto_apps:
+                from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+                moto_apps.append(DomainDispatcherApplication(create_backend_app))
+            return moto_apps[0]
 
     def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         access_key, _ = credential_scope(environ)
         if _ENVIRON_ACCOUNT_KEY not in environ:
             environ[_ENVIRON_ACCOUNT_KEY] = access_key if access_key and _ACCOUNT_ID.match(access_key) \
                 else default_account
-        return moto_app(environ, start_response)
+        return moto_app()(environ, start_response)
 
     return serve
 
