@@ -20,16 +20,19 @@ from sfn_emulator.engine.variables import Variables
 JSON = Any
 
 
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def to_json_text(value: JSON) -> str:
-    """JSON text as AWS writes payloads: compact, non-ASCII kept."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """JSON text as AWS writes payloads: compact, non-ASCII kept (one encoder for every call)."""
+    return _COMPACT_JSON.encode(value)
 
 
 class Run:
     """One execution's shared interpreter state."""
 
     __slots__ = ("execution", "now", "random", "execution_context", "state_machine_context", "restart_point",
-                 "resources", "item_reader_items")
+                 "resources", "item_reader_items", "_last_payload")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], rng: random.Random | None = None) -> None:
         self.execution = execution
@@ -47,6 +50,19 @@ class Run:
             "RedriveCount": execution.redrive_count,
         }
         self.state_machine_context = {"Id": execution.state_machine_arn, "Name": execution.state_machine_name}
+        self._last_payload: tuple[JSON, str] | None = None
+
+    def payload_text(self, value: JSON) -> str:
+        """A state's input or output as history text. The output one state exits with is most often
+        the very input the next enters with: it is serialised once and both events share the text.
+        (JSON values are never changed in place, so the same object has the same text.)"""
+        last = self._last_payload
+        if last is not None and last[0] is value:
+            return last[1]
+        text = to_json_text(value)
+        if isinstance(value, (dict, list)):
+            self._last_payload = (value, text)
+        return text
 
     def emit(self, frame: Frame | None, event_type: str, details_key: str | None = None, details: dict | None = None,
              *, timestamp: datetime | None = None) -> int:
