@@ -31,13 +31,14 @@ def to_json_text(value: JSON) -> str:
 class Run:
     """One execution's shared interpreter state."""
 
-    __slots__ = ("execution", "now", "random", "execution_context", "state_machine_context", "restart_point",
+    __slots__ = ("execution", "now", "_seed", "_random", "execution_context", "state_machine_context", "restart_point",
                  "resources", "item_reader_items", "_last_payload")
 
-    def __init__(self, execution: Execution, now: Callable[[], datetime], rng: random.Random | None = None) -> None:
+    def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None) -> None:
         self.execution = execution
         self.now = now
-        self.random = rng or random.Random(execution.arn)  # JitterStrategy FULL: reproducible per execution
+        self._seed = seed if seed is not None else execution.arn
+        self._random: random.Random | None = None
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
         self.resources: Any = None  # a TaskResources chain of this run's own (TestState mocks), else the engine's
         self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
@@ -51,6 +52,14 @@ class Run:
         }
         self.state_machine_context = {"Id": execution.state_machine_arn, "Name": execution.state_machine_name}
         self._last_payload: tuple[JSON, str] | None = None
+
+    @property
+    def random(self) -> random.Random:
+        """JitterStrategy FULL's randomness, reproducible per execution; seeded when first used
+        (seeding takes longer than running a small execution)."""
+        if self._random is None:
+            self._random = random.Random(self._seed)
+        return self._random
 
     def payload_text(self, value: JSON) -> str:
         """A state's input or output as history text. The output one state exits with is most often

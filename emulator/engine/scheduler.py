@@ -23,7 +23,6 @@ import heapq
 import itertools
 import json
 import logging
-import random
 import threading
 import uuid
 from collections import deque
@@ -765,7 +764,7 @@ class Engine:
         self._launch(run, run_execution(run))
 
     def _new_run(self, execution: Execution) -> Run:
-        return Run(execution, self.clock.now, random.Random(f"{self._seed}:{execution.arn}:{execution.redrive_count}"))
+        return Run(execution, self.clock.now, f"{self._seed}:{execution.arn}:{execution.redrive_count}")
 
     def _launch(self, run: Run, gen: Interpreter) -> None:
         execution = run.execution
