@@ -23,7 +23,7 @@ import threading
 from typing import Any, Callable, Iterable
 from urllib.parse import parse_qs
 
-from sfn_emulator.resources.aws.backends import MOTO_ACCOUNT_HEADER
+from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 

@@ -21,12 +21,13 @@ import botocore.session
 from botocore.awsrequest import AWSPreparedRequest, AWSRequest, AWSResponse
 from botocore.config import Config
 
+from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER
+
 if TYPE_CHECKING:
     import boto3
     from botocore.client import BaseClient
     from moto.core.botocore_stubber import BotocoreStubber
 
-MOTO_ACCOUNT_HEADER = "x-moto-account-id"
 
 # Requests are signed as usual (moto reads the region from the signature); the secret is never checked.
 _ACCESS_KEY_ID = "sfn-emulator"
