@@ -98,6 +98,8 @@ def format_figure(result: Result, unit: str) -> str:
         return f"gave up after {result.gave_up_after:g} s"
     if unit == "/s":
         return f"{result.value:,.0f} /s"
+    if unit == "MiB":
+        return f"{result.value:,.1f} MiB"
     return f"{result.value * 1000:,.0f} ms" if result.value < 1 else f"{result.value:,.2f} s"
 
 
@@ -162,7 +164,7 @@ def main() -> int:
     machine = machine_note()
     load_at_start = load_average()
     began = time.perf_counter()
-    rows = [["workload", OURS.label, MOTO.label, FLOOR.label, "faster than moto", "cost vs floor",
+    rows = [["workload", OURS.label, MOTO.label, FLOOR.label, "better than moto", "cost vs floor",
              "RSS MiB ours / moto / floor", "notes"]]
     report: list[dict[str, Any]] = []
 
