@@ -228,7 +228,7 @@ class ExecutionOperations(ServiceBase):
                         if existing.execution.is_running and existing.execution.input == execution.input:
                             return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
                         raise ExecutionAlreadyExists(f"Execution Already Exists: '{execution.arn}'")
-                    store.executions[execution.arn] = ExecutionEntry(execution, target.revision, store.next_sequence())
+                    store.add_execution(ExecutionEntry(execution, target.revision, store.next_sequence()))
             self.engine.start(execution)
         return {"executionArn": execution.arn, "startDate": execution.start_date}
 
@@ -312,8 +312,10 @@ class ExecutionOperations(ServiceBase):
                 arns.map_run(mapRunArn or "")
                 if mapRunArn not in store.map_runs:
                     raise ResourceNotFound(f"Resource not found: '{mapRunArn}'")
-                entries = [entry for entry in store.executions.values() if entry.map_run_arn == mapRunArn
-                           and (statusFilter is None or entry.execution.status == statusFilter)]
+                children = (store.executions.get(child.arn) for child in store.map_runs[mapRunArn].executions)
+                entries = sorted((entry for entry in children if entry is not None and entry.map_run_arn == mapRunArn
+                                  and (statusFilter is None or entry.execution.status == statusFilter)),
+                                 key=lambda entry: entry.sequence)
                 return self._execution_page(entries, f"executions:{mapRunArn}:{statusFilter}", maxResults, nextToken)
             ref = arns.state_machine(stateMachineArn)
             record = self._machine(store, ref)
@@ -336,9 +338,8 @@ class ExecutionOperations(ServiceBase):
     @staticmethod
     def _execution_page(entries: list[ExecutionEntry], scope: str, max_results: int | None,
                         next_token: str | None) -> dict[str, Any]:
-        """ListExecutions' answer: newest first, paginated."""
-        newest_first = sorted(entries, key=lambda entry: -entry.sequence)
-        page, token = paginate(newest_first, lambda entry: -entry.sequence, scope=scope,
+        """ListExecutions' answer: newest first, paginated. `entries` come in start order."""
+        page, token = paginate(Reversed(entries), lambda entry: -entry.sequence, scope=scope,
                                max_results=max_results, next_token=next_token)
         items = []
         for entry in page:
