@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from sfn_emulator.clock import format_time
-from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.execution import Execution, HistoryEvent
 from sfn_emulator.engine.variables import Variables
 
 JSON = Any
@@ -77,15 +77,10 @@ class Run:
              *, timestamp: datetime | None = None) -> int:
         history = self.execution.history
         event_id = len(history) + 1
-        event: dict[str, Any] = {
-            "timestamp": timestamp or self.now(),
-            "type": event_type,
-            "id": event_id,
-            "previousEventId": frame.prev_event_id if frame else max(0, event_id - 1),
-        }
-        if details_key:
-            event[details_key] = details if details is not None else {}
-        history.append(event)
+        history.append(HistoryEvent(
+            timestamp or self.now(), event_type, event_id, frame.prev_event_id if frame else max(0, event_id - 1),
+            details_key or None, (details if details is not None else {}) if details_key else None,
+        ))
         if frame is not None:
             frame.prev_event_id = event_id
         return event_id

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from sfn_emulator.engine.errors import NotRedrivable
-from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution
+from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution, HistoryEvent
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.errors import (
@@ -119,9 +119,9 @@ def _billing(execution: Execution) -> dict[str, int]:
     }
 
 
-def _without_execution_data(event: dict[str, Any]) -> dict[str, Any]:
-    stripped = dict(event)
-    for key, value in event.items():
+def _without_execution_data(event: HistoryEvent) -> dict[str, Any]:
+    stripped = event.as_dict()
+    for key, value in stripped.items():
         if key.endswith("EventDetails") and isinstance(value, dict):
             stripped[key] = {k: v for k, v in value.items() if k not in _EXECUTION_DATA_KEYS}
     return stripped
@@ -389,14 +389,14 @@ class ExecutionOperations(ServiceBase):
         events = Reversed(execution.history) if reverseOrder else execution.history
         sign = -1 if reverseOrder else 1
         page, token = paginate(
-            events, lambda event: sign * event["id"],
+            events, lambda event: sign * event.id,
             scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken,
         )
         if includeExecutionData is False:
-            page = [_without_execution_data(event) for event in page]
+            answers = [_without_execution_data(event) for event in page]
         else:
-            page = [dict(event) for event in page]
-        return {"events": page, **({"nextToken": token} if token else {})}
+            answers = [event.as_dict() for event in page]
+        return {"events": answers, **({"nextToken": token} if token else {})}
 
     @unlocked_operation
     def execution_events(self, store: Store, *, executionArn: str) -> list[dict[str, Any]]:
@@ -404,7 +404,7 @@ class ExecutionOperations(ServiceBase):
         hands out, in one read. Not an AWS operation: for in-process readers, which need no pages."""
         with self._locked(store):
             execution = self._entry(store, executionArn).execution
-        return [dict(event) for event in execution.history[:]]
+        return [event.as_dict() for event in execution.history[:]]
 
     @unlocked_operation
     def describe_state_machine_for_execution(
