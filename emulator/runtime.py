@@ -14,6 +14,7 @@ and otherwise a clear error naming the resource and how to map it.
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
@@ -42,11 +43,14 @@ class _BuiltOnFirstUse:
     def __init__(self, build: Callable[[], TaskResource]) -> None:
         self._build = build
         self._built: TaskResource | None = None
+        self._lock = threading.Lock()
 
     @property
     def resource(self) -> TaskResource:
         if self._built is None:
-            self._built = self._build()
+            with self._lock:
+                if self._built is None:
+                    self._built = self._build()
         return self._built
 
     def matches(self, request: TaskRequest) -> bool:
