@@ -1,11 +1,15 @@
-"""Speed of sfn-emulator against moto's Step Functions, measured in one run on one machine.
+"""Speed of sfn-emulator against moto's Step Functions and against a no-engine floor, in one run.
 
-    python benchmarks/run.py [--quick] [--json out.json]
+    python benchmarks/run.py [--quick] [--only TEXT] [--json out.json]
 
-Both emulators run as separate server processes on free loopback ports and are driven over HTTP by
+The emulators run as separate server processes on free loopback ports and are driven over HTTP by
 boto3 clients with identical settings. Each scenario gets a fresh server process per emulator, and
 only one server runs at a time: work left running by a peer that was given up on cannot slow what
-follows, and a virtual clock moved on by one scenario cannot shift the next.
+follows, and a virtual clock moved on by one scenario cannot shift the next. The floor
+(`floor_server.py`) answers API-only scenarios with canned bodies: how close a figure is to it says
+how little the emulator adds to the HTTP and JSON every server pays. The server's resident memory
+is read after each scenario. Cold start, import time and the in-process engine are measured on
+fresh processes (`process_workloads.py`).
 Results are reported as ratios: absolute figures on a shared two-core machine say little, the ratio
 of two figures measured minutes apart on the same machine says more.
 """
@@ -26,8 +30,13 @@ from typing import Any
 
 import botocore.exceptions
 
-from scenarios import FULL, QUICK, SCENARIOS, Profile, Scenario
-from servers import MOTO, OURS, RunningServer, ServerKind
+from process_workloads import FLOOR as FLOOR_SIDE
+from process_workloads import MOTO as MOTO_SIDE
+from process_workloads import OURS as OURS_SIDE
+from process_workloads import process_workloads
+from scale_scenarios import SCALE_SCENARIOS
+from scenarios import FULL, QUICK, SCENARIOS, Measurement, Profile, Scenario
+from servers import FLOOR, MOTO, OURS, RunningServer, ServerKind
 
 NOISE_NOTE = (
     "The machine is noisy (2 shared cores, other work running): trust the ratios, measured in the "
@@ -44,12 +53,25 @@ class Result:
     gave_up_after: float | None = None
     problem: str | None = None
     note: str = ""
+    rss_mib: float | None = None  # the server's resident memory after the attempts
+
+
+NOT_MEASURED = Result(None, [], problem="not measured")
 
 
 def measure(scenario: Scenario, kind: ServerKind, profile: Profile) -> Result:
     """Up to `profile.repeats` attempts on a fresh server; one given up on or wrong ends the series."""
     with RunningServer(kind) as server:
-        return attempts(scenario, server, profile)
+        result = attempts(scenario, server, profile)
+        result.rss_mib = server.rss_mib()
+        return result
+
+
+def from_measurement(measurement: Measurement | None) -> Result:
+    if measurement is None:
+        return NOT_MEASURED
+    values = [] if measurement.value is None else [measurement.value]
+    return Result(measurement.value, values, measurement.gave_up_after, measurement.problem, measurement.note)
 
 
 def attempts(scenario: Scenario, server: RunningServer, profile: Profile) -> Result:
@@ -76,6 +98,8 @@ def format_figure(result: Result, unit: str) -> str:
         return f"gave up after {result.gave_up_after:g} s"
     if unit == "/s":
         return f"{result.value:,.0f} /s"
+    if unit == "MiB":
+        return f"{result.value:,.1f} MiB"
     return f"{result.value * 1000:,.0f} ms" if result.value < 1 else f"{result.value:,.2f} s"
 
 
@@ -94,6 +118,17 @@ def format_speedup(ratio: float | None, lower_bound: bool) -> str:
     if ratio is None:
         return "n/a"
     return f"> {ratio:,.0f}x" if lower_bound else f"{ratio:,.1f}x"
+
+
+def format_floor(ours: Result, floor: Result, unit: str) -> str:
+    """Our cost as a multiple of the floor's (1.0x: nothing added to the HTTP and JSON)."""
+    if ours.value is None or floor.value is None:
+        return "n/a"
+    return f"{(floor.value / ours.value if unit == '/s' else ours.value / floor.value):,.1f}x"
+
+
+def format_memory(*results: Result) -> str:
+    return " / ".join("-" if r.rss_mib is None else f"{r.rss_mib:,.0f}" for r in results)
 
 
 def machine_note() -> dict[str, Any]:
@@ -116,27 +151,49 @@ def print_table(rows: list[list[str]]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="less work and shorter budgets (about a minute)")
+    parser.add_argument("--only", metavar="TEXT", help="run only the workloads whose title contains TEXT")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results to FILE as JSON")
     arguments = parser.parse_args()
     profile = QUICK if arguments.quick else FULL
     mode = "quick" if arguments.quick else "full"
 
+    def chosen(title: str, full_only: bool = False) -> bool:
+        return (not (arguments.quick and full_only)
+                and (arguments.only is None or arguments.only.lower() in title.lower()))
+
     machine = machine_note()
     load_at_start = load_average()
     began = time.perf_counter()
-    rows = [["scenario", OURS.label, MOTO.label, "we are faster by", "notes"]]
+    rows = [["workload", OURS.label, MOTO.label, FLOOR.label, "better than moto", "cost vs floor",
+             "RSS MiB ours / moto / floor", "notes"]]
     report: list[dict[str, Any]] = []
-    for scenario in SCENARIOS:
+
+    def add_row(title: str, unit: str, ours: Result, peer: Result, floor: Result, took: float) -> None:
+        print(f"{took:5.1f} s  {title}", file=sys.stderr)
+        ratio, lower_bound = speedup(ours, peer, unit)
+        notes = "; ".join(f"{name}: {r.note}" for name, r in (("ours", ours), ("moto", peer)) if r.note)
+        rows.append([title, format_figure(ours, unit), format_figure(peer, unit),
+                     "-" if floor is NOT_MEASURED else format_figure(floor, unit), format_speedup(ratio, lower_bound),
+                     format_floor(ours, floor, unit), format_memory(ours, peer, floor), notes])
+        report.append({"scenario": title, "unit": unit, "ours": asdict(ours), "moto": asdict(peer),
+                       "floor": asdict(floor), "speedup": ratio, "speedup_is_lower_bound": lower_bound})
+
+    for scenario in [*SCENARIOS, *SCALE_SCENARIOS]:
+        if not chosen(scenario.title, scenario.full_only):
+            continue
         scenario_began = time.perf_counter()
         ours = measure(scenario, OURS, profile)
         peer = measure(scenario, MOTO, profile)
-        print(f"{time.perf_counter() - scenario_began:5.1f} s  {scenario.title}", file=sys.stderr)
-        ratio, lower_bound = speedup(ours, peer, scenario.unit)
-        notes = "; ".join(f"{name}: {r.note}" for name, r in (("ours", ours), ("moto", peer)) if r.note)
-        rows.append([scenario.title, format_figure(ours, scenario.unit), format_figure(peer, scenario.unit),
-                     format_speedup(ratio, lower_bound), notes])
-        report.append({"scenario": scenario.title, "unit": scenario.unit, "ours": asdict(ours),
-                       "moto": asdict(peer), "speedup": ratio, "speedup_is_lower_bound": lower_bound})
+        floor = measure(scenario, FLOOR, profile) if scenario.floor else NOT_MEASURED
+        add_row(scenario.title, scenario.unit, ours, peer, floor, time.perf_counter() - scenario_began)
+    kinds = {OURS_SIDE: OURS, MOTO_SIDE: MOTO, FLOOR_SIDE: FLOOR}
+    for workload in process_workloads(kinds):
+        if not chosen(workload.title):
+            continue
+        workload_began = time.perf_counter()
+        ours, peer, floor = (from_measurement(workload.measure(side, profile))
+                             for side in (OURS_SIDE, MOTO_SIDE, FLOOR_SIDE))
+        add_row(workload.title, workload.unit, ours, peer, floor, time.perf_counter() - workload_began)
     duration = time.perf_counter() - began
     machine["load_average"] = {"start": load_at_start, "end": load_average()}
 
@@ -151,7 +208,7 @@ def main() -> int:
             "mode": mode,
             "profile": asdict(profile),
             "machine": machine,
-            "servers": {"ours": OURS.label, "peer": MOTO.label},
+            "servers": {"ours": OURS.label, "peer": MOTO.label, "floor": FLOOR.label},
             "duration_seconds": round(duration, 1),
             "results": report,
         }

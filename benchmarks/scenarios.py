@@ -126,6 +126,8 @@ class Scenario:
     unit: str  # "/s": higher is better; "s": lower is better
     prepare: Callable[[Client, Profile], str]
     attempt: Callable[[Client, str, Profile], Measurement]
+    floor: bool = False  # whether the no-engine floor server can serve it (API calls only, no executions run)
+    full_only: bool = False  # left out of --quick runs
 
 
 # 1. State transitions per second on a Pass/Choice/intrinsics loop.
@@ -381,7 +383,7 @@ def api_scenario(title: str, call: Callable[[Client, str], object]) -> Scenario:
             call(client, execution_arn)
         return Measurement(profile.api_requests / (time.perf_counter() - began))
 
-    return Scenario(title, "/s", prepare, attempt)
+    return Scenario(title, "/s", prepare, attempt, floor=True)
 
 
 API_SCENARIOS = [

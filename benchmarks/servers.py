@@ -1,9 +1,10 @@
-"""The two servers under test, each started as its own process on a free loopback port.
+"""The servers under test, each started as its own process on a free loopback port.
 
 The peer is moto 5 with `execute_state_machine` switched on through its `/moto-api/config`
 endpoint (its documented way in server mode); moto then runs definitions on its copy of
 LocalStack's interpreter, with threads and real sleeps. moto's server needs `flask-cors`
-(`pip install "moto[server]"`).
+(`pip install "moto[server]"`). The floor (`floor_server.py`) answers with canned bodies and
+no engine: the cost of the HTTP and JSON alone.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class ServerKind:
 
     @property
     def label(self) -> str:
-        return f"{self.name} {self.version}"
+        return f"{self.name} {self.version}".strip()
 
 
 def _enable_moto_execution(endpoint_url: str) -> None:
@@ -83,6 +84,11 @@ OURS = ServerKind(
     name="sfn-emulator",
     version=_emulator_version(),
     command=lambda port: [sys.executable, "-m", "sfn_emulator", "serve", "--port", str(port), "--log-level", "WARNING"],
+)
+FLOOR = ServerKind(
+    name="no-engine floor",
+    version="",
+    command=lambda port: [sys.executable, str(Path(__file__).with_name("floor_server.py")), "--port", str(port)],
 )
 MOTO = ServerKind(
     name="moto",
@@ -134,6 +140,15 @@ class RunningServer:
             except botocore.exceptions.EndpointConnectionError:
                 time.sleep(0.05)
         raise RuntimeError(f"the {self.kind.name} server did not answer within {limit:.0f} s")
+
+    def rss_mib(self) -> float | None:
+        """The server process's resident memory now (Linux), in MiB."""
+        try:
+            status = Path(f"/proc/{self._process.pid}/status").read_text()
+        except OSError:
+            return None
+        kilobytes = next((line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")), None)
+        return int(kilobytes) / 1024 if kilobytes else None
 
     def stop(self) -> None:
         self._process.terminate()

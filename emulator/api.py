@@ -21,13 +21,16 @@ import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import default_machine_name, read_definition_file
 from sfn_emulator.graphs.render import path_text
 from sfn_emulator.history_tokens import open_token_waits, task_token
 from sfn_emulator.json_diff import describe_differences, json_equal
+
+if TYPE_CHECKING:
+    from sfn_emulator.runtime import Emulator
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"
@@ -236,11 +239,14 @@ class ExecutionRunner:
     """
 
     def __init__(self, api: StepFunctionsApi, clock: ClockControl, *, role_arn: str,
-                 base_dir: Path | None = None) -> None:
+                 base_dir: Path | None = None,
+                 read_history: Callable[[str], Sequence[Mapping[str, Any]]] | None = None) -> None:
         self.api = api
         self.clock = clock
         self.role_arn = role_arn
         self.base_dir = base_dir  # where relative definition paths are looked up (default: the cwd)
+        # An execution's whole history in one read, where the API is in-process; else it is paged.
+        self.read_history = read_history
 
     def create_state_machine(self, definition: Definition, *, name: str | None = None, type: str = STANDARD) -> str:
         """The ARN of a new state machine (or of the same one, created again with the same definition)."""
@@ -306,6 +312,8 @@ class ExecutionRunner:
     def result(self, execution_arn: str) -> ExecutionResult:
         """The execution as it stands now, with its whole history."""
         description = self.api.describe_execution(executionArn=execution_arn)
+        if self.read_history is not None:
+            return ExecutionResult.from_api(description, self.read_history(execution_arn))
         events: list[dict[str, Any]] = []
         token: str | None = None
         while True:
@@ -367,9 +375,15 @@ def run_definition(
             settings = replace(settings, mock_config=Path(mock_config))
         with Emulator(settings, function_hint="pass `functions={name: handler}` to run_definition") as instance:
             instance.functions.update(functions or {})
-            runner = ExecutionRunner(instance.service, instance.clock,
-                                     role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator")
+            runner = in_process_runner(instance, role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator")
             return runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
+
+
+def in_process_runner(instance: Emulator, *, role_arn: str) -> ExecutionRunner:
+    """A runner on an emulator's own control plane, reading each history whole rather than by pages."""
+    service = instance.service
+    return ExecutionRunner(service, instance.clock, role_arn=role_arn,
+                           read_history=lambda execution_arn: service.execution_events(executionArn=execution_arn))
 
 
 def write_mock_config(config: Mapping[str, Any], directory: Path) -> Path:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sfn_emulator.api import RUNNING, ExecutionResult, ExecutionRunner
+from sfn_emulator.api import RUNNING, ExecutionResult, in_process_runner
 from sfn_emulator.cli_callbacks import add_arguments as add_answer_arguments
 from sfn_emulator.cli_callbacks import prompt_on_terminal, wait_answering
 from sfn_emulator.clock import Clock, format_time
@@ -163,8 +163,7 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
     with instance:
-        runner = ExecutionRunner(instance.service, instance.clock,
-                                 role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator-run")
+        runner = in_process_runner(instance, role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator-run")
         try:
             machine_arn = runner.create_state_machine_from_json(
                 definition, name=machine_name(arguments.definition, arguments.name)

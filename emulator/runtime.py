@@ -14,11 +14,12 @@ and otherwise a clear error naming the resource and how to map it.
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-
-from flask import Flask
+from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.clock import Clock
 from sfn_emulator.config import Settings
@@ -26,19 +27,46 @@ from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.resources.aws.reset import reset_moto_backends
-from sfn_emulator.resources.aws_services import AwsServiceIntegrations
-from sfn_emulator.resources.base import TaskResource, TaskResources
+from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.mocks import MockConfig
 from sfn_emulator.resources.nested_executions import StartExecution
-from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
 from sfn_emulator.service import StepFunctionsService
-from sfn_emulator.wire import create_app
-from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
-from sfn_emulator.wire.clock_api import mount_clock_api
-from sfn_emulator.wire.insight_api import mount_insight_api
-from sfn_emulator.wire.reset_api import mount_reset_api
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+
+class _BuiltOnFirstUse:
+    """A task resource made, and its modules imported, the first time a Task reaches it: the AWS
+    integrations bring botocore's service models and moto, which most runs never call.
+    (Not for resources the engine asks more of, such as `.sync` ones.)"""
+
+    def __init__(self, build: Callable[[], TaskResource]) -> None:
+        self._build = build
+        self._built: TaskResource | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def resource(self) -> TaskResource:
+        if self._built is None:
+            with self._lock:
+                if self._built is None:
+                    self._built = self._build()
+        return self._built
+
+    def matches(self, request: TaskRequest) -> bool:
+        return self.resource.matches(request)
+
+    def invoke(self, request: TaskRequest) -> Any:
+        return self.resource.invoke(request)
+
+
+def _aws_service_integrations() -> TaskResource:
+    from sfn_emulator.resources.aws_services import AwsServiceIntegrations
+
+    return AwsServiceIntegrations()
 
 
 class Emulator:
@@ -55,7 +83,7 @@ class Emulator:
         if settings.functions is not None:
             self.functions.update(load_function_map(settings.functions))
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
-        self.aws = AwsServiceIntegrations()
+        self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         self.engine = Engine(self.clock, skip_external_deadlines=settings.clock_skip_external_deadlines)
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
@@ -66,16 +94,28 @@ class Emulator:
         self.service.mock_case_problem = lambda machine, case, definition: (
             self.mocks.start_problem(machine, case, definition) if self.mocks is not None else None)
         self._resources: list[TaskResource] = [self.functions, StartExecution(self.service),
-                                                StepFunctionsSdk(self.service), self.aws]
+                                                _BuiltOnFirstUse(self._step_functions_sdk), self.aws]
         self.engine.resources = self._task_resources()
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.coverage = CoverageRecorder()
         self.engine.on_finished.append(self.coverage.record)
-        self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
-        mount_clock_api(self.app, self.clock, self.engine)
-        mount_insight_api(self.app, self.service, self.coverage)
-        mount_aws_passthrough(self.app, default_account=settings.account)
-        mount_reset_api(self.app, self.reset, self.service.reset)
+
+    @cached_property
+    def app(self) -> Flask:
+        """The WSGI app serving this emulator over HTTP, made (and Flask imported) when first asked for:
+        in-process runs never need it."""
+        from sfn_emulator.wire import create_app
+        from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
+        from sfn_emulator.wire.clock_api import mount_clock_api
+        from sfn_emulator.wire.insight_api import mount_insight_api
+        from sfn_emulator.wire.reset_api import mount_reset_api
+
+        app = create_app(self.service, default_account=self.settings.account, default_region=self.settings.region)
+        mount_clock_api(app, self.clock, self.engine)
+        mount_insight_api(app, self.service, self.coverage)
+        mount_aws_passthrough(app, default_account=self.settings.account)
+        mount_reset_api(app, self.reset, self.service.reset)
+        return app
 
     def reset(self, account: str | None = None) -> None:
         """Forget every resource, of Step Functions and of moto's AWS services, or only those of
@@ -83,6 +123,11 @@ class Emulator:
         the whole process: a reset of every account reaches other emulators in it too."""
         self.service.reset(account)
         reset_moto_backends(account)
+
+    def _step_functions_sdk(self) -> TaskResource:
+        from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
+
+        return StepFunctionsSdk(self.service)
 
     def use_mock_config(self, path: str | Path | None) -> None:
         """Answer test cases from the mock configuration at `path` from now on (None: no mocks).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,6 +17,54 @@ TIMED_OUT = "TIMED_OUT"
 ABORTED = "ABORTED"
 PENDING_REDRIVE = "PENDING_REDRIVE"
 TERMINAL_STATUSES = frozenset({SUCCEEDED, FAILED, TIMED_OUT, ABORTED})
+
+
+class HistoryEvent(Mapping[str, Any]):
+    """One AWS history event, stored as a slotted record (a long history holds many: a dict per
+    event costs twice the memory) and read as the mapping GetExecutionHistory answers with:
+    `timestamp`, `type`, `id`, `previousEventId` and, when it has them, its details under their key."""
+
+    __slots__ = ("timestamp", "type", "id", "previous_event_id", "details_key", "details")
+
+    def __init__(self, timestamp: datetime, type: str, id: int, previous_event_id: int,
+                 details_key: str | None = None, details: dict[str, Any] | None = None) -> None:
+        self.timestamp = timestamp
+        self.type = type
+        self.id = id
+        self.previous_event_id = previous_event_id
+        self.details_key = details_key
+        self.details = details
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "timestamp":
+            return self.timestamp
+        if key == "type":
+            return self.type
+        if key == "id":
+            return self.id
+        if key == "previousEventId":
+            return self.previous_event_id
+        if key == self.details_key and key is not None:
+            return self.details
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from ("timestamp", "type", "id", "previousEventId")
+        if self.details_key is not None:
+            yield self.details_key
+
+    def __len__(self) -> int:
+        return 4 if self.details_key is None else 5
+
+    def as_dict(self) -> dict[str, Any]:
+        """The event as a new dict (its details shared), as an API answer carries it."""
+        event = {"timestamp": self.timestamp, "type": self.type, "id": self.id, "previousEventId": self.previous_event_id}
+        if self.details_key is not None:
+            event[self.details_key] = self.details
+        return event
+
+    def __repr__(self) -> str:
+        return repr(self.as_dict())
 
 
 @dataclass(eq=False)
@@ -46,7 +95,7 @@ class Execution:
     cause: str | None = None
     redrive_count: int = 0
     redrive_date: datetime | None = None
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[HistoryEvent] = field(default_factory=list)  # append-only: event N is history[N-1]
     # Beside the history, what AWS's events do not say: the rules each state visit applied, by the
     # id of its …StateEntered event: "Choices[i]", "Default", "Retry[i]", "Catch[i]", in order.
     # Graphs and coverage read it (`sfn_emulator.graphs.trace`).

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from sfn_emulator.clock import format_time
-from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.execution import Execution, HistoryEvent
 from sfn_emulator.engine.variables import Variables
 
 JSON = Any
@@ -35,21 +35,25 @@ class HistoryLimitReached(BaseException):
     it ends the whole execution, not a state."""
 
 
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def to_json_text(value: JSON) -> str:
-    """JSON text as AWS writes payloads: compact, non-ASCII kept."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """JSON text as AWS writes payloads: compact, non-ASCII kept (one encoder for every call)."""
+    return _COMPACT_JSON.encode(value)
 
 
 class Run:
     """One execution's shared interpreter state."""
 
-    __slots__ = ("execution", "now", "random", "execution_context", "state_machine_context", "restart_point",
-                 "resources", "item_reader_items")
+    __slots__ = ("execution", "now", "_seed", "_random", "execution_context", "state_machine_context", "restart_point",
+                 "resources", "item_reader_items", "_last_payload")
 
-    def __init__(self, execution: Execution, now: Callable[[], datetime], rng: random.Random | None = None) -> None:
+    def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None) -> None:
         self.execution = execution
         self.now = now
-        self.random = rng or random.Random(execution.arn)  # JitterStrategy FULL: reproducible per execution
+        self._seed = seed if seed is not None else execution.arn
+        self._random: random.Random | None = None
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
         self.resources: Any = None  # a TaskResources chain of this run's own (TestState mocks), else the engine's
         self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
@@ -62,6 +66,28 @@ class Run:
             "RedriveCount": execution.redrive_count,
         }
         self.state_machine_context = {"Id": execution.state_machine_arn, "Name": execution.state_machine_name}
+        self._last_payload: tuple[JSON, str] | None = None
+
+    @property
+    def random(self) -> random.Random:
+        """JitterStrategy FULL's randomness, reproducible per execution; seeded when first used
+        (seeding takes longer than running a small execution)."""
+        if self._random is None:
+            self._random = random.Random(self._seed)
+        return self._random
+
+    def payload_text(self, value: JSON, known: str | None = None) -> str:
+        """A state's input or output as history text. The output one state exits with is most often
+        the very input the next enters with: it is serialised once and both events share the text.
+        (JSON values are never changed in place, so the same object has the same text.) `known`:
+        its text, when the caller has serialised it already (to measure it)."""
+        last = self._last_payload
+        if last is not None and last[0] is value:
+            return last[1]
+        text = known if known is not None else to_json_text(value)
+        if isinstance(value, (dict, list)):
+            self._last_payload = (value, text)
+        return text
 
     def emit(self, frame: Frame | None, event_type: str, details_key: str | None = None, details: dict | None = None,
              *, timestamp: datetime | None = None) -> int:
@@ -69,15 +95,10 @@ class Run:
         event_id = len(history) + 1
         if event_id >= MAX_HISTORY_EVENTS and event_type not in CLOSING_EVENTS and self.execution.type == "STANDARD":
             raise HistoryLimitReached
-        event: dict[str, Any] = {
-            "timestamp": timestamp or self.now(),
-            "type": event_type,
-            "id": event_id,
-            "previousEventId": frame.prev_event_id if frame else max(0, event_id - 1),
-        }
-        if details_key:
-            event[details_key] = details if details is not None else {}
-        history.append(event)
+        history.append(HistoryEvent(
+            timestamp or self.now(), event_type, event_id, frame.prev_event_id if frame else max(0, event_id - 1),
+            details_key or None, (details if details is not None else {}) if details_key else None,
+        ))
         if frame is not None:
             frame.prev_event_id = event_id
         return event_id

@@ -98,7 +98,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     frame.task_token = None
     frame.entered_event_id = frame.emit(
         ENTERED[state.type], "stateEnteredEventDetails",
-        {"name": state.name, "input": to_json_text(state_input), "inputDetails": {"truncated": False}},
+        {"name": state.name, "input": frame.run.payload_text(state_input), "inputDetails": {"truncated": False}},
     )
     if frame.interleave:
         yield Reschedule()
@@ -202,8 +202,8 @@ def matching_catcher(state: BaseState, error: StatesError) -> Catcher | None:
 
 def _exit(state: BaseState, output: JSON, frame: Frame, output_text: str | None = None) -> None:
     """Leave the state: bind what its Assign evaluated to (AWS lists it in the exit event)."""
-    text = to_json_text(output) if output_text is None else output_text
-    details: dict[str, Any] = {"name": state.name, "output": text, "outputDetails": {"truncated": False}}
+    details: dict[str, Any] = {"name": state.name, "output": frame.run.payload_text(output, known=output_text),
+                               "outputDetails": {"truncated": False}}
     if frame.assigned is not None:
         frame.variables.assign(frame.assigned)
         if frame.assigned:

@@ -85,6 +85,8 @@ class ServiceBase:
 
     def _purge_expired(self, store: Store) -> None:
         """Forget every execution that has outlived the retention (before a listing)."""
+        if self.execution_retention is None:
+            return  # kept forever: nothing to look for
         for entry in [entry for entry in store.executions.values() if self._expired(entry)]:
             store.forget_execution(entry.execution.arn)
 

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from sfn_emulator.engine.errors import NotRedrivable
-from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution
+from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution, HistoryEvent
 from sfn_emulator.engine.frame import MAX_HISTORY_EVENTS
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
@@ -37,7 +37,7 @@ from sfn_emulator.service.errors import (
 )
 from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.names import check_name
-from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.pagination import Reversed, paginate
 from sfn_emulator.service.state_machines import describe_revision
 from sfn_emulator.service.store import DELETING, Alias, ExecutionEntry, Revision, StateMachineRecord, Store
 
@@ -122,9 +122,9 @@ def _billing(execution: Execution) -> dict[str, int]:
     }
 
 
-def _without_execution_data(event: dict[str, Any]) -> dict[str, Any]:
-    stripped = dict(event)
-    for key, value in event.items():
+def _without_execution_data(event: HistoryEvent) -> dict[str, Any]:
+    stripped = event.as_dict()
+    for key, value in stripped.items():
         if key.endswith("EventDetails") and isinstance(value, dict):
             stripped[key] = {k: v for k, v in value.items() if k not in _EXECUTION_DATA_KEYS}
     return stripped
@@ -238,7 +238,7 @@ class ExecutionOperations(ServiceBase):
                         if existing.execution.is_running and existing.execution.input == execution.input:
                             return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
                         raise ExecutionAlreadyExists(f"Execution Already Exists: '{execution.arn}'")
-                    store.executions[execution.arn] = ExecutionEntry(execution, target.revision, store.next_sequence())
+                    store.add_execution(ExecutionEntry(execution, target.revision, store.next_sequence()))
             self.engine.start(execution)
         return {"executionArn": execution.arn, "startDate": execution.start_date}
 
@@ -322,8 +322,10 @@ class ExecutionOperations(ServiceBase):
                 arns.map_run(mapRunArn or "")
                 if mapRunArn not in store.map_runs:
                     raise ResourceNotFound(f"Resource not found: '{mapRunArn}'")
-                entries = [entry for entry in store.executions.values() if entry.map_run_arn == mapRunArn
-                           and (statusFilter is None or entry.execution.status == statusFilter)]
+                children = (store.executions.get(child.arn) for child in store.map_runs[mapRunArn].executions)
+                entries = sorted((entry for entry in children if entry is not None and entry.map_run_arn == mapRunArn
+                                  and (statusFilter is None or entry.execution.status == statusFilter)),
+                                 key=lambda entry: entry.sequence)
                 return self._execution_page(entries, f"executions:{mapRunArn}:{statusFilter}", maxResults, nextToken)
             ref = arns.state_machine(stateMachineArn)
             record = self._machine(store, ref)
@@ -346,9 +348,8 @@ class ExecutionOperations(ServiceBase):
     @staticmethod
     def _execution_page(entries: list[ExecutionEntry], scope: str, max_results: int | None,
                         next_token: str | None) -> dict[str, Any]:
-        """ListExecutions' answer: newest first, paginated."""
-        newest_first = sorted(entries, key=lambda entry: -entry.sequence)
-        page, token = paginate(newest_first, lambda entry: -entry.sequence, scope=scope,
+        """ListExecutions' answer: newest first, paginated. `entries` come in start order."""
+        page, token = paginate(Reversed(entries), lambda entry: -entry.sequence, scope=scope,
                                max_results=max_results, next_token=next_token)
         items = []
         for entry in page:
@@ -393,17 +394,27 @@ class ExecutionOperations(ServiceBase):
     ) -> dict[str, Any]:
         with self._locked(store):
             execution = self._entry(store, executionArn).execution
-        events = sorted(list(execution.history), key=lambda event: event["id"], reverse=bool(reverseOrder))
+        # Event ids are positions in the append-only history (id N is history[N-1]): a page is
+        # found by its position, in either order, without sorting or copying the history.
+        events = Reversed(execution.history) if reverseOrder else execution.history
         sign = -1 if reverseOrder else 1
         page, token = paginate(
-            events, lambda event: sign * event["id"],
+            events, lambda event: sign * event.id,
             scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken,
         )
         if includeExecutionData is False:
-            page = [_without_execution_data(event) for event in page]
+            answers = [_without_execution_data(event) for event in page]
         else:
-            page = [dict(event) for event in page]
-        return {"events": page, **({"nextToken": token} if token else {})}
+            answers = [event.as_dict() for event in page]
+        return {"events": answers, **({"nextToken": token} if token else {})}
+
+    @unlocked_operation
+    def execution_events(self, store: Store, *, executionArn: str) -> list[dict[str, Any]]:
+        """Every history event of an execution, in order: what paging GetExecutionHistory to its end
+        hands out, in one read. Not an AWS operation: for in-process readers, which need no pages."""
+        with self._locked(store):
+            execution = self._entry(store, executionArn).execution
+        return [event.as_dict() for event in execution.history[:]]
 
     @unlocked_operation
     def describe_state_machine_for_execution(

@@ -38,8 +38,8 @@ class MapRunOperations(ServiceBase):
         if parent is not None:
             store, entry = parent
             with self._lock:
-                store.executions[child.arn] = ExecutionEntry(child, entry.revision, store.next_sequence(),
-                                                             map_run_arn=map_run.arn)
+                store.add_execution(ExecutionEntry(child, entry.revision, store.next_sequence(),
+                                                   map_run_arn=map_run.arn))
 
     def _parent(self, map_run: MapRun) -> tuple[Store, ExecutionEntry] | None:
         for store in list(self._stores.values()):

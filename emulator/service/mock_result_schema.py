@@ -16,14 +16,16 @@ returns whatever the function returns.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import UnknownServiceError
-from botocore.model import OperationModel, Shape
 
 from sfn_emulator.resources.aws.sdk import SdkServices, asl_member_name
 from sfn_emulator.resources.base import REQUEST_RESPONSE, parse_resource
 from sfn_emulator.service.errors import ValidationException
+
+if TYPE_CHECKING:
+    from botocore.model import OperationModel, Shape
 
 STRICT, PRESENT, NONE = "STRICT", "PRESENT", "NONE"
 _PREFIX = "Mock result schema validation error: "

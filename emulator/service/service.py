@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import botocore.session
 from botocore import xform_name
 
 from sfn_emulator.engine import Engine
 from sfn_emulator.service.activities import ActivityOperations
 from sfn_emulator.service.aliases import AliasOperations
+from sfn_emulator.service.api_model import operation_names
 from sfn_emulator.service.base import EXECUTION_RETENTION
 from sfn_emulator.service.definitions import DefinitionOperations
 from sfn_emulator.service.errors import UnknownOperationException
@@ -22,9 +22,6 @@ from sfn_emulator.service.tags import TagOperations
 from sfn_emulator.service.tasks import TaskOperations
 from sfn_emulator.service.versions import VersionOperations
 
-OPERATIONS: frozenset[str] = frozenset(
-    botocore.session.get_session().get_service_model("stepfunctions").operation_names
-)
 
 
 class StepFunctionsService(
@@ -58,7 +55,7 @@ class StepFunctionsService(
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
         """Run `operation` (a botocore name such as "CreateStateMachine") with validated `params`."""
-        if operation not in OPERATIONS:
+        if operation not in operation_names():
             raise UnknownOperationException(f"Unknown operation: {operation}")
         method = getattr(self, xform_name(operation))
         return method(account=account, region=region, **params)

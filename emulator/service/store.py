@@ -99,15 +99,23 @@ class Store:
     region: str
     state_machines: dict[str, StateMachineRecord] = field(default_factory=dict)  # by unqualified ARN
     activities: dict[str, ActivityRecord] = field(default_factory=dict)
-    executions: dict[str, ExecutionEntry] = field(default_factory=dict)
+    executions: dict[str, ExecutionEntry] = field(default_factory=dict)  # add with `add_execution`
     map_runs: dict[str, MapRun] = field(default_factory=dict)
     _sequence: itertools.count = field(default_factory=itertools.count, repr=False)
+    # The same entries by state machine, in start order: a listing reads one machine's executions only.
+    _by_machine: dict[str, dict[str, ExecutionEntry]] = field(default_factory=dict, repr=False)
 
     def next_sequence(self) -> int:
         return next(self._sequence)
 
+    def add_execution(self, entry: ExecutionEntry) -> None:
+        arn = entry.execution.arn
+        self.executions[arn] = entry
+        self._by_machine.setdefault(entry.execution.state_machine_arn, {})[arn] = entry
+
     def executions_of(self, machine_arn: str) -> list[ExecutionEntry]:
-        return [e for e in self.executions.values() if e.execution.state_machine_arn == machine_arn]
+        """The machine's executions (map run children included), oldest first."""
+        return list(self._by_machine.get(machine_arn, {}).values())
 
     def finish_deletions(self) -> None:
         """Remove DELETING state machines whose executions have all ended (with their executions)."""
@@ -120,7 +128,15 @@ class Store:
 
     def forget_execution(self, execution_arn: str) -> None:
         """Remove an execution with its map runs and their child executions."""
-        self.executions.pop(execution_arn, None)
+        self._pop_execution(execution_arn)
         for map_run_arn in [arn for arn, run in self.map_runs.items() if run.execution_arn == execution_arn]:
             for child in self.map_runs.pop(map_run_arn).executions:
-                self.executions.pop(child.arn, None)
+                self._pop_execution(child.arn)
+
+    def _pop_execution(self, execution_arn: str) -> None:
+        entry = self.executions.pop(execution_arn, None)
+        if entry is not None:
+            of_machine = self._by_machine.get(entry.execution.state_machine_arn, {})
+            of_machine.pop(execution_arn, None)
+            if not of_machine:
+                self._by_machine.pop(entry.execution.state_machine_arn, None)

@@ -1,6 +1,28 @@
-"""The AWS Step Functions JSON 1.0 wire protocol over HTTP (Flask app, waitress server)."""
+"""The AWS Step Functions JSON 1.0 wire protocol over HTTP (Flask app, waitress server).
 
-from sfn_emulator.wire.app import HEALTH_PATH, ControlPlane, create_app
-from sfn_emulator.wire.server import HttpServer
+Its parts are imported on first use, so that what needs one piece (the request decoders of
+`wire.validation`) does not pay for Flask and waitress.
+"""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sfn_emulator.wire.app import HEALTH_PATH, ControlPlane, create_app
+    from sfn_emulator.wire.server import HttpServer
+
+_LAZY_EXPORTS = {
+    "HEALTH_PATH": "sfn_emulator.wire.app",
+    "ControlPlane": "sfn_emulator.wire.app",
+    "create_app": "sfn_emulator.wire.app",
+    "HttpServer": "sfn_emulator.wire.server",
+}
 __all__ = ["HEALTH_PATH", "ControlPlane", "HttpServer", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_EXPORTS:
+        return getattr(importlib.import_module(_LAZY_EXPORTS[name]), name)
+    raise AttributeError(f"module 'sfn_emulator.wire' has no attribute {name!r}")

@@ -27,11 +27,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import botocore.session
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 import sfn_emulator
+from sfn_emulator.service.api_model import SERVICE_NAME, service_model
 from sfn_emulator.service.errors import (
     ApiError,
     InternalFailure,
@@ -45,7 +45,6 @@ from sfn_emulator.wire.validation import RequestDecoder, compile_request_decoder
 
 logger = logging.getLogger(__name__)
 
-SERVICE_NAME = "stepfunctions"
 HEALTH_PATH = "/_emulator/health"
 OWN_APIS_KEY = "sfn_emulator.own_apis"  # in `app.extensions`: the `OwnApis` of the app
 
@@ -78,7 +77,7 @@ class JsonApi:
 
     @classmethod
     def from_model(cls, model_name: str, control_plane: ControlPlane) -> JsonApi:
-        model = botocore.session.get_session().get_service_model(model_name)
+        model = service_model(model_name)
         return cls(model.metadata["targetPrefix"], model.signing_name, control_plane, compile_request_decoders(model))
 
 

@@ -28,9 +28,10 @@ Mounting is one call on the Flask app:  `mount_aws_passthrough(app, default_acco
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Iterable
 
-from sfn_emulator.resources.aws.backends import MOTO_ACCOUNT_HEADER
+from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER
 from sfn_emulator.wire.app import OWN_APIS_KEY, STEP_FUNCTIONS_APIS, OwnApis
 from sfn_emulator.wire.sigv4 import credential_scope
 
@@ -41,10 +42,20 @@ _ENVIRON_ACCOUNT_KEY = "HTTP_" + MOTO_ACCOUNT_HEADER.upper().replace("-", "_")
 
 
 def make_passthrough_app(*, default_account: str) -> WSGIApp:
-    """moto's multi-service server app, acting for the caller's account (see the module docstring)."""
-    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    """moto's multi-service server app, acting for the caller's account (see the module docstring).
 
-    moto_app = DomainDispatcherApplication(create_backend_app)
+    moto's server is made (and moto imported) on the first request for another service: a
+    server most runs never send one to starts without it."""
+    moto_apps: list[WSGIApp] = []
+    lock = threading.Lock()
+
+    def moto_app() -> WSGIApp:
+        with lock:
+            if not moto_apps:
+                from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+                moto_apps.append(DomainDispatcherApplication(create_backend_app))
+            return moto_apps[0]
 
     def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if _ENVIRON_ACCOUNT_KEY not in environ:
@@ -55,7 +66,7 @@ def make_passthrough_app(*, default_account: str) -> WSGIApp:
             kept = [(name, value) for name, value in headers if not name.lower().startswith("access-control-")]
             return start_response(status, kept, *exc_info)
 
-        return moto_app(environ, start_without_cors)
+        return moto_app()(environ, start_without_cors)
 
     return serve
 

@@ -131,3 +131,21 @@ def test_the_result_type_is_exported_and_its_repr_is_short() -> None:
     result = run_definition({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
     assert isinstance(result, ExecutionResult)
     assert repr(result) == "ExecutionResult(status='SUCCEEDED', error=None, output={}, visited_states=['P'])"
+
+
+LONG_MAP = {"StartAt": "Each", "States": {"Each": {
+    "Type": "Map", "ItemProcessor": {"StartAt": "Keep", "States": {"Keep": {"Type": "Pass", "End": True}}},
+    "End": True}}}
+
+
+@pytest.mark.parametrize("items", [0, 300])  # 4 and over 1,200 events: one page and several
+def test_an_in_process_runner_reads_the_history_whole_as_paging_the_api_would(items: int) -> None:
+    from sfn_emulator.api import ExecutionRunner, in_process_runner
+    from sfn_emulator.runtime import Emulator
+
+    with Emulator(Settings(clock_start=START)) as instance:
+        whole = in_process_runner(instance, role_arn="arn:aws:iam::123456789012:role/r")
+        paged = ExecutionRunner(instance.service, instance.clock, role_arn="arn:aws:iam::123456789012:role/r")
+        result = whole.run(LONG_MAP, list(range(items)))
+        assert result.succeeded and len(result.history) == 4 * items + 6
+        assert result == paged.result(result.execution_arn)

@@ -4,7 +4,6 @@ keeps each execution's top-level fiber and run, and wakes `.sync` tasks waiting 
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable
@@ -143,7 +142,7 @@ class Lifecycle:
 
     # -- internals -------------------------------------------------------------------------------
     def _new_run(self, execution: Execution) -> Run:
-        return Run(execution, self._now, random.Random(f"{self._seed}:{execution.arn}:{execution.redrive_count}"))
+        return Run(execution, self._now, f"{self._seed}:{execution.arn}:{execution.redrive_count}")
 
     def _launch(self, run: Run, gen: Interpreter) -> None:
         execution = run.execution

@@ -4,3 +4,7 @@
 AWS SDKs for Java, which Step Functions runs on, decide: service and exception names, and how JSON
 parameters and results map to the service model.
 """
+
+# The header moto 5 takes a request's account from: set by our clients and by the HTTP passthrough.
+# (Here, so that the passthrough need not import the clients' module, botocore's client machinery.)
+MOTO_ACCOUNT_HEADER = "x-moto-account-id"

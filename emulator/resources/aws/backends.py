@@ -7,21 +7,27 @@ request to moto's request dispatcher (`BotocoreStubber.process_request`, the sam
 `x-moto-account-id` header, which every client sets to its account; the region is the client's.
 The backends are moto's process-wide ones, so the HTTP passthrough (`sfn_emulator.wire.aws_passthrough`)
 and these clients see the same queues, tables and buckets.
+
+boto3 and moto are imported when the first client is made: most runs never call an AWS service,
+and importing them is most of an emulator's start-up time.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import boto3
 import botocore.session
 from botocore.awsrequest import AWSPreparedRequest, AWSRequest, AWSResponse
-from botocore.client import BaseClient
 from botocore.config import Config
-from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
 
-MOTO_ACCOUNT_HEADER = "x-moto-account-id"
+from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER
+
+if TYPE_CHECKING:
+    import boto3
+    from botocore.client import BaseClient
+    from moto.core.botocore_stubber import BotocoreStubber
+
 
 # Requests are signed as usual (moto reads the region from the signature); the secret is never checked.
 _ACCESS_KEY_ID = "sfn-emulator"
@@ -44,12 +50,8 @@ class MotoBackends:
     """Makes and caches one client per (service, account, region), all answered by moto in-process."""
 
     def __init__(self) -> None:
-        self._dispatcher = BotocoreStubber()
-        self._session = boto3.session.Session(
-            botocore_session=botocore.session.Session(),
-            aws_access_key_id=_ACCESS_KEY_ID,
-            aws_secret_access_key=_SECRET_ACCESS_KEY,
-        )
+        self._dispatcher: BotocoreStubber | None = None
+        self._session: boto3.session.Session | None = None
         self._clients: dict[tuple[str, str, str], BaseClient] = {}
         self._lock = threading.Lock()
 
@@ -59,11 +61,25 @@ class MotoBackends:
         with self._lock:
             client = self._clients.get(key)
             if client is None:
-                client = self._session.client(service, region_name=region, config=_CLIENT_CONFIG)
+                client = self._boto3_session().client(service, region_name=region, config=_CLIENT_CONFIG)
                 client.meta.events.register("before-sign", _account_header(account))
                 client.meta.events.register("before-send", self._send)
                 self._clients[key] = client
         return client
+
+    def _boto3_session(self) -> boto3.session.Session:
+        """The session every client comes from, and moto's dispatcher, made on first use (called locked)."""
+        if self._session is None:
+            import boto3
+            from moto.core.botocore_stubber import BotocoreStubber
+
+            self._dispatcher = BotocoreStubber()
+            self._session = boto3.session.Session(
+                botocore_session=botocore.session.Session(),
+                aws_access_key_id=_ACCESS_KEY_ID,
+                aws_secret_access_key=_SECRET_ACCESS_KEY,
+            )
+        return self._session
 
     @staticmethod
     def reset() -> None:
@@ -73,6 +89,9 @@ class MotoBackends:
         moto_api_backend.reset()
 
     def _send(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
+        from moto.core.botocore_stubber import MockRawResponse
+
+        assert self._dispatcher is not None  # made with the session this client came from
         answer = self._dispatcher.process_request(request)
         if answer is None:
             raise UnservedRequest(f"moto has no backend for {request.method} {request.url}")

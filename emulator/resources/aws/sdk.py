@@ -20,12 +20,13 @@ import json
 import re
 import threading
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import botocore.session
 from botocore.exceptions import UnknownServiceError
-from botocore.model import ServiceModel, Shape
-from botocore.response import StreamingBody
+
+if TYPE_CHECKING:
+    import botocore.session
+    from botocore.model import ServiceModel, Shape
 
 # Member names the SDK renames because they clash with generated methods (docs: API naming conventions).
 _ASL_RENAMED_MEMBERS = {"Equals": "EqualsValue"}
@@ -84,12 +85,20 @@ class SdkServices:
     _arn_names_lock = threading.Lock()
 
     def __init__(self) -> None:
-        self._session = botocore.session.get_session()
+        self._session: botocore.session.Session | None = None
         self._lock = threading.Lock()
 
     def model(self, botocore_name: str) -> ServiceModel:
         with self._lock:
-            return self._session.get_service_model(botocore_name)
+            return self._botocore_session().get_service_model(botocore_name)
+
+    def _botocore_session(self) -> botocore.session.Session:
+        """botocore's session, made (and botocore's session machinery imported) on first use."""
+        if self._session is None:
+            import botocore.session
+
+            self._session = botocore.session.get_session()
+        return self._session
 
     def botocore_name(self, arn_name: str) -> str | None:
         """The botocore service an `aws-sdk:` ARN names, or None when moto implements no such service."""
@@ -106,7 +115,8 @@ class SdkServices:
             if SdkServices._arn_names is None:
                 from moto.backends import list_of_moto_modules
 
-                known = set(self._session.get_available_services())
+                with self._lock:
+                    known = set(self._botocore_session().get_available_services())
                 names: dict[str, str] = {}
                 for service in sorted(known.intersection(list_of_moto_modules())):
                     names.setdefault(sdk_v2_service_name(self.model(service)).lower(), service)
@@ -145,6 +155,8 @@ def to_request(value: Any, shape: Shape) -> Any:
 
 def from_response(value: Any, shape: Shape | None) -> Any:
     """A botocore result as the task's JSON result."""
+    from botocore.response import StreamingBody
+
     if isinstance(value, StreamingBody):
         return value.read().decode("utf-8", errors="replace")
     if isinstance(value, (bytes, bytearray)):

@@ -1,0 +1,267 @@
+"""Workloads measured on fresh processes rather than on a running server: how soon a server answers
+after it is started, how long importing the Python API takes, and, in-process (no HTTP: the
+emulator in the test's own process, as `run_definition` and the pytest plugin use it), the engine's
+transitions per second and the memory 1,000 finished executions keep. Each attempt runs in a new
+Python process, so nothing is warm and memory is its own.
+
+    python benchmarks/process_workloads.py chain ours 20 50      # one in-process attempt, as JSON
+    python benchmarks/process_workloads.py retained moto 1000    # memory kept by 1,000 executions
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from scenarios import COUNTER_LOOP, Measurement, Profile
+from servers import REPOSITORY, ServerKind, free_port
+
+OURS, MOTO, FLOOR = "ours", "moto", "floor"
+_FIRST_REQUEST_LIMIT = 60.0  # seconds a server may take to answer at all
+_COLD_STARTS = 5  # attempts per server; the figure is their median
+
+
+@dataclass(frozen=True)
+class ProcessWorkload:
+    """One row of the table; `measure(side, profile)` gives the figure of "ours", "moto" or "floor"
+    (None: the workload has no such side)."""
+
+    title: str
+    unit: str
+    measure: Callable[[str, Profile], Measurement | None]
+
+
+# -- cold start -------------------------------------------------------------------------------------
+
+def first_answer_seconds(kind: ServerKind) -> float:
+    """From starting the server process to its first answered ListStateMachines (raw HTTP, no SDK)."""
+    port = free_port()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/", data=b"{}", headers={
+        "X-Amz-Target": "AWSStepFunctions.ListStateMachines", "Content-Type": "application/x-amz-json-1.0"})
+    began = time.perf_counter()
+    process = subprocess.Popen(kind.command(port), cwd=REPOSITORY, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        while time.perf_counter() - began < _FIRST_REQUEST_LIMIT:
+            try:
+                with urllib.request.urlopen(request, timeout=_FIRST_REQUEST_LIMIT) as answer:
+                    answer.read()
+                    return time.perf_counter() - began
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.002)
+        raise RuntimeError(f"{kind.label} did not answer within {_FIRST_REQUEST_LIMIT:.0f} s")
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def cold_start(kinds: dict[str, ServerKind]) -> Callable[[str, Profile], Measurement | None]:
+    def measure(side: str, profile: Profile) -> Measurement | None:
+        figures = [first_answer_seconds(kinds[side]) for _ in range(_COLD_STARTS)]
+        return Measurement(statistics.median(figures), note=f"best {min(figures) * 1000:.0f} ms")
+
+    return measure
+
+
+# -- import time ------------------------------------------------------------------------------------
+
+# What a test imports before it can run a definition in-process.
+IMPORTS = {
+    OURS: "import sfn_emulator.api, sfn_emulator.runtime",
+    MOTO: "import boto3; from moto import mock_aws; import moto.stepfunctions.models",
+}
+
+
+def import_seconds(statement: str) -> float:
+    code = f"import time; t = time.perf_counter(); {statement}; print(time.perf_counter() - t)"
+    return float(subprocess.run([sys.executable, "-c", code], cwd=REPOSITORY, check=True, capture_output=True,
+                                text=True).stdout)
+
+
+def import_time(side: str, profile: Profile) -> Measurement | None:
+    if side not in IMPORTS:
+        return None
+    figures = [import_seconds(IMPORTS[side]) for _ in range(_COLD_STARTS)]
+    return Measurement(statistics.median(figures), note=f"best {min(figures) * 1000:.0f} ms")
+
+
+# -- the engine in-process --------------------------------------------------------------------------
+
+def in_process_chain(side: str, profile: Profile) -> Measurement | None:
+    if side == FLOOR:
+        return None
+    command = [sys.executable, __file__, "chain", side, str(profile.loop_executions), str(profile.loop_iterations)]
+    finished = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True,
+                              timeout=profile.execution_budget * 2)
+    if finished.returncode != 0:
+        return Measurement(None, problem=(finished.stderr.strip().splitlines() or ["failed"])[-1][:160])
+    outcome = json.loads(finished.stdout)
+    if outcome.get("problem"):
+        return Measurement(None, problem=outcome["problem"])
+    return Measurement(outcome["transitions"] / outcome["seconds"],
+                       note=f"{outcome['transitions']} transitions in {outcome['seconds']:.2f} s; "
+                            f"RSS {outcome['rss_mib']:.0f} MiB")
+
+
+def run_chain_ours(executions: int, limit: int) -> tuple[float, int, str | None]:
+    from sfn_emulator.config import Settings
+    from sfn_emulator.runtime import Emulator
+
+    with Emulator(Settings(log_level="WARNING")) as emulator:
+        service = emulator.service
+        machine = service.create_state_machine(name="chain", definition=json.dumps(COUNTER_LOOP),
+                                               roleArn="arn:aws:iam::123456789012:role/bench")["stateMachineArn"]
+        began = time.perf_counter()
+        arns = [service.start_execution(stateMachineArn=machine, input=json.dumps({"limit": limit}))["executionArn"]
+                for _ in range(executions)]
+        emulator.clock.run_until_idle(120)
+        seconds = time.perf_counter() - began
+        statuses = {service.describe_execution(executionArn=arn)["status"] for arn in arns}
+        transitions = sum(event["type"].endswith("StateEntered")
+                          for arn in arns for event in service.execution_events(executionArn=arn))
+    return seconds, transitions, None if statuses == {"SUCCEEDED"} else f"ended {sorted(statuses)}"
+
+
+def run_chain_moto(executions: int, limit: int) -> tuple[float, int, str | None]:
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
+        client = boto3.client("stepfunctions", region_name="us-east-1")
+        machine = client.create_state_machine(name="chain", definition=json.dumps(COUNTER_LOOP),
+                                              roleArn="arn:aws:iam::123456789012:role/bench")["stateMachineArn"]
+        began = time.perf_counter()
+        arns = [client.start_execution(stateMachineArn=machine, name=f"run{index}",
+                                       input=json.dumps({"limit": limit}))["executionArn"]
+                for index in range(executions)]
+        statuses = set()
+        for arn in arns:
+            while (status := client.describe_execution(executionArn=arn)["status"]) == "RUNNING":
+                if time.perf_counter() - began > 120:
+                    return time.perf_counter() - began, 0, "still running after 120 s"
+                time.sleep(0.01)
+            statuses.add(status)
+        seconds = time.perf_counter() - began
+        paginator = client.get_paginator("get_execution_history")
+        transitions = sum(event["type"].endswith("StateEntered") for arn in arns
+                          for page in paginator.paginate(executionArn=arn) for event in page["events"])
+    return seconds, transitions, None if statuses == {"SUCCEEDED"} else f"ended {sorted(statuses)}"
+
+
+# -- memory kept by finished executions ------------------------------------------------------------
+
+RETAINED_EXECUTIONS = 1_000
+THREE_PASSES = {"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "B"}, "B": {"Type": "Pass", "Next": "C"},
+                                            "C": {"Type": "Pass", "End": True}}}
+
+
+def rss_mib() -> float:
+    status = Path("/proc/self/status").read_text()
+    found = re.search(r"^VmRSS:\s+(\d+)", status, re.MULTILINE)
+    return int(found.group(1)) / 1024 if found else 0.0
+
+
+def retained_memory(side: str, profile: Profile) -> Measurement | None:
+    if side == FLOOR:
+        return None
+    command = [sys.executable, __file__, "retained", side, str(RETAINED_EXECUTIONS)]
+    finished = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True,
+                              timeout=profile.execution_budget * 2)
+    if finished.returncode != 0:
+        return Measurement(None, problem=(finished.stderr.strip().splitlines() or ["failed"])[-1][:160])
+    outcome = json.loads(finished.stdout)
+    if outcome.get("problem"):
+        return Measurement(None, problem=outcome["problem"])
+    return Measurement(outcome["mib"], note=f"RSS {outcome['before']:.0f} -> {outcome['after']:.0f} MiB")
+
+
+def run_retained(side: str, executions: int) -> dict[str, Any]:
+    """RSS before and after `executions` three-Pass executions ran to their end and were kept."""
+    definition = json.dumps(THREE_PASSES)
+    role = "arn:aws:iam::123456789012:role/bench"
+    if side == OURS:
+        from sfn_emulator.config import Settings
+        from sfn_emulator.runtime import Emulator
+
+        with Emulator(Settings(log_level="WARNING")) as emulator:
+            service = emulator.service
+            machine = service.create_state_machine(name="kept", definition=definition, roleArn=role)["stateMachineArn"]
+            service.start_execution(stateMachineArn=machine)  # warm-up
+            emulator.clock.run_until_idle(60)
+            gc.collect()
+            before = rss_mib()
+            for _ in range(executions):
+                service.start_execution(stateMachineArn=machine, input='{"order": 1}')
+            emulator.clock.run_until_idle(120)
+            gc.collect()
+            return {"before": before, "after": rss_mib()}
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
+        client = boto3.client("stepfunctions", region_name="us-east-1")
+        machine = client.create_state_machine(name="kept", definition=definition, roleArn=role)["stateMachineArn"]
+
+        def run(names: list[str]) -> bool:
+            arns = [client.start_execution(stateMachineArn=machine, name=name, input='{"order": 1}')["executionArn"]
+                    for name in names]
+            began = time.perf_counter()
+            for arn in arns:
+                while client.describe_execution(executionArn=arn)["status"] == "RUNNING":
+                    if time.perf_counter() - began > 120:
+                        return False
+                    time.sleep(0.01)
+            return True
+
+        run(["warm-up"])
+        gc.collect()
+        before = rss_mib()
+        if not run([f"run{index}" for index in range(executions)]):
+            return {"problem": "still running after 120 s"}
+        gc.collect()
+        return {"before": before, "after": rss_mib()}
+
+
+def _retained_main(side: str, executions: int) -> int:
+    sys.path.insert(0, str(Path(__file__).parent))
+    outcome = run_retained(side, executions)
+    if "problem" not in outcome:
+        outcome["mib"] = outcome["after"] - outcome["before"]
+    print(json.dumps(outcome))
+    return 0
+
+
+def _chain_main(side: str, executions: int, limit: int) -> int:
+    sys.path.insert(0, str(Path(__file__).parent))
+    seconds, transitions, problem = (run_chain_ours if side == OURS else run_chain_moto)(executions, limit)
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "transitions": transitions, "problem": problem, "rss_mib": rss_mib}))
+    return 0
+
+
+def process_workloads(kinds: dict[str, ServerKind]) -> list[ProcessWorkload]:
+    return [
+        ProcessWorkload("Cold start: server process to first answer", "s", cold_start(kinds)),
+        ProcessWorkload("Import what runs a definition in-process", "s", import_time),
+        ProcessWorkload("Transitions per second in-process (same loop)", "/s", in_process_chain),
+        ProcessWorkload(f"Memory kept by {RETAINED_EXECUTIONS:,} finished executions (MiB)", "MiB", retained_memory),
+    ]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "chain":
+        raise SystemExit(_chain_main(sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
+    if len(sys.argv) == 4 and sys.argv[1] == "retained":
+        raise SystemExit(_retained_main(sys.argv[2], int(sys.argv[3])))
+    raise SystemExit(__doc__)
