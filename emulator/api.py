@@ -312,8 +312,9 @@ class ExecutionRunner:
     def result(self, execution_arn: str) -> ExecutionResult:
         """The execution as it stands now, with its whole history."""
         description = self.api.describe_execution(executionArn=execution_arn)
+        definition = self.api.describe_state_machine_for_execution(executionArn=execution_arn)["definition"]
         if self.read_history is not None:
-            return ExecutionResult.from_api(description, self.read_history(execution_arn))
+            return ExecutionResult.from_api(description, self.read_history(execution_arn), definition)
         events: list[dict[str, Any]] = []
         token: str | None = None
         while True:
@@ -322,7 +323,6 @@ class ExecutionRunner:
             events += page["events"]
             token = page.get("nextToken")
             if not token:
-                definition = self.api.describe_state_machine_for_execution(executionArn=execution_arn)["definition"]
                 return ExecutionResult.from_api(description, events, definition)
 
     def _status(self, execution_arn: str) -> str:

@@ -20,7 +20,7 @@ from sfn_emulator.api import RUNNING, ExecutionResult, ExecutionRunner
 from sfn_emulator.clock import wall_monotonic
 
 _POLL_INTERVAL = 0.05  # wall seconds between looks at an execution nothing here can move
-_SETTLE_AFTER_ANSWER = 5.0  # wall seconds an answer sent at --timeout gets to take effect
+_SETTLE = 5.0  # wall seconds the engine gets to run until idle, even at --timeout 0 or after an answer
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,9 @@ def wait_answering(runner: ExecutionRunner, api: TaskTokenApi, execution_arn: st
     hinted: set[str] = set()
     while True:
         remaining = max(0.0, deadline - wall_monotonic())
-        settle = remaining if remaining > 0 or not answered else _SETTLE_AFTER_ANSWER
+        # However short the timeout, the engine first gets to run until it is idle (bounded), so a
+        # token wait is seen as soon as the execution reaches it.
+        settle = max(remaining, _SETTLE)
         result = runner.result(execution_arn) if real_clock else runner.wait(execution_arn, timeout=settle)
         if result.status != RUNNING:
             return result
