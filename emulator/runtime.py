@@ -35,6 +35,7 @@ from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.wire import create_app
 from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
 from sfn_emulator.wire.clock_api import mount_clock_api
+from sfn_emulator.wire.console_api import mount_console
 from sfn_emulator.wire.insight_api import mount_insight_api
 
 
@@ -66,6 +67,7 @@ class Emulator:
         self.app: Flask = create_app(self.service, default_account=settings.account, default_region=settings.region)
         mount_clock_api(self.app, self.clock, self.engine)
         mount_insight_api(self.app, self.service, self.coverage)
+        mount_console(self.app, self.service, self.engine, self.clock, self.coverage)
         mount_aws_passthrough(self.app, default_account=settings.account)
 
     def use_mock_config(self, path: str | Path | None) -> None:

@@ -55,6 +55,7 @@ from sfn_emulator.engine.errors import InvalidTaskToken, NotRedrivable, TaskNotF
 from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.interpreter import run_execution, run_machine
+from sfn_emulator.engine.outstanding import Outstanding, QueuedActivityTask, WaitingCallback
 from sfn_emulator.resources.base import SyncResource, TaskResources
 
 log = logging.getLogger(__name__)
@@ -267,6 +268,21 @@ class Engine:
         """Drop the queue of a deleted activity (tasks already scheduled stay until they time out)."""
         with self._cv:
             self._activities.pop(activity_arn, None)
+
+    def outstanding(self) -> Outstanding:
+        """A snapshot of the tokens awaiting a callback, the activity tasks awaiting a worker and the
+        next timer (read by the console; any thread)."""
+        with self._cv:
+            waits = list(self._tokens.values())
+            queues = [list(queue) for queue in self._activities.values()]
+            timers = list(self._timers)
+        callbacks = tuple(WaitingCallback(wait.token, wait.run.execution.arn) for wait in waits
+                          if wait.fiber is not None and wait.fiber.waiting is wait and not wait.timed_out)
+        tasks = tuple(QueuedActivityTask(task.activity_arn, task.fiber.run.execution.arn, task.input)
+                      for queue in queues for task in queue
+                      if not (task.taken or task.expired or task.fiber.done))
+        next_timer = min((due for due, _, timer in timers if not timer.cancelled), default=None)
+        return Outstanding(callbacks, tasks, next_timer)
 
     def run_until_idle(self, timeout: float | None = None) -> bool:
         """Block until nothing can run: every execution is finished or waits for time or the world."""
