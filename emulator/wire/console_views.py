@@ -122,7 +122,8 @@ class ConsoleViews:
         map_runs = _every(lambda **p: self._call("ListMapRuns", arn, executionArn=arn, **p), "mapRuns")
         return plain({"execution": described, "events": event_rows(events, described["startDate"]),
                       "graph": execution_graph(self._service, arn, "mermaid"),
-                      "children": self._children(arn), "mapRuns": map_runs})
+                      "children": self._children(arn), "mapRuns": map_runs,
+                      "callbacks": [c for c in self.waiting()["callbacks"] if c["executionArn"] == arn]})
 
     def _children(self, parent_arn: str) -> list[dict[str, Any]]:
         """Executions started by this one (`states:startExecution` tasks)."""

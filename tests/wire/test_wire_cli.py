@@ -146,6 +146,9 @@ def test_serve_answers_health_prints_a_client_snippet_and_stops_on_sigterm():
         assert "inject_host_prefix=False" in banner
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/_emulator/health", timeout=10) as response:
             assert json.loads(response.read())["status"] == "ok"
+        assert f"Web console: http://127.0.0.1:{port}/_emulator/console/" in banner
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_emulator/console/", timeout=10) as response:
+            assert "<title>sfn-emulator console</title>" in response.read().decode()
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
     finally:

@@ -174,6 +174,7 @@ function drawExecution(data) {
       ["Redrives", e.redriveCount || 0]].map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, value)))),
     h("h2", {}, "Input"), expandable("input", "input", pretty(e.input)),
     outcome,
+    data.callbacks.length ? [h("h2", {}, "Waiting for a callback"), data.callbacks.map(callbackCard)] : null,
     h("h2", {}, "Graph"), h("p", { class: "path", id: "path" }, path.join(" → ")),
     h("div", { class: "graph", "data-graph": data.graph }),
     data.children.length ? [h("h2", {}, "Child executions"), h("ul", { id: "children" },
@@ -194,24 +195,26 @@ function drawMapRun(data) {
     table(["Name", "Status", "Started", "Stopped"], rows)];
 }
 
+function callbackCard(c) {
+  const key = c.taskToken.slice(0, 16);
+  const field = (tag, name, attributes, text) => h(tag, { name, "data-keep": `${key}-${name}`, ...attributes }, text || "");
+  const output = field("textarea", "output", { rows: 3, "aria-label": "output JSON" }, "{}");
+  const error = field("input", "error", { placeholder: "error", "aria-label": "error" });
+  const cause = field("input", "cause", { placeholder: "cause", "aria-label": "cause" });
+  const send = (event, action, body, done) => { event.preventDefault(); act(action, { taskToken: c.taskToken, ...body }, done); };
+  return h("div", { class: "card callback", "data-token": c.taskToken, "data-execution": c.executionArn },
+    h("div", {}, executionLink(c.executionArn), c.stateName ? ` waits in ${c.stateName}` : ""),
+    h("div", { class: "muted" }, "token ", h("code", {}, c.taskToken)),
+    h("form", { class: "success", onsubmit: (e) => send(e, "send-task-success", { output: output.value }, "Task success sent") },
+      output, h("button", {}, "Send success")),
+    h("form", { class: "failure", onsubmit: (e) => send(e, "send-task-failure", { error: error.value || undefined, cause: cause.value || undefined }, "Task failure sent") },
+      error, cause, h("button", {}, "Send failure")),
+    h("form", { class: "heartbeat", onsubmit: (e) => send(e, "send-task-heartbeat", {}, "Heartbeat sent") },
+      h("button", {}, "Send heartbeat")));
+}
+
 function drawWaiting(data) {
-  const callbacks = data.callbacks.map((c) => {
-    const key = c.taskToken.slice(0, 16);
-    const field = (tag, name, attributes, text) => h(tag, { name, "data-keep": `${key}-${name}`, ...attributes }, text || "");
-    const output = field("textarea", "output", { rows: 3, "aria-label": "output JSON" }, "{}");
-    const error = field("input", "error", { placeholder: "error", "aria-label": "error" });
-    const cause = field("input", "cause", { placeholder: "cause", "aria-label": "cause" });
-    const send = (event, action, body, done) => { event.preventDefault(); act(action, { taskToken: c.taskToken, ...body }, done); };
-    return h("div", { class: "card callback", "data-token": c.taskToken, "data-execution": c.executionArn },
-      h("div", {}, executionLink(c.executionArn), c.stateName ? ` waits in ${c.stateName}` : ""),
-      h("div", { class: "muted" }, "token ", h("code", {}, c.taskToken)),
-      h("form", { class: "success", onsubmit: (e) => send(e, "send-task-success", { output: output.value }, "Task success sent") },
-        output, h("button", {}, "Send success")),
-      h("form", { class: "failure", onsubmit: (e) => send(e, "send-task-failure", { error: error.value || undefined, cause: cause.value || undefined }, "Task failure sent") },
-        error, cause, h("button", {}, "Send failure")),
-      h("form", { class: "heartbeat", onsubmit: (e) => send(e, "send-task-heartbeat", {}, "Heartbeat sent") },
-        h("button", {}, "Send heartbeat")));
-  });
+  const callbacks = data.callbacks.map(callbackCard);
   const tasks = data.activityTasks.map((t) => h("div", { class: "card activity-task", "data-activity": t.activityArn },
     h("div", {}, t.activityArn.split(":").pop(), " for ", executionLink(t.executionArn)),
     expandable(`task-${t.executionArn}`, "input", t.input),
