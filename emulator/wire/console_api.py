@@ -132,18 +132,21 @@ def mount_console(app: Flask, service: StepFunctionsService, engine: Engine, clo
     def console_read(view: str) -> Response:
         if view not in reads:
             return _json({"message": f"No console view {view!r}; the views: {', '.join(reads)}"}, 404)
-        return _answer(reads[view])
+        return _answer(reads[view], missing_status=404)
 
     @app.post(API_PATH + "<action>")
     def console_action(action: str) -> Response:
-        return _answer(lambda: actions.run(action, parse_body(request.get_data(cache=False))))
+        return _answer(lambda: actions.run(action, parse_body(request.get_data(cache=False))), missing_status=None)
 
 
-def _answer(read: Callable[[], dict[str, Any]]) -> Response:
+def _answer(read: Callable[[], dict[str, Any]], *, missing_status: int | None) -> Response:
+    """The JSON of `read()`, or its error: with `missing_status`, a resource that does not exist
+    answers that status (a page's 404); otherwise the API's own."""
     try:
         return _json(read())
     except ApiError as error:
-        status = 404 if error.code.endswith("DoesNotExist") else 400
+        missing = missing_status is not None and (error.code.endswith("DoesNotExist") or error.code == "ResourceNotFound")
+        status = missing_status if missing else error.status
         return _json({"code": error.code, "message": error.message or error.code}, status)
     except (BadConsoleRequest, ValueError) as error:
         return _json({"message": str(error)}, 400)

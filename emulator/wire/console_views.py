@@ -12,6 +12,7 @@ from sfn_emulator.clock import format_time
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine.outstanding import Outstanding
 from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.errors import ApiError
 from sfn_emulator.wire.insight_api import execution_graph, machine_graph
 
 EXECUTIONS_PER_PAGE = 25
@@ -122,14 +123,27 @@ class ConsoleViews:
         map_runs = _every(lambda **p: self._call("ListMapRuns", arn, executionArn=arn, **p), "mapRuns")
         return plain({"execution": described, "events": event_rows(events, described["startDate"]),
                       "graph": execution_graph(self._service, arn, "mermaid"),
-                      "children": self._children(arn), "mapRuns": map_runs,
+                      "children": self._children(events), "mapRuns": map_runs,
                       "callbacks": [c for c in self.waiting()["callbacks"] if c["executionArn"] == arn]})
 
-    def _children(self, parent_arn: str) -> list[dict[str, Any]]:
-        """Executions started by this one (`states:startExecution` tasks)."""
-        machine_arns = [m["stateMachineArn"] for m in self._machines() if m["type"] == "STANDARD"]
-        return [e for e in self._executions(machine_arns, None)
-                if self._service.execution_record(e["executionArn"]).parent_execution_arn == parent_arn]
+    def _children(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Executions this one started with `states:startExecution` tasks, as its history names them:
+        the `ExecutionArn` in the output of their TaskSubmitted or TaskSucceeded events."""
+        arns: list[str] = []
+        for event in events:
+            details = event.get("taskSubmittedEventDetails") or event.get("taskSucceededEventDetails") or {}
+            if details.get("resourceType") == "states" and details.get("resource", "").startswith("startExecution"):
+                child = _json_object(details.get("output")).get("ExecutionArn")
+                if isinstance(child, str) and child not in arns:
+                    arns.append(child)
+        return [described for described in map(self._described_if_kept, arns) if described is not None]
+
+    def _described_if_kept(self, execution_arn: str) -> dict[str, Any] | None:
+        """DescribeExecution, or None for an execution deleted with its machine or past retention."""
+        try:
+            return self._call("DescribeExecution", execution_arn, executionArn=execution_arn)
+        except ApiError:
+            return None
 
     def map_run(self, arn: str) -> dict[str, Any]:
         described = self._call("DescribeMapRun", arn, mapRunArn=arn)
@@ -167,6 +181,14 @@ def event_rows(events: list[dict[str, Any]], start: datetime) -> list[dict[str, 
                      "details": {key: _pretty(value) if key in ("input", "output", "cause", "parameters") else value
                                  for key, value in details.items()}})
     return rows
+
+
+def _json_object(text: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _pretty(text: Any) -> Any:
