@@ -275,6 +275,9 @@ async function refresh(force = false) {
   const text = JSON.stringify(data);
   if (key !== location.hash || (!force && shown && shown.key === key && shown.text === text)) return;
   const view = document.getElementById("view");
+  if (!force && view.contains(document.activeElement) && document.activeElement.matches("input, textarea")) {
+    return;  // someone is typing: redraw after they leave the field or act
+  }
   const kept = shown && shown.key === key ? keptState(view) : new Map();
   const next = h("div", { "data-page": route.page }, page.draw(data, route));
   restore(next, kept);
