@@ -153,16 +153,19 @@ class ConsoleViews:
     def waiting(self) -> dict[str, Any]:
         outstanding = self._outstanding()
         callbacks = [{"taskToken": wait.token, "executionArn": wait.execution_arn,
-                      "stateName": self._waiting_state(wait.execution_arn)} for wait in outstanding.callbacks]
+                      "stateName": self._waiting_state(wait.execution_arn, wait.token)} for wait in outstanding.callbacks]
         tasks = [{"activityArn": task.activity_arn, "executionArn": task.execution_arn, "input": _pretty(task.input)}
                  for task in outstanding.activity_tasks]
         return plain({"callbacks": callbacks, "activityTasks": tasks, "nextTimer": outstanding.next_timer})
 
-    def _waiting_state(self, execution_arn: str) -> str | None:
-        """The state the execution entered last: where a callback is awaited (one, unless branches run)."""
-        history = self._service.execution_record(execution_arn).history
-        entered = [e for e in list(history) if e["type"].endswith("StateEntered")]
-        return entered[-1]["stateEnteredEventDetails"]["name"] if entered else None
+    def _waiting_state(self, execution_arn: str, token: str) -> str | None:
+        """The state awaiting `token`: that of the last event naming it (the parameters that handed it
+        out), else the state of the execution's last event in one (an activity task a worker took)."""
+        execution = self._service.execution_record(execution_arn)
+        rows = event_rows(list(execution.history), execution.start_date)
+        naming = [row for row in rows if token in json.dumps(row["details"], default=str)]
+        in_a_state = naming or [row for row in rows if row["state"]]
+        return in_a_state[-1]["state"] if in_a_state else None
 
 
 def event_rows(events: list[dict[str, Any]], start: datetime) -> list[dict[str, Any]]:

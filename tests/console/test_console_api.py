@@ -149,3 +149,25 @@ def test_the_page_and_its_files_are_served_from_the_package(console: Console) ->
             assert marker in answer.read().decode()
     with urllib.request.urlopen(console.url.rstrip("/"), timeout=30) as answer:  # redirected
         assert answer.url == console.url
+
+
+def test_each_waiting_token_names_the_state_that_handed_it_out(console: Console) -> None:
+    def waits(state: str) -> dict[str, Any]:
+        return {"StartAt": state, "States": {state: {**CALLBACK["States"]["Hold"]}}}
+
+    branches = {"StartAt": "Both", "States": {"Both": {"Type": "Parallel", "End": True, "Branches": [
+        waits("Left"), waits("Right")]}}}
+    execution_arn = console.start(console.machine(_unique("branches"), branches), "two-tokens")
+    events = console.sfn.get_execution_history(executionArn=execution_arn)["events"]
+    scheduled = [event for event in events if event["type"] == "TaskScheduled"]
+    expected = {json.loads(event["taskScheduledEventDetails"]["parameters"])["Payload"]["token"]:
+                _state_of_scheduled(events, event) for event in scheduled}
+    shown = {c["taskToken"]: c["stateName"] for c in _get(console, "api/waiting")["callbacks"]
+             if c["executionArn"] == execution_arn}
+    assert shown == expected and sorted(shown.values()) == ["Left", "Right"]
+
+
+def _state_of_scheduled(events: list[dict[str, Any]], scheduled: dict[str, Any]) -> str:
+    by_id = {event["id"]: event for event in events}
+    entered = by_id[scheduled["previousEventId"]]
+    return entered["stateEnteredEventDetails"]["name"]
