@@ -239,3 +239,29 @@ def test_the_executions_list_filters_searches_and_pages_newest_first(page: Any, 
     running.get_by_role("link", name="run-busy").click()
     expect(page.locator("#execution-status")).to_have_text("RUNNING")
     assert waiting_arn in page.url or waiting_arn.replace(":", "%3A") in page.url
+
+
+def test_child_executions_map_runs_and_coverage_are_linked(page: Any, console: Console) -> None:
+    child_machine = console.machine(_unique("child"), {"StartAt": "Done", "States": {"Done": {"Type": "Pass", "End": True}}})
+    parent = {"StartAt": "Nested", "States": {
+        "Nested": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
+                   "Parameters": {"StateMachineArn": child_machine, "Input": {}}, "ResultPath": None, "Next": "Fan"},
+        "Fan": {"Type": "Map", "ItemsPath": "$.items", "ItemProcessor": {
+            "ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+            "StartAt": "Each", "States": {"Each": {"Type": "Pass", "End": True}}}, "End": True}}}
+    parent_machine = console.machine(_unique("parent"), parent)
+    execution_arn = console.start(parent_machine, "fans-out", {"items": [1, 2, 3]})
+    console.emulator.engine.run_until_idle()
+    _open_execution(page, console, execution_arn)
+    expect(page.locator("#execution-status")).to_have_text("SUCCEEDED")
+    page.locator("#children a").click()
+    expect(page.locator("#path")).to_have_text("Done")
+    expect(page.locator(".toolbar").get_by_role("link", name=child_machine.split(":")[-1])).to_be_visible()
+    page.go_back()
+    page.locator("#map-runs a").click()
+    expect(page.locator("[data-page=map-run] tbody tr")).to_have_count(3)
+    expect(page.locator("[data-page=map-run] tbody [data-status=SUCCEEDED]")).to_have_count(3)
+    page.get_by_role("link", name=execution_arn.split(":")[-1]).click()
+    page.locator(".toolbar").get_by_role("link", name=parent_machine.split(":")[-1]).click()
+    coverage = page.locator("table.coverage tr", has_text="states")
+    expect(coverage).to_contain_text("3 of 3")  # Nested, Fan and Each (the map's children count for it)
