@@ -72,6 +72,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.resources.mocks import MockConfigError
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.wire import HttpServer
+    from sfn_emulator.wire.console_api import console_url
 
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -94,6 +95,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
                 f"sfn-emulator {sfn_emulator.__version__} serving AWS Step Functions on {server.endpoint_url} "
                 f"(account {settings.account}, region {settings.region}, clock {settings.clock})\n\n"
                 f"{SNIPPET.format(endpoint=server.endpoint_url, region=settings.region)}\n\n"
+                f"Web console: {console_url(server.endpoint_url)}\n\n"
                 "Stop with Ctrl-C.",
                 flush=True,
             )

@@ -107,12 +107,14 @@ class Emulator:
         from sfn_emulator.wire import create_app
         from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
         from sfn_emulator.wire.clock_api import mount_clock_api
+        from sfn_emulator.wire.console_api import mount_console
         from sfn_emulator.wire.insight_api import mount_insight_api
         from sfn_emulator.wire.reset_api import mount_reset_api
 
         app = create_app(self.service, default_account=self.settings.account, default_region=self.settings.region)
         mount_clock_api(app, self.clock, self.engine)
         mount_insight_api(app, self.service, self.coverage)
+        mount_console(app, self.service, self.engine, self.clock, self.coverage)
         mount_aws_passthrough(app, default_account=self.settings.account)
         mount_reset_api(app, self.reset, self.service.reset)
         return app

@@ -41,6 +41,7 @@ from sfn_emulator.engine.effects import (
 )
 from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.engine.frame import Run
+from sfn_emulator.engine.outstanding import Outstanding
 from sfn_emulator.engine.scheduling.callbacks import ActivityTask, Callbacks
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.lifecycle import CompletionWait, Lifecycle
@@ -180,6 +181,12 @@ class Engine:
     def forget_activity(self, activity_arn: str) -> None:
         """Drop the queue of a deleted activity (tasks already scheduled stay until they time out)."""
         self._callbacks.forget_activity(activity_arn)
+
+    def outstanding(self) -> Outstanding:
+        """A snapshot of the tokens awaiting a callback, the activity tasks awaiting a worker and the
+        next timer (read by the console; any thread)."""
+        callbacks, tasks = self._callbacks.outstanding()
+        return Outstanding(callbacks, tasks, self._timers.earliest_pending())
 
     def run_until_idle(self, timeout: float | None = None) -> bool:
         """Block until nothing can run: every execution is finished or waits for time or the world."""

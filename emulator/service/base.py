@@ -97,6 +97,11 @@ class ServiceBase:
             store = self._stores[key] = Store(*key)
         return store
 
+    def scopes(self) -> list[tuple[str, str]]:
+        """Every (account, region) that has been used, sorted (the console shows them all)."""
+        with self._lock:
+            return sorted(self._stores)
+
     def execution_record(self, execution_arn: str) -> Execution:
         """The execution `execution_arn` names, in the account and region of the ARN (for the
         emulator's own tools: graphs and the console); ExecutionDoesNotExist if there is none."""

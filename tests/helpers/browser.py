@@ -1,4 +1,6 @@
-"""Headless Chromium (Debian's `chromium` package) for tests of pages: the DOM after scripts ran.
+"""Headless Chromium (Debian's `chromium` package) for tests of pages: the DOM after scripts ran
+(`rendered_dom`), or a page driven by Playwright for Python (`playwright_chromium`), pointed at that
+Chromium: Playwright's own browser downloads are never used.
 
 CI installs Chromium (`.ci/run`); on a machine without it these tests are skipped, except under
 CI (`CI=true`), where a missing browser fails them.
@@ -10,6 +12,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -34,3 +39,22 @@ def rendered_dom(url: str, *, wait_ms: int = 20000) -> str:
                                "--dump-dom", url], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
+
+
+@contextmanager
+def playwright_chromium() -> Iterator[Any]:
+    """A Playwright `Browser` on the system's Chromium; skips (fails under CI) where either is missing."""
+    binary = chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Playwright is missing: pip install -e '.[test]' installs it")
+        pytest.skip("Playwright for Python is not installed (pip install -e '.[test]')")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=binary, headless=True,
+                                             args=[flag for flag in FLAGS if flag != "--headless"])
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -157,6 +157,9 @@ def test_serve_answers_health_and_its_allowed_hosts_prints_a_client_snippet_and_
         for host, status in (("sfn-emulator:8083", 200), ("elsewhere.example", 403)):
             answer = send(f"http://127.0.0.1:{port}", method="GET", path="/_emulator/health", headers={"Host": host})
             assert answer.status == status, (host, answer.body)
+        assert f"Web console: http://127.0.0.1:{port}/_emulator/console/" in banner
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_emulator/console/", timeout=10) as response:
+            assert "<title>sfn-emulator console</title>" in response.read().decode()
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
     finally:

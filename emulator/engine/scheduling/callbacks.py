@@ -21,6 +21,7 @@ from sfn_emulator.clock import wall_monotonic
 from sfn_emulator.engine.effects import AwaitToken, ScheduleActivity
 from sfn_emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
 from sfn_emulator.engine.frame import Run
+from sfn_emulator.engine.outstanding import QueuedActivityTask, WaitingCallback
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
 
@@ -118,6 +119,17 @@ class Callbacks:
         with self._cv:
             wait = self._tokens.get(token)
             return wait.run.execution.arn if wait is not None else None
+
+    def outstanding(self) -> tuple[tuple[WaitingCallback, ...], tuple[QueuedActivityTask, ...]]:
+        """The tokens awaiting a callback and the activity tasks awaiting a worker, as a snapshot."""
+        with self._cv:
+            waits = list(self._tokens.values())
+            queues = [list(queue) for queue in self._activities.values()]
+        callbacks = tuple(WaitingCallback(wait.token, wait.run.execution.arn) for wait in waits
+                          if wait.fiber is not None and wait.fiber.waiting is wait and not wait.timed_out)
+        tasks = tuple(QueuedActivityTask(task.activity_arn, task.fiber.run.execution.arn, task.input)
+                      for queue in queues for task in queue if not (task.taken or task.expired or task.fiber.done))
+        return callbacks, tasks
 
     def forget_activity(self, activity_arn: str) -> None:
         """Drop the queue of a deleted activity (tasks already scheduled stay until they time out)."""

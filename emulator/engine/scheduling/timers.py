@@ -47,6 +47,10 @@ class Timers:
         timer = self._next()
         return timer.due if timer else None
 
+    def earliest_pending(self) -> datetime | None:
+        """When the earliest timer not cancelled falls due; safe from any thread (reads a copy)."""
+        return min((due for due, _, timer in list(self._heap) if not timer.cancelled), default=None)
+
     def is_due(self, now: datetime) -> bool:
         timer = self._next()
         return timer is not None and timer.due <= now
