@@ -10,7 +10,8 @@ Task resources answer a Task state in this order (the first that serves it wins)
    `sfn_emulator.resources.remote_endpoints`), for every integration of those services;
 4. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
    Step Functions actions through the AWS SDK integration (`arn:aws:states:::aws-sdk:sfn:*`);
-5. AWS service integrations answered by moto's in-memory backends;
+5. the HTTP Task (`arn:aws:states:::http:invoke`), real HTTP requests (`sfn_emulator.resources.http_task`);
+6. AWS service integrations answered by moto's in-memory backends;
 and otherwise a clear error naming the resource and how to map it.
 """
 
@@ -31,6 +32,7 @@ from sfn_emulator.engine.execution import Execution
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
+from sfn_emulator.resources.http_task import HttpTask
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.mocks import MockConfig
 from sfn_emulator.resources.nested_executions import StartExecution
@@ -107,7 +109,7 @@ class Emulator:
             self.mocks.start_problem(machine, case, definition) if self.mocks is not None else None)
         self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
                                                 StartExecution(self.service),
-                                                _BuiltOnFirstUse(self._step_functions_sdk), self.aws]
+                                                _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(), self.aws]
         self.engine.resources = self._task_resources()
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.coverage = CoverageRecorder()
