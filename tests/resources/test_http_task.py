@@ -225,3 +225,32 @@ def test_unusable_parameters_fail_the_task_naming_what(sfn: Any, api_key: str, p
     status, failure = run(sfn, {"Authentication": {"ConnectionArn": api_key}, **parameters})
     assert (status, failure["error"]) == ("FAILED", "States.Runtime")
     assert named in failure["cause"]
+
+
+@pytest.mark.parametrize(("parameters", "missing"), [
+    (None, "ApiEndpoint, Method, Authentication"),
+    ({"Method": "GET", "Authentication": {"ConnectionArn": "arn"}}, "ApiEndpoint"),
+    ({"ApiEndpoint.$": "$.url", "Method": "GET"}, "Authentication"),
+])
+def test_a_definition_without_the_required_parameters_is_refused(sfn: Any, parameters: Any, missing: str) -> None:
+    task: dict[str, Any] = {"Type": "Task", "Resource": "arn:aws:states:::http:invoke", "End": True}
+    if parameters is not None:
+        task["Parameters"] = parameters
+    definition = json.dumps({"StartAt": "Call", "States": {"Call": task}})
+    with pytest.raises(sfn.exceptions.InvalidDefinition, match=rf"These fields are required: \[{missing}\] "
+                                                               r"at /States/Call/Parameters"):
+        sfn.create_state_machine(name=f"h-{uuid.uuid4().hex[:8]}", definition=definition, roleArn=ROLE)
+
+
+def test_an_http_task_is_mocked_like_any_task(api_key: str) -> None:
+    from sfn_emulator import run_definition
+
+    definition = {"StartAt": "Call", "States": {"Call": {
+        "Type": "Task", "Resource": "arn:aws:states:::http:invoke", "End": True,
+        "Parameters": {"ApiEndpoint": "https://api.example.com/orders", "Method": "GET",
+                       "Authentication": {"ConnectionArn": api_key}}}}}
+    mocked = {"StatusCode": 200, "StatusText": "OK", "Headers": {}, "ResponseBody": {"orders": []}}
+    mock_config = {"StateMachines": {"Orders": {"TestCases": {"Empty": {"Call": "NoOrders"}}}},
+                   "MockedResponses": {"NoOrders": {"0": {"Return": mocked}}}}
+    result = run_definition(definition, {}, mock_config=mock_config, test_case="Empty", name="Orders")
+    assert (result.status, result.output) == ("SUCCEEDED", mocked)
