@@ -687,8 +687,6 @@ class _Parser:
             ]
         self.language = language
         parameters = self.arguments_or_parameters(value, location)
-        if isinstance(resource, str) and _is_http_task(resource):
-            self.http_task_parameters(value, location)
         result_selector = self.template(value, "ResultSelector", location)
         result_path = self.result_path(value, location)
         retry = self.retriers(value, location)
