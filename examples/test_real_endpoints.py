@@ -1,11 +1,16 @@
 """Real endpoints: the queue a task sends to lives in another server (here moto's, started by the test;
-ElasticMQ, LocalStack or DynamoDB Local the same way), named by SQS_ENDPOINT / `sqs_endpoint`."""
+ElasticMQ, LocalStack or DynamoDB Local the same way), named by SQS_ENDPOINT / `sqs_endpoint`.
+And the HTTP Task: a real request to an API (here one started by the test), authorized by an
+EventBridge connection created on the emulator's endpoint."""
 
+import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import boto3
 import pytest
@@ -44,3 +49,38 @@ def test_send_message_reaches_the_real_queue(sqs_endpoint):
 
     assert result.status == "SUCCEEDED"
     assert sqs.receive_message(QueueUrl=queue_url)["Messages"][0]["Body"] == "o-5"
+
+
+class PricesApi(BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = json.dumps({"sku": self.path.rsplit("/", 1)[1], "price": 12,
+                           "key": self.headers["x-api-key"]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def prices_api():
+    server = HTTPServer(("127.0.0.1", 0), PricesApi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+def test_an_http_task_calls_the_api(prices_api, sfn_emulator):
+    connection = sfn_emulator.client("events").create_connection(
+        Name="prices", AuthorizationType="API_KEY",
+        AuthParameters={"ApiKeyAuthParameters": {"ApiKeyName": "x-api-key", "ApiKeyValue": "s3cret"}})
+    definition = {"StartAt": "Price", "States": {"Price": {
+        "Type": "Task", "Resource": "arn:aws:states:::http:invoke", "End": True,
+        "Parameters": {"ApiEndpoint.$": "States.Format('{}/prices/{}', $.api, $.sku)", "Method": "GET",
+                       "Authentication": {"ConnectionArn": connection["ConnectionArn"]}},
+        "ResultSelector": {"price.$": "$.ResponseBody.price", "key.$": "$.ResponseBody.key",
+                           "status.$": "$.StatusCode"}}}}
+
+    result = sfn_emulator.run(definition, {"api": prices_api, "sku": "A-1"})
+
+    result.assert_succeeded(output={"price": 12, "key": "s3cret", "status": 200})
