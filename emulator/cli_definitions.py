@@ -22,7 +22,7 @@ from sfn_emulator.api import RUNNING, ExecutionResult, in_process_runner
 from sfn_emulator.cli_callbacks import add_arguments as add_answer_arguments
 from sfn_emulator.cli_callbacks import prompt_on_terminal, wait_answering
 from sfn_emulator.clock import Clock, format_time
-from sfn_emulator.config import Settings, add_arguments
+from sfn_emulator.config import REMOTE_ENDPOINT_FIELDS, Settings, add_arguments
 from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, read_definition, source_label
 
 EXIT_OK = 0
@@ -32,7 +32,7 @@ DEFAULT_RUN_TIMEOUT = 60.0  # wall seconds `run` waits for someone to answer (th
 
 # The settings that mean something for one execution run in-process (no host or port: nothing is served).
 RUN_SETTINGS = ("account", "region", "clock", "clock_start", "wait_time_scale", "functions", "mock_config",
-                "log_level")
+                "log_level", *REMOTE_ENDPOINT_FIELDS.values())
 
 
 class UnusableInput(Exception):

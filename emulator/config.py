@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
+from urllib.parse import urlsplit
 
 from sfn_emulator.clock import MODES, parse_time
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, check_timeout
@@ -41,6 +42,18 @@ class Settings:
     function_timeout: float = DEFAULT_FUNCTION_TIMEOUT
     mock_config: Path | None = None
     log_level: str = "INFO"
+    lambda_endpoint: str | None = None
+    sqs_endpoint: str | None = None
+    sns_endpoint: str | None = None
+    dynamodb_endpoint: str | None = None
+    eventbridge_endpoint: str | None = None
+    s3_endpoint: str | None = None
+    step_functions_endpoint: str | None = None
+
+    def remote_endpoints(self) -> dict[str, str]:
+        """botocore service name -> URL, for each service sent to a real endpoint instead of moto."""
+        return {service: url for service, field_name in REMOTE_ENDPOINT_FIELDS.items()
+                if (url := getattr(self, field_name)) is not None}
 
     @classmethod
     def from_sources(cls, arguments: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:
@@ -146,6 +159,13 @@ def _function_timeout(text: str) -> float:
     return check_timeout(seconds, "the function timeout")
 
 
+def _endpoint_url(text: str) -> str:
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"an endpoint is a URL such as http://localhost:4566, not {text!r}")
+    return text.strip().rstrip("/")
+
+
 def _path(text: str) -> Path:
     return Path(text).expanduser()
 
@@ -156,6 +176,14 @@ def _instant(text: str) -> datetime:
     except ValueError:
         raise ValueError(f"{text!r} is not an ISO-8601 time such as 2024-01-01T00:00:00Z") from None
 
+
+# The services AWS Step Functions Local sends to real endpoints, with its variable names (the field in upper case):
+# (botocore service name, setting, what the help calls it)
+_REMOTE_ENDPOINTS = (
+    ("lambda", "lambda_endpoint", "Lambda"), ("sqs", "sqs_endpoint", "SQS"), ("sns", "sns_endpoint", "SNS"),
+    ("dynamodb", "dynamodb_endpoint", "DynamoDB"), ("events", "eventbridge_endpoint", "EventBridge"),
+    ("s3", "s3_endpoint", "S3"), ("stepfunctions", "step_functions_endpoint", "Step Functions"),
+)
 
 OPTIONS: tuple[Option, ...] = (
     Option("host", "--host", "SFN_EMULATOR_HOST", str, "address to listen on"),
@@ -190,7 +218,14 @@ OPTIONS: tuple[Option, ...] = (
            "mock configuration file (AWS Step Functions Local's format)", metavar="FILE"),
     Option("log_level", "--log-level", "SFN_EMULATOR_LOG_LEVEL", _one_of(LOG_LEVELS, upper=True),
            "logging threshold", choices=LOG_LEVELS),
+    *(Option(field_name, f"--{field_name.replace('_', '-')}", field_name.upper(), _endpoint_url,
+             f"send {label} integrations to this real endpoint (boto3, dummy credentials) instead of "
+             f"{'the emulator itself' if service == 'stepfunctions' else 'moto'}", metavar="URL")
+      for service, field_name, label in _REMOTE_ENDPOINTS),
 )
+
+# botocore service name -> the setting holding the endpoint it is sent to
+REMOTE_ENDPOINT_FIELDS: Mapping[str, str] = {service: field_name for service, field_name, _ in _REMOTE_ENDPOINTS}
 
 assert {option.field for option in OPTIONS} == {field.name for field in fields(Settings)}
 

@@ -6,9 +6,12 @@ one, and serve its `.app` with `sfn_emulator.wire.HttpServer` when they need HTT
 Task resources answer a Task state in this order (the first that serves it wins):
 1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
 2. Python callables registered for Lambda functions (`--functions`, `sfn_emulator.functions.register`);
-3. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
+3. the real endpoints of services given one (`--lambda-endpoint`, `SQS_ENDPOINT`, ...: see
+   `sfn_emulator.resources.remote_endpoints`), for every integration of those services;
+4. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
    Step Functions actions through the AWS SDK integration (`arn:aws:states:::aws-sdk:sfn:*`);
-4. AWS service integrations answered by moto's in-memory backends;
+5. the HTTP Task (`arn:aws:states:::http:invoke`), real HTTP requests (`sfn_emulator.resources.http_task`);
+6. AWS service integrations answered by moto's in-memory backends;
 and otherwise a clear error naming the resource and how to map it.
 """
 
@@ -29,6 +32,7 @@ from sfn_emulator.engine.execution import Execution
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
+from sfn_emulator.resources.http_task import HttpTask
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.mocks import MockConfig
 from sfn_emulator.resources.nested_executions import StartExecution
@@ -69,6 +73,16 @@ def _aws_service_integrations() -> TaskResource:
     return AwsServiceIntegrations()
 
 
+def _remote_endpoints(settings: Settings) -> list[TaskResource]:
+    """The resources of the services given a real endpoint (boto3 imported only when some are)."""
+    endpoints = settings.remote_endpoints()
+    if not endpoints:
+        return []
+    from sfn_emulator.resources.remote_endpoints import remote_resources
+
+    return remote_resources(endpoints)
+
+
 class Emulator:
     """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
     (of every execution it finished) and the WSGI `.app`."""
@@ -93,8 +107,9 @@ class Emulator:
         self.service.mock_config_loaded = lambda: self.mocks is not None
         self.service.mock_case_problem = lambda machine, case, definition: (
             self.mocks.start_problem(machine, case, definition) if self.mocks is not None else None)
-        self._resources: list[TaskResource] = [self.functions, StartExecution(self.service),
-                                                _BuiltOnFirstUse(self._step_functions_sdk), self.aws]
+        self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
+                                                StartExecution(self.service),
+                                                _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(), self.aws]
         self.engine.resources = self._task_resources()
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.coverage = CoverageRecorder()

@@ -191,7 +191,12 @@ _OPTIMIZED_ACTIONS: dict[str, frozenset[str]] = {
     "events": frozenset({"putEvents"}),
     "lambda": frozenset({"invoke"}),
     "states": frozenset({"startExecution"}),
+    "http": frozenset({"invoke"}),
 }
+# The HTTP Task's required parameters ("Call HTTPS APIs in Step Functions workflows"), each with the
+# names a JSONPath state may give it (a static value, or `.$` to take it from the data).
+_HTTP_TASK_RESOURCE = "invoke"
+_HTTP_TASK_REQUIRED = (("ApiEndpoint",), ("Method",), ("Authentication", "InvocationConfig"))
 _ALL_ERRORS = "States.ALL"
 
 # JSON types as AWS names them in "Expected value of type [...]".
@@ -515,6 +520,8 @@ class _Parser:
         elif isinstance(resource, str):
             self.check_resource(resource, f"{location}/Resource")
         parameters = self.arguments_or_parameters(value, location)
+        if isinstance(resource, str) and _is_http_task(resource):
+            self.http_task_parameters(value, location)
         result_selector = self.template(value, "ResultSelector", location)
         credentials = self.credentials(value, location)
         result_path = self.result_path(value, location)
@@ -957,6 +964,18 @@ class _Parser:
 
     # -- resources ------------------------------------------------------------------------------
 
+    def http_task_parameters(self, value: dict, location: str) -> None:
+        """An HTTP Task names its endpoint, method and connection in its Parameters (Arguments); in
+        JSONata a whole-field expression may give them all, so only an object is checked."""
+        field = "Arguments" if self.language == JSONATA else "Parameters"
+        given = value.get(field)
+        if field in value and not isinstance(given, dict):
+            return
+        keys = {key.removesuffix(".$") for key in (given or {})}
+        missing = [names[0] for names in _HTTP_TASK_REQUIRED if not keys.intersection(names)]
+        if missing:
+            self.error(f"These fields are required: [{', '.join(missing)}]", f"{location}/{field}")
+
     def check_resource(self, resource: str, location: str) -> None:
         """A Task's Resource is an ARN, and an optimized integration one of its service's actions (recorded:
         `dynamodb:query` is refused, it is `aws-sdk:dynamodb:query`); an EXPRESS machine cannot wait on
@@ -1178,6 +1197,11 @@ class _Parser:
         if all(field in value for field in fields):
             first, second = fields
             self.error(f"A {state_type} state cannot include both field '{first}' and '{second}'", location or "/")
+
+
+def _is_http_task(resource: str) -> bool:
+    parts = resource.split(":")
+    return len(parts) == 7 and parts[2] == "states" and parts[5] == "http" and parts[6] == _HTTP_TASK_RESOURCE
 
 
 def _unknown_optimized_action(parts: list[str]) -> bool:

@@ -25,14 +25,14 @@ import uuid
 import zlib
 from dataclasses import dataclass, field
 from email.utils import format_datetime
-from typing import Any, Mapping
+from typing import Any, Mapping, Protocol
 from urllib.parse import urlsplit
 
 from botocore import xform_name
 from botocore.exceptions import ClientError
 from botocore.model import OperationModel
 
-from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.aws.backends import MotoBackends
 from sfn_emulator.resources.aws.moto_gaps import (
     amend_error,
@@ -50,12 +50,10 @@ from sfn_emulator.resources.aws.sdk import (
     sdk_v2_service_name,
     to_request,
 )
-from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
+from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest
 
 _PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
 _SDK_PREFIX = "aws-sdk:"
-# aws-sdk:sfn calls Step Functions itself: the emulator's control plane, not a moto backend.
-_NOT_MOTO = frozenset({"sfn"})
 # sqs.us-east-1.amazonaws.com, us-east-1.queue.amazonaws.com: the queue URL's host names its region
 _SQS_HOST_REGION = re.compile(r"^(?:sqs\.(?P<a>[a-z0-9-]+)|(?P<b>[a-z0-9-]+)\.queue)\.amazonaws\.com(?:\.cn)?$")
 _ACCOUNT_ID = re.compile(r"^\d{12}$")
@@ -93,11 +91,24 @@ OPTIMIZED: Mapping[str, OptimizedService] = {
 _CONTENT_TYPES = {"json": "application/x-amz-json-1.0", "query": "text/xml"}
 
 
-class AwsServiceIntegrations:
-    """The task resource for AWS service integrations; `backends` reaches the same moto state users see."""
+class ServiceClients(Protocol):
+    """Where the calls go: boto3 clients by service, account and region, and how a call that got
+    no answer from the service fails the task."""
 
-    def __init__(self, backends: MotoBackends | None = None) -> None:
-        self.backends = backends or MotoBackends()
+    def client(self, service: str, *, account: str, region: str) -> Any: ...
+
+    def call_failed(self, operation: OperationModel, fault: Exception) -> StatesError: ...
+
+
+class AwsServiceIntegrations:
+    """The task resource for AWS service integrations; `backends` reaches the same moto state users see,
+    or (`sfn_emulator.resources.remote_endpoints`) real endpoints, which then answer by the same rules."""
+
+    # aws-sdk:sfn calls Step Functions itself: the emulator's control plane, not a moto backend.
+    not_served = frozenset({"sfn"})
+
+    def __init__(self, backends: ServiceClients | None = None) -> None:
+        self.backends: ServiceClients = backends or MotoBackends()
         self._services = SdkServices()
 
     # -- the TaskResource interface -----------------------------------------------------------
@@ -121,8 +132,14 @@ class AwsServiceIntegrations:
         return self._invoke_sdk(service, operation, request)
 
     # -- aws-sdk:* ------------------------------------------------------------------------------
+    def service_of(self, resource: ResourceArn) -> str | None:
+        """The botocore name of the service an integration ARN calls (`aws-sdk:eventbridge` -> `events`)."""
+        if resource.service.startswith(_SDK_PREFIX):
+            return self._services.botocore_name(resource.service.removeprefix(_SDK_PREFIX))
+        return resource.service if resource.service in OPTIMIZED else None
+
     def _sdk_operation(self, arn_service: str, action: str) -> tuple[str, OperationModel] | None:
-        if arn_service in _NOT_MOTO:
+        if arn_service in self.not_served:
             return None
         service = self._services.botocore_name(arn_service)
         if service is None:
@@ -137,7 +154,7 @@ class AwsServiceIntegrations:
         try:
             response = self._call(client, operation, request.payload)
         except ClientError as error:
-            raise _sdk_v2_error(error, operation) from None
+            raise sdk_v2_error(error, operation) from None
         response.pop("ResponseMetadata", None)
         return from_response(response, operation.output_shape)
 
@@ -155,7 +172,7 @@ class AwsServiceIntegrations:
         try:
             response = self._call(client, operation, payload)
         except ClientError as error:
-            raise _sdk_v1_error(service, error, operation) from None
+            raise sdk_v1_error(service, error, operation) from None
         http = response.pop("ResponseMetadata", {})
         result = from_response(response, operation.output_shape)
         if service.botocore_name == "events" and result.get("FailedEntryCount", 0) > 0:
@@ -165,10 +182,9 @@ class AwsServiceIntegrations:
         return result
 
     # -- shared -----------------------------------------------------------------------------------
-    @staticmethod
-    def _call(client: Any, operation: OperationModel, payload: Any) -> dict[str, Any]:
+    def _call(self, client: Any, operation: OperationModel, payload: Any) -> dict[str, Any]:
         """Make the call, amended where moto answers otherwise than AWS; anything but the service's own
-        error answer is the emulator's limit, said plainly."""
+        error answer fails as `backends` says (moto: the emulator's limit, said plainly)."""
         params = {}
         if operation.input_shape is not None and isinstance(payload, dict):
             params = to_request(payload, operation.input_shape)
@@ -180,10 +196,8 @@ class AwsServiceIntegrations:
             response = getattr(client, xform_name(operation.name))(**to_send)
         except ClientError as error:
             raise amend_error(operation, to_send, error) from None
-        except Exception as fault:  # moto lacks the operation, or failed on these parameters
-            service = operation.service_model.service_name
-            raise StatesError(RUNTIME, f"sfn-emulator could not run {service}:{operation.name} on moto's in-memory "
-                                       f"backend: {type(fault).__name__}: {fault}") from None
+        except Exception as fault:  # no answer from the service: moto lacks the operation, an endpoint is down, ...
+            raise self.backends.call_failed(operation, fault) from None
         return with_refused_entries(amend_response(operation, to_send, response), refused)
 
 
@@ -232,7 +246,7 @@ def _state_machine_arn(execution_arn: str) -> str:
     return ":".join([*parts[:5], "stateMachine", parts[6].split("/")[0]])
 
 
-def _sdk_v1_error(service: OptimizedService, error: ClientError, operation: OperationModel) -> StatesError:
+def sdk_v1_error(service: OptimizedService, error: ClientError, operation: OperationModel) -> StatesError:
     details = error.response.get("Error", {})
     code = str(details.get("Code", ""))
     shape = modelled_error_shape(operation.service_model, code, details.get("QueryErrorCode"))
@@ -248,7 +262,7 @@ def _sdk_v1_cause(service: OptimizedService, message: str, status: int, code: st
             f"Request ID: {request_id}; Proxy: null)")
 
 
-def _sdk_v2_error(error: ClientError, operation: OperationModel) -> StatesError:
+def sdk_v2_error(error: ClientError, operation: OperationModel) -> StatesError:
     model = operation.service_model
     service = sdk_v2_service_name(model)
     details = error.response.get("Error", {})

@@ -31,23 +31,12 @@ class StartExecution:
         return request.resource.service == "states" and request.resource.action == "startExecution"
 
     def invoke(self, request: TaskRequest) -> Any:
-        payload = request.payload if isinstance(request.payload, dict) else {}
-        child_input = payload.get("Input")
-        params: dict[str, Any] = {
-            "stateMachineArn": payload.get("StateMachineArn"),
-            "input": child_input if isinstance(child_input, str) else json.dumps({} if child_input is None else child_input, separators=(",", ":")),
-        }
-        if payload.get("Name") is not None:
-            params["name"] = payload["Name"]
+        params = start_execution_params(request.payload)
         try:
             started = self._service.handle("StartExecution", params, account=request.account, region=request.region)
         except ApiError as error:
-            raise StatesError(f"StepFunctions.{error.code}Exception".replace("ExceptionException", "Exception"),
-                              f"{error.message} (Service: AWSStepFunctions; Status Code: {error.status}; "
-                              f"Error Code: {error.code}; Request ID: {uuid.uuid4()}; Proxy: null)") from None
-        result = {"ExecutionArn": started["executionArn"], "StartDate": _millis(started["startDate"])}
-        return {**result, **_sdk_metadata(len(json.dumps(result)), request.now)}
-
+            raise start_execution_error(error.code, error.message, error.status) from None
+        return started_result(started["executionArn"], started["startDate"], request.now)
 
     def awaited_execution(self, submitted: Any) -> str:
         return submitted["ExecutionArn"]
@@ -56,27 +45,65 @@ class StartExecution:
         return completion_result(execution, json_output=request.resource.pattern == SYNC2)
 
 
+def start_execution_params(payload: Any) -> dict[str, Any]:
+    """StartExecution's request from the task's parameters: the child's input as JSON text ({} when none)."""
+    payload = payload if isinstance(payload, dict) else {}
+    child_input = payload.get("Input")
+    params: dict[str, Any] = {
+        "stateMachineArn": payload.get("StateMachineArn"),
+        "input": child_input if isinstance(child_input, str)
+        else json.dumps({} if child_input is None else child_input, separators=(",", ":")),
+    }
+    if payload.get("Name") is not None:
+        params["name"] = payload["Name"]
+    return params
+
+
+def start_execution_error(code: str, message: str, status: int) -> StatesError:
+    """A refused StartExecution as the 1.x SDK behind `states:startExecution` reports it."""
+    return StatesError(f"StepFunctions.{code}Exception".replace("ExceptionException", "Exception"),
+                       f"{message} (Service: AWSStepFunctions; Status Code: {status}; "
+                       f"Error Code: {code}; Request ID: {uuid.uuid4()}; Proxy: null)")
+
+
+def started_result(execution_arn: str, start_date: datetime, now: datetime | None) -> dict[str, Any]:
+    """The result of `states:startExecution` (and what `.sync` submits): ARN, start in epoch millis, HTTP metadata."""
+    result = {"ExecutionArn": execution_arn, "StartDate": epoch_millis(start_date)}
+    return {**result, **sdk_metadata(len(json.dumps(result)), now)}
+
+
 def completion_result(execution: Execution, *, json_output: bool) -> dict[str, Any]:
     """`.sync` (output as JSON text) or `.sync:2` (output as JSON): the finished child's
     description; a child that did not succeed fails the task with States.TaskFailed and it."""
+    return job_result({
+        "ExecutionArn": execution.arn, "Input": execution.input, "Name": execution.name,
+        "StartDate": epoch_millis(execution.start_date), "StateMachineArn": execution.state_machine_arn,
+        "Status": execution.status, "StopDate": epoch_millis(execution.stop_date or execution.start_date),
+        "Output": execution.output or "null", "Error": execution.error, "Cause": execution.cause,
+    }, json_output=json_output)
+
+
+def job_result(finished: dict[str, Any], *, json_output: bool) -> dict[str, Any]:
+    """The result of a `.sync` task from its finished child, wherever it ran: `finished` holds the
+    execution's ARN, Name, StateMachineArn, Status, Input and Output (JSON texts), StartDate and StopDate
+    (epoch milliseconds), Error and Cause (None when absent)."""
     described: dict[str, Any] = {
-        "ExecutionArn": execution.arn,
-        "Input": _as_output(execution.input, json_output),
+        "ExecutionArn": finished["ExecutionArn"],
+        "Input": _as_output(finished["Input"], json_output),
         "InputDetails": {"Included": True},
-        "Name": execution.name,
-        "StartDate": _millis(execution.start_date),
-        "StateMachineArn": execution.state_machine_arn,
-        "Status": execution.status,
-        "StopDate": _millis(execution.stop_date or execution.start_date),
+        "Name": finished["Name"],
+        "StartDate": finished["StartDate"],
+        "StateMachineArn": finished["StateMachineArn"],
+        "Status": finished["Status"],
+        "StopDate": finished["StopDate"],
     }
-    if execution.status == SUCCEEDED:
-        described["Output"] = _as_output(execution.output or "null", json_output)
+    if finished["Status"] == SUCCEEDED:
+        described["Output"] = _as_output(finished["Output"] or "null", json_output)
         described["OutputDetails"] = {"Included": True}
         return described
-    if execution.error is not None:
-        described["Error"] = execution.error
-    if execution.cause is not None:
-        described["Cause"] = execution.cause
+    for key in ("Error", "Cause"):
+        if finished.get(key) is not None:
+            described[key] = finished[key]
     raise StatesError(names.TASK_FAILED, json.dumps(described, separators=(",", ":")))
 
 
@@ -84,11 +111,13 @@ def _as_output(text: str, json_output: bool) -> Any:
     return json.loads(text) if json_output else text
 
 
-def _millis(moment: datetime) -> int:
+def epoch_millis(moment: datetime) -> int:
+    """A timestamp as the 1.x SDK writes it in a result: milliseconds since the epoch."""
     return int(moment.timestamp() * 1000)
 
 
-def _sdk_metadata(length: int, now: datetime | None) -> dict[str, Any]:
+def sdk_metadata(length: int, now: datetime | None) -> dict[str, Any]:
+    """The HTTP metadata the 1.x SDK adds to StartExecution's answer (a body of `length` bytes)."""
     request_id = str(uuid.uuid4())
     headers = {
         "connection": "keep-alive",

@@ -48,6 +48,13 @@ class TestSettings:
             "SFN_EMULATOR_FUNCTION_TIMEOUT": "30",
             "SFN_MOCK_CONFIG": "mocks.json",
             "SFN_EMULATOR_LOG_LEVEL": "debug",
+            "LAMBDA_ENDPOINT": "http://localhost:3001/",
+            "SQS_ENDPOINT": "http://elasticmq:9324",
+            "SNS_ENDPOINT": "http://localstack:4566",
+            "DYNAMODB_ENDPOINT": "http://dynamodb-local:8000",
+            "EVENTBRIDGE_ENDPOINT": "http://localstack:4566",
+            "S3_ENDPOINT": "https://minio:9000",
+            "STEP_FUNCTIONS_ENDPOINT": "http://other-emulator:8083",
         }
         assert Settings.from_sources({}, environ) == Settings(
             host="0.0.0.0",
@@ -62,7 +69,18 @@ class TestSettings:
             function_timeout=30.0,
             mock_config=Path("mocks.json"),
             log_level="DEBUG",
+            lambda_endpoint="http://localhost:3001",
+            sqs_endpoint="http://elasticmq:9324",
+            sns_endpoint="http://localstack:4566",
+            dynamodb_endpoint="http://dynamodb-local:8000",
+            eventbridge_endpoint="http://localstack:4566",
+            s3_endpoint="https://minio:9000",
+            step_functions_endpoint="http://other-emulator:8083",
         )
+
+    def test_endpoints_are_named_by_the_service_they_move(self):
+        settings = Settings.from_sources({"step_functions_endpoint": "http://b:2"}, {"SQS_ENDPOINT": "http://a:1"})
+        assert settings.remote_endpoints() == {"sqs": "http://a:1", "stepfunctions": "http://b:2"}
 
     def test_a_flag_wins_over_its_environment_variable(self):
         settings = Settings.from_sources({"port": "9001", "clock": "real"}, {"SFN_EMULATOR_PORT": "9000"})
@@ -91,6 +109,8 @@ class TestSettings:
             ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "nan"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
             ({"SFN_EMULATOR_FUNCTION_TIMEOUT": "soon"}, "SFN_EMULATOR_FUNCTION_TIMEOUT"),
             ({"SFN_EMULATOR_ALLOWED_HOSTS": "http://sfn-emulator:8083/"}, "SFN_EMULATOR_ALLOWED_HOSTS"),
+            ({"SQS_ENDPOINT": "localhost:9324"}, "SQS_ENDPOINT"),
+            ({"LAMBDA_ENDPOINT": "ftp://localhost"}, "LAMBDA_ENDPOINT"),
         ],
     )
     def test_a_bad_value_is_refused_naming_where_it_came_from(self, environ, named):

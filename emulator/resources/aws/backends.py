@@ -21,11 +21,13 @@ import botocore.session
 from botocore.awsrequest import AWSPreparedRequest, AWSRequest, AWSResponse
 from botocore.config import Config
 
+from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER
 
 if TYPE_CHECKING:
     import boto3
     from botocore.client import BaseClient
+    from botocore.model import OperationModel
     from moto.core.botocore_stubber import BotocoreStubber
 
 
@@ -87,6 +89,13 @@ class MotoBackends:
         from moto.moto_api._internal.models import moto_api_backend
 
         moto_api_backend.reset()
+
+    @staticmethod
+    def call_failed(operation: OperationModel, fault: Exception) -> StatesError:
+        """moto lacks the operation, or failed on these parameters: the emulator's limit, said plainly."""
+        service = operation.service_model.service_name
+        return StatesError(RUNTIME, f"sfn-emulator could not run {service}:{operation.name} on moto's in-memory "
+                                    f"backend: {type(fault).__name__}: {fault}")
 
     def _send(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
         from moto.core.botocore_stubber import MockRawResponse

@@ -1,0 +1,220 @@
+"""Integrations sent to real endpoints (`LAMBDA_ENDPOINT`, `SQS_ENDPOINT`, ... as AWS Step Functions Local
+names them): SAM local, DynamoDB Local, ElasticMQ, LocalStack, another emulator.
+
+A service with an endpoint is called there with boto3 (dummy credentials, the execution's region) for
+every integration of it: the optimized ones and `aws-sdk:<service>:*`; for Lambda also function ARNs and
+`lambda:invoke`; for Step Functions `states:startExecution` in each pattern and `aws-sdk:sfn:*`. The
+answers and failures follow the same rules as the moto-backed integrations (`aws_services`,
+`lambda_functions`, `nested_executions`): only where the call goes changes.
+
+`states:startExecution.sync` (and `.sync:2`) on a remote endpoint waits for a child this emulator does
+not run, on a clock it does not keep: the task polls the remote DescribeExecution in wall time
+(from every 0.05 s up to every 2 s) until the child leaves RUNNING. Its TimeoutSeconds still counts on
+the emulator's clock, which follows wall time while a task works, so a child that never ends times
+the task out as on AWS; an auto clock does not skip ahead while the task polls.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Mapping
+
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.resources.aws.sdk import SdkServices, sdk_v2_service_name
+from sfn_emulator.resources.aws_services import OPTIMIZED, AwsServiceIntegrations, OptimizedService, sdk_v1_error
+from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, TaskRequest
+from sfn_emulator.resources.lambda_functions import invoke_response
+from sfn_emulator.resources.nested_executions import (
+    epoch_millis,
+    job_result,
+    start_execution_error,
+    start_execution_params,
+    started_result,
+)
+
+if TYPE_CHECKING:
+    import boto3
+    from botocore.model import OperationModel
+
+_ACCESS_KEY_ID = "sfn-emulator"  # dummy credentials: local endpoints accept any
+_SECRET_ACCESS_KEY = "sfn-emulator"
+_CLIENT_CONFIG = Config(parameter_validation=False, retries={"total_max_attempts": 1}, connect_timeout=5,
+                        read_timeout=900)  # a Lambda function may run 900 s
+_LAMBDA = OptimizedService("lambda", frozenset({"invoke"}), "Lambda", "AWSLambda", "AWSLambdaException", None)
+_STATES = OptimizedService("stepfunctions", frozenset({"startExecution"}), "StepFunctions", "AWSStepFunctions",
+                           "AWSStepFunctionsException", None)
+_RUNNING = "RUNNING"
+_FIRST_POLL, _LAST_POLL = 0.05, 2.0  # seconds between DescribeExecution calls of a remote `.sync` child
+
+
+class RemoteClients:
+    """boto3 clients of the configured endpoints, one per (service, account, region)."""
+
+    def __init__(self, endpoints: Mapping[str, str]) -> None:
+        self.endpoints = dict(endpoints)  # botocore service name -> URL
+        self._session: boto3.session.Session | None = None
+        self._clients: dict[tuple[str, str], Any] = {}
+        self._lock = threading.Lock()
+
+    def client(self, service: str, *, account: str, region: str) -> Any:
+        """A client of `service` at its endpoint; the account is the endpoint's business (its credentials)."""
+        with self._lock:
+            client = self._clients.get((service, region))
+            if client is None:
+                if self._session is None:
+                    import boto3
+
+                    self._session = boto3.session.Session(aws_access_key_id=_ACCESS_KEY_ID,
+                                                          aws_secret_access_key=_SECRET_ACCESS_KEY)
+                client = self._session.client(service, region_name=region, endpoint_url=self.endpoints[service],
+                                              config=_CLIENT_CONFIG)
+                self._clients[(service, region)] = client
+        return client
+
+    def call_failed(self, operation: OperationModel, fault: Exception) -> StatesError:
+        """No answer from the endpoint: the SDK's client-side failure, as AWS names one it cannot reach."""
+        service = operation.service_model.service_name
+        prefix = OPTIMIZED[service].error_prefix if service in OPTIMIZED else sdk_v2_service_name(operation.service_model)
+        return StatesError(f"{prefix}.SdkClientException",
+                           f"Unable to execute HTTP request: {fault} (endpoint {self.endpoints.get(service)})")
+
+
+class RemoteServiceIntegrations(AwsServiceIntegrations):
+    """The optimized and `aws-sdk:*` integrations of the services that have an endpoint."""
+
+    not_served: frozenset[str] = frozenset()  # aws-sdk:sfn too, when Step Functions has an endpoint
+
+    def __init__(self, clients: RemoteClients) -> None:
+        super().__init__(clients)
+        self._endpoints = clients.endpoints
+
+    def matches(self, request: TaskRequest) -> bool:
+        return (request.resource.kind == "integration" and self.service_of(request.resource) in self._endpoints
+                and super().matches(request))
+
+
+class RemoteLambda:
+    """Lambda function ARNs and `lambda:invoke`, invoked at the Lambda endpoint."""
+
+    def __init__(self, clients: RemoteClients) -> None:
+        self._clients = clients
+        self._operation = SdkServices().model("lambda").operation_model("Invoke")
+
+    def matches(self, request: TaskRequest) -> bool:
+        resource = request.resource
+        return resource.kind == "lambda" or (resource.kind == "integration" and resource.service == "lambda"
+                                             and resource.action == "invoke"
+                                             and resource.pattern in (REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN))
+
+    def invoke(self, request: TaskRequest) -> Any:
+        params = self._params(request)
+        client = self._clients.client("lambda", account=request.account, region=request.region)
+        try:
+            response = client.invoke(**params)
+        except ClientError as error:
+            raise sdk_v1_error(_LAMBDA, error, self._operation) from None
+        except Exception as fault:
+            raise self._clients.call_failed(self._operation, fault) from None
+        body = response["Payload"].read().decode("utf-8", errors="replace")
+        if response.get("FunctionError"):
+            raise _function_error(body)
+        result = json.loads(body) if body.strip() else None
+        return result if request.resource.kind == "lambda" else invoke_response(result, request)
+
+    @staticmethod
+    def _params(request: TaskRequest) -> dict[str, Any]:
+        if request.resource.kind == "lambda":
+            return {"FunctionName": request.resource.arn, "Payload": json.dumps(request.payload).encode()}
+        payload = request.payload if isinstance(request.payload, dict) else {}
+        params = {key: payload[key] for key in ("FunctionName", "InvocationType", "LogType", "ClientContext",
+                                                "Qualifier") if key in payload}
+        event = payload.get("Payload")
+        params["Payload"] = (event if isinstance(event, str) else json.dumps({} if event is None else event)).encode()
+        return params
+
+
+def _function_error(body: str) -> StatesError:
+    """A function's failure as Step Functions reports it: Error is the payload's `errorType`
+    (`Lambda.Unknown` when it names none), Cause is the payload itself."""
+    try:
+        report = json.loads(body)
+    except ValueError:
+        report = None
+    error_type = report.get("errorType") if isinstance(report, dict) else None
+    return StatesError(error_type if isinstance(error_type, str) and error_type else "Lambda.Unknown", body)
+
+
+class RemoteStartExecution:
+    """`states:startExecution` (request-response, `.waitForTaskToken`) at the Step Functions endpoint."""
+
+    patterns = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
+
+    def __init__(self, clients: RemoteClients) -> None:
+        self._clients = clients
+        self._operation = SdkServices().model("stepfunctions").operation_model("StartExecution")
+
+    def matches(self, request: TaskRequest) -> bool:
+        resource = request.resource
+        return (resource.kind == "integration" and resource.service == "states"
+                and resource.action == "startExecution" and resource.pattern in self.patterns)
+
+    def invoke(self, request: TaskRequest) -> Any:
+        started = self._call(request, "start_execution", **start_execution_params(request.payload))
+        return started_result(started["executionArn"], started["startDate"], request.now)
+
+    def _call(self, request: TaskRequest, method: str, **params: Any) -> dict[str, Any]:
+        client = self._clients.client("stepfunctions", account=request.account, region=request.region)
+        try:
+            return getattr(client, method)(**params)
+        except ClientError as error:
+            details = error.response.get("Error", {})
+            status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400)
+            raise start_execution_error(str(details.get("Code", "")), str(details.get("Message", "")),
+                                        status) from None
+        except Exception as fault:
+            raise self._clients.call_failed(self._operation, fault) from None
+
+
+class RemoteStartExecutionSync(RemoteStartExecution):
+    """`states:startExecution.sync` / `.sync:2` at the Step Functions endpoint: starts the child and
+    polls it until it ends (see the module docstring); the whole task is answered here, so the
+    history has no TaskSubmitted event between TaskStarted and TaskSucceeded."""
+
+    patterns = frozenset({SYNC, SYNC2})
+    settles_task = True  # the engine has no execution of its own to wait for
+
+    def invoke(self, request: TaskRequest) -> Any:
+        arn = self._call(request, "start_execution", **start_execution_params(request.payload))["executionArn"]
+        pause = _FIRST_POLL
+        while True:
+            described = self._call(request, "describe_execution", executionArn=arn)
+            if described["status"] != _RUNNING:
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, _LAST_POLL)
+        return job_result({
+            "ExecutionArn": arn, "Input": described.get("input", "{}"), "Name": described["name"],
+            "StartDate": epoch_millis(described["startDate"]), "StateMachineArn": described["stateMachineArn"],
+            "Status": described["status"], "StopDate": epoch_millis(described.get("stopDate", described["startDate"])),
+            "Output": described.get("output"), "Error": described.get("error"), "Cause": described.get("cause"),
+        }, json_output=request.resource.pattern == SYNC2)
+
+
+def remote_resources(endpoints: Mapping[str, str]) -> list[Any]:
+    """The task resources sending integrations to `endpoints` (botocore service name -> URL), in the order
+    they are asked: Lambda functions, nested executions, then every other integration of those services."""
+    if not endpoints:
+        return []
+    clients = RemoteClients(endpoints)
+    resources: list[Any] = []
+    if "lambda" in endpoints:
+        resources.append(RemoteLambda(clients))
+    if "stepfunctions" in endpoints:
+        resources += [RemoteStartExecution(clients), RemoteStartExecutionSync(clients)]
+    resources.append(RemoteServiceIntegrations(clients))
+    return resources
