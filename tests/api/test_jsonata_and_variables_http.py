@@ -5,22 +5,18 @@ gives nothing, and definitions refused for mixing the languages' fields."""
 from __future__ import annotations
 
 import json
-import uuid
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from helpers.clients import run_and_read
 
 ROLE = "arn:aws:iam::123456789012:role/jsonata-tests"
 
 
+
 def run(sfn: Any, emulator_server: Any, definition: dict[str, Any], value: Any) -> tuple[dict[str, Any], list[dict]]:
-    machine = sfn.create_state_machine(name=f"m-{uuid.uuid4().hex[:12]}", definition=json.dumps(definition),
-                                       roleArn=ROLE)["stateMachineArn"]
-    execution = sfn.start_execution(stateMachineArn=machine, input=json.dumps(value))["executionArn"]
-    assert emulator_server.emulator.clock.run_until_idle(10)
-    described = sfn.describe_execution(executionArn=execution)
-    return described, sfn.get_execution_history(executionArn=execution)["events"]
+    return run_and_read(sfn, emulator_server, definition, value, role_arn=ROLE)
 
 
 def test_variables_flow_between_jsonpath_and_jsonata_states(sfn: Any, emulator_server: Any) -> None:

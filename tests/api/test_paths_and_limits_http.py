@@ -10,17 +10,14 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from helpers.clients import run_and_read
 
 ROLE = "arn:aws:iam::123456789012:role/paths-tests"
 
 
+
 def run(sfn: Any, emulator_server: Any, definition: dict[str, Any], value: Any) -> tuple[dict[str, Any], list[dict]]:
-    machine = sfn.create_state_machine(name=f"m-{uuid.uuid4().hex[:12]}", definition=json.dumps(definition),
-                                       roleArn=ROLE)["stateMachineArn"]
-    execution = sfn.start_execution(stateMachineArn=machine, input=json.dumps(value))["executionArn"]
-    assert emulator_server.emulator.clock.run_until_idle(10)
-    described = sfn.describe_execution(executionArn=execution)
-    return described, sfn.get_execution_history(executionArn=execution)["events"]
+    return run_and_read(sfn, emulator_server, definition, value, role_arn=ROLE)
 
 
 def test_indefinite_paths_give_lists_and_definite_ones_values(sfn: Any, emulator_server: Any) -> None:

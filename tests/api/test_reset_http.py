@@ -7,10 +7,6 @@ process of its own; account-scoped resets run in-process, on accounts of their o
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 import uuid
@@ -21,6 +17,7 @@ import boto3
 import pytest
 from botocore.config import Config
 from helpers.clients import make_client
+from helpers.real_endpoints import emulator_process
 
 PASS = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
 WAIT = json.dumps({"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": True}}})
@@ -62,17 +59,8 @@ def create(endpoint: str, account: str, name: str, definition: str = PASS) -> st
 
 @pytest.fixture(scope="module")
 def own_process_server() -> Iterator[str]:
-    process = subprocess.Popen([sys.executable, "-m", "sfn_emulator", "serve", "--port", "0", "--log-level", "WARNING"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
-    try:
-        assert process.stdout is not None
-        banner = next(line for line in process.stdout if "serving AWS Step Functions on" in line)
-        match = re.search(r"on (http://\S+)", banner)
-        assert match is not None
-        yield match[1]
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with emulator_process() as endpoint:
+        yield endpoint
 
 
 def test_a_reset_of_one_account_leaves_the_others(emulator_server: Any) -> None:
