@@ -18,6 +18,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.partitions import partition_for
+from sfn_emulator.resources.control_plane import FinishedExecution
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +118,7 @@ class SyncResource(Protocol):
 
     def awaited_execution(self, submitted: Any) -> str: ...
 
-    def completed(self, request: TaskRequest, execution: Any) -> Any: ...
+    def completed(self, request: TaskRequest, execution: FinishedExecution) -> Any: ...
 
 
 @dataclass
