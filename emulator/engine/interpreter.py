@@ -14,7 +14,7 @@ without an exit event; `States.Runtime` is never retried nor caught.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -38,6 +38,7 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
+from sfn_emulator.asl.timestamps import parse_timestamp
 from sfn_emulator.engine.effects import (
     Aborted,
     AnswersWholeTask,
@@ -450,20 +451,6 @@ def _timestamp_from_path(path: Any, value: JSON, frame: Frame) -> datetime:
         raise StatesError(names.RUNTIME, "The TimestampPath parameter does not reference a valid ISO-8601 extended "
                                          f"offset date-time format string: {path.text} == {shown}")
     return parsed
-
-
-@lru_cache(maxsize=4096)
-def parse_timestamp(text: str) -> datetime | None:
-    """An RFC 3339 date-time with an offset (``Z`` or ``+hh:mm``), as AWS requires; None otherwise."""
-    if len(text) < 20 or text[10] not in "Tt":
-        return None
-    if not (text.endswith(("Z", "z")) or (len(text) > 6 and text[-6] in "+-" and text[-3] == ":")):
-        return None
-    try:
-        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1] in "Zz" else text)
-    except ValueError:
-        return None
-    return moment.astimezone(timezone.utc) if moment.tzinfo else None
 
 
 # -- tasks -----------------------------------------------------------------------------------------
