@@ -41,6 +41,7 @@ class Settings:
     function_timeout: float = DEFAULT_FUNCTION_TIMEOUT
     mock_config: Path | None = None
     log_level: str = "INFO"
+    seed: int | None = None  # None: a fresh seed per process
 
     @classmethod
     def from_sources(cls, arguments: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:
@@ -146,6 +147,13 @@ def _function_timeout(text: str) -> float:
     return check_timeout(seconds, "the function timeout")
 
 
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"the seed must be a whole number, not {text!r}") from None
+
+
 def _path(text: str) -> Path:
     return Path(text).expanduser()
 
@@ -190,6 +198,9 @@ OPTIONS: tuple[Option, ...] = (
            "mock configuration file (AWS Step Functions Local's format)", metavar="FILE"),
     Option("log_level", "--log-level", "SFN_EMULATOR_LOG_LEVEL", _one_of(LOG_LEVELS, upper=True),
            "logging threshold", choices=LOG_LEVELS),
+    Option("seed", "--seed", "SFN_EMULATOR_SEED", _seed,
+           "seed of every id and random value executions draw (task tokens, generated names, States.UUID, "
+           "$random(), jitter), so a run repeats itself (default: a fresh seed per process)", metavar="N"),
 )
 
 assert {option.field for option in OPTIONS} == {field.name for field in fields(Settings)}

@@ -26,6 +26,7 @@ from sfn_emulator.config import Settings
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution
+from sfn_emulator.randomness import process_seed
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
@@ -84,10 +85,11 @@ class Emulator:
             self.functions.update(load_function_map(settings.functions))
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
-        self.engine = Engine(self.clock, skip_external_deadlines=settings.clock_skip_external_deadlines)
+        seed = process_seed(settings.seed)
+        self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines)
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
-            self.engine, default_account=settings.account, default_region=settings.region,
+            self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
             execution_retention=retention,
         )
         self.service.mock_config_loaded = lambda: self.mocks is not None

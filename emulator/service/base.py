@@ -15,6 +15,7 @@ import threading
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
+from sfn_emulator.randomness import Randomness
 from sfn_emulator.service import arns
 from sfn_emulator.service.errors import ExecutionDoesNotExist, StateMachineDeleting, StateMachineDoesNotExist
 from sfn_emulator.service.ownership import check_owned
@@ -47,6 +48,7 @@ class ServiceBase:
         self._lock = threading.RLock()
         # Alias routing picks versions at random by weight; seeded, so runs are reproducible.
         self._random = random.Random(seed)
+        self._ids = Randomness(f"{seed}:ids")  # execution names and ids, revision ids: from the seed too
 
     def _now(self) -> datetime:
         return self.engine.clock.now()

@@ -16,7 +16,6 @@ AWS's rules kept here:
 from __future__ import annotations
 
 import math
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable
@@ -189,11 +188,11 @@ class ExecutionOperations(ServiceBase):
             problem = self.mock_case_problem(record.name, ref.test_case, target.revision.machine.raw)
             if problem is not None:
                 raise ValidationException(problem)
-        execution_name = check_name(name) if name is not None else str(uuid.uuid4())
+        execution_name = check_name(name) if name is not None else self._ids.uuid()
         input_text = "{}" if input is None else input
         check_json_input(input_text)
         if record.type == EXPRESS:
-            arn = arns.build(store.region, store.account, arns.EXPRESS, record.name, execution_name, str(uuid.uuid4()))
+            arn = arns.build(store.region, store.account, arns.EXPRESS, record.name, execution_name, self._ids.uuid())
         else:
             arn = arns.build(store.region, store.account, arns.EXECUTION, record.name, execution_name)
         return Execution(
