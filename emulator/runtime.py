@@ -64,6 +64,21 @@ class _BuiltOnFirstUse:
         return self.resource.invoke(request)
 
 
+class _CurrentMocks:
+    """The control plane's view of the emulator's mock configuration, whichever is loaded now
+    (`use_mock_config` replaces it)."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self._emulator = emulator
+
+    def loaded(self) -> bool:
+        return self._emulator.mocks is not None
+
+    def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
+        mocks = self._emulator.mocks
+        return mocks.start_problem(machine, case, definition) if mocks is not None else None
+
+
 def _aws_service_integrations() -> TaskResource:
     from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 
@@ -90,11 +105,8 @@ class Emulator:
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
             self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
-            execution_retention=retention,
+            execution_retention=retention, mock_cases=_CurrentMocks(self),
         )
-        self.service.mock_config_loaded = lambda: self.mocks is not None
-        self.service.mock_case_problem = lambda machine, case, definition: (
-            self.mocks.start_problem(machine, case, definition) if self.mocks is not None else None)
         self._resources: list[TaskResource] = [self.functions, StartExecution(self.service),
                                                 _BuiltOnFirstUse(self._step_functions_sdk), self.aws]
         self.engine.resources = self._task_resources()
