@@ -54,6 +54,7 @@ class Settings:
         """botocore service name -> URL, for each service sent to a real endpoint instead of moto."""
         return {service: url for service, field_name in REMOTE_ENDPOINT_FIELDS.items()
                 if (url := getattr(self, field_name)) is not None}
+    seed: int | None = None  # None: a fresh seed per process
 
     @classmethod
     def from_sources(cls, arguments: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:
@@ -164,6 +165,11 @@ def _endpoint_url(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"an endpoint is a URL such as http://localhost:4566, not {text!r}")
     return text.strip().rstrip("/")
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"the seed must be a whole number, not {text!r}") from None
 
 
 def _path(text: str) -> Path:
@@ -222,6 +228,9 @@ OPTIONS: tuple[Option, ...] = (
              f"send {label} integrations to this real endpoint (boto3, dummy credentials) instead of "
              f"{'the emulator itself' if service == 'stepfunctions' else 'moto'}", metavar="URL")
       for service, field_name, label in _REMOTE_ENDPOINTS),
+    Option("seed", "--seed", "SFN_EMULATOR_SEED", _seed,
+           "seed of every id and random value executions draw (task tokens, generated names, States.UUID, "
+           "$random(), jitter), so a run repeats itself (default: a fresh seed per process)", metavar="N"),
 )
 
 # botocore service name -> the setting holding the endpoint it is sent to

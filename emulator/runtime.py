@@ -29,6 +29,7 @@ from sfn_emulator.config import Settings
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution
+from sfn_emulator.randomness import process_seed
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
@@ -67,6 +68,21 @@ class _BuiltOnFirstUse:
         return self.resource.invoke(request)
 
 
+class _CurrentMocks:
+    """The control plane's view of the emulator's mock configuration, whichever is loaded now
+    (`use_mock_config` replaces it)."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self._emulator = emulator
+
+    def loaded(self) -> bool:
+        return self._emulator.mocks is not None
+
+    def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
+        mocks = self._emulator.mocks
+        return mocks.start_problem(machine, case, definition) if mocks is not None else None
+
+
 def _aws_service_integrations() -> TaskResource:
     from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 
@@ -98,15 +114,13 @@ class Emulator:
             self.functions.update(load_function_map(settings.functions))
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
-        self.engine = Engine(self.clock, skip_external_deadlines=settings.clock_skip_external_deadlines)
+        seed = process_seed(settings.seed)
+        self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines)
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
-            self.engine, default_account=settings.account, default_region=settings.region,
-            execution_retention=retention,
+            self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
+            execution_retention=retention, mock_cases=_CurrentMocks(self),
         )
-        self.service.mock_config_loaded = lambda: self.mocks is not None
-        self.service.mock_case_problem = lambda machine, case, definition: (
-            self.mocks.start_problem(machine, case, definition) if self.mocks is not None else None)
         self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
                                                 StartExecution(self.service),
                                                 _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(), self.aws]

@@ -25,13 +25,13 @@ import json
 import math
 import random
 import re
-import uuid
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.model import JSON, Constant, Expression, Scope
 from sfn_emulator.asl.paths import JsonPath, PathNotFound, compile_path
+from sfn_emulator.randomness import Randomness
 
 __all__ = ["FUNCTION_NAMES", "Intrinsic", "IntrinsicSyntaxError", "compile_intrinsic"]
 
@@ -121,7 +121,7 @@ class _Call:
         try:
             if len(args) < function.min_args or too_many:
                 raise _InvalidArguments
-            return function.apply(args)
+            return function.apply(args, scope.randomness) if function.draws else function.apply(args)
         except _InvalidArguments:
             raise _CallFailed(f"Invalid arguments in {function.name}") from None
 
@@ -311,7 +311,8 @@ class _Function:
     name: str
     min_args: int
     max_args: int | None  # None: any number
-    apply: Callable[[Arguments], JSON]
+    apply: Callable[..., JSON]  # (arguments), or (arguments, randomness) when `draws`
+    draws: bool = False  # takes the scope's Randomness too
 
 
 def _is_number(value: JSON) -> bool:
@@ -530,13 +531,14 @@ def _json_merge(args: Arguments) -> JSON:
     return {**first, **second}
 
 
-def _math_random(args: Arguments) -> JSON:
-    """An integer in [start, end); the optional seed makes it repeatable."""
+def _math_random(args: Arguments, randomness: Randomness) -> JSON:
+    """An integer in [start, end); the optional seed makes it repeatable, else the execution's source draws it."""
     start, end = _truncated(args[0]), _truncated(args[1])
     if start >= end:
         raise _InvalidArguments
-    generator = random.Random(_truncated(args[2])) if len(args) == 3 else random
-    return generator.randrange(start, end)
+    if len(args) == 3:
+        return random.Random(_truncated(args[2])).randrange(start, end)
+    return randomness.randrange(start, end)
 
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -569,9 +571,9 @@ def _string_split(args: Arguments) -> JSON:
     return [part for part in re.split(pattern, text) if part]
 
 
-def _uuid(args: Arguments) -> JSON:
+def _uuid(args: Arguments, randomness: Randomness) -> JSON:
     """A random (version 4) UUID; AWS ignores any arguments."""
-    return str(uuid.uuid4())
+    return randomness.uuid()
 
 
 _FUNCTIONS: Mapping[str, _Function] = {
@@ -591,10 +593,10 @@ _FUNCTIONS: Mapping[str, _Function] = {
         _Function("States.Base64Decode", 1, 1, _base64_decode),
         _Function("States.Hash", 2, 2, _hash),
         _Function("States.JsonMerge", 3, 3, _json_merge),
-        _Function("States.MathRandom", 2, 3, _math_random),
+        _Function("States.MathRandom", 2, 3, _math_random, draws=True),
         _Function("States.MathAdd", 2, 2, _math_add),
         _Function("States.StringSplit", 2, 2, _string_split),
-        _Function("States.UUID", 0, None, _uuid),
+        _Function("States.UUID", 0, None, _uuid, draws=True),
     )
 }
 

@@ -25,8 +25,8 @@ import json
 import math
 import random
 import re
-import uuid
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Protocol, Sequence
 
 import jsonata
@@ -36,6 +36,7 @@ from jsonata.utils import Utils
 
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
 from sfn_emulator.asl.model import JSON, Scope
+from sfn_emulator.randomness import Randomness
 
 __all__ = [
     "ARRAY",
@@ -100,7 +101,7 @@ class Constant:
 class JsonataExpression:
     """One compiled `{% ... %}` string; `field` names where it stands (e.g. "Output/error")."""
 
-    __slots__ = ("text", "field", "_compiled")
+    __slots__ = ("text", "field", "_compiled", "_draws")
 
     def __init__(self, text: str, field: str) -> None:
         self.text = text
@@ -114,12 +115,15 @@ class JsonataExpression:
         self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
         for name, function in FUNCTIONS.items():
             self._compiled.register_function(name, function)
+        self._draws = any(f"${name}" in text for name in _DRAWING_FUNCTIONS)
 
     def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
         """The expression's JSON value; raises QueryEvaluationError when it fails or gives nothing."""
         bindings: dict[str, Any] = dict(scope.visible_variables())
         bindings["states"] = {**states, "context": scope.context_object}
         bindings["now"], bindings["millis"] = _clock_functions(scope)
+        if self._draws:
+            bindings.update(_drawing_functions(scope.randomness))
         bindings.update(_UNAVAILABLE)
         try:
             result = self._compiled.evaluate(None, bindings)
@@ -339,10 +343,6 @@ def _hash(data: Any, algorithm: str = "SHA-256") -> str:
     return HASH_ALGORITHMS[algorithm](text.encode("utf-8")).hexdigest()
 
 
-def _random(seed: Any = None) -> float:
-    return random.Random(seed).random() if seed is not None else random.random()
-
-
 def _parse(text: str) -> Any:
     return json.loads(text)
 
@@ -351,8 +351,6 @@ FUNCTIONS: dict[str, Any] = {
     "partition": _defined(_partition, "<an:a>"),
     "range": _defined(_range, "<nnn:a>"),
     "hash": _defined(_hash, "<xs?:s>"),
-    "random": _defined(_random, "<j?:n>"),
-    "uuid": _defined(lambda: str(uuid.uuid4()), "<:s>"),
     "parse": _defined(_parse, "<s:x>"),
 }
 
@@ -360,6 +358,19 @@ FUNCTIONS: dict[str, Any] = {
 # JSONata functions Step Functions leaves out ("$eval is not available; use $parse"): calling one is
 # calling an unknown function, T1006 "Attempted to invoke a non-function" (as recorded for one).
 _UNAVAILABLE: dict[str, Any] = {"eval": None}
+
+
+_DRAWING_FUNCTIONS = ("uuid", "random")
+
+
+@lru_cache(maxsize=256)
+def _drawing_functions(randomness: Randomness) -> dict[str, Any]:
+    """`$uuid()` and `$random()` drawing from the execution's source (bound only for the expressions
+    that name them, made once per execution); `$random(seed)` stays repeatable by its seed."""
+    def draw(seed: Any = None) -> float:
+        return random.Random(seed).random() if seed is not None else randomness.random()
+
+    return {"uuid": _defined(randomness.uuid, "<:s>"), "random": _defined(draw, "<j?:n>")}
 
 
 def _clock_functions(scope: Scope) -> tuple[Any, Any]:

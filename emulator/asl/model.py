@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping, Protocol, Union
 
+from sfn_emulator.randomness import Randomness
+
 JSON = Any  # a decoded JSON value: dict, list, str, int, float, bool or None
 
 JSONPATH = "JSONPath"
@@ -36,6 +38,11 @@ class Scope(Protocol):
 
     def now(self) -> datetime:
         """The execution's clock (JSONata's `$now()` and `$millis()` read it)."""
+        ...
+
+    @property
+    def randomness(self) -> Randomness:
+        """The execution's source of ids and random numbers (`States.UUID`, `$uuid()`, ...)."""
         ...
 
 

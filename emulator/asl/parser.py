@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Mapping
 
+from sfn_emulator.asl.arns import Arn, split_arn
 from sfn_emulator.asl.choice import ChoiceRuleError, compile_choice_rule
 from sfn_emulator.asl.intrinsics import IntrinsicSyntaxError, compile_intrinsic
 from sfn_emulator.asl.jsonata_expressions import (
@@ -980,20 +981,20 @@ class _Parser:
         """A Task's Resource is an ARN, and an optimized integration one of its service's actions (recorded:
         `dynamodb:query` is refused, it is `aws-sdk:dynamodb:query`); an EXPRESS machine cannot wait on
         activities or callbacks."""
-        parts = resource.split(":")
-        if len(parts) < 6 or parts[0] != "arn" or not parts[2] or _unknown_optimized_action(parts):
+        arn = split_arn(resource)
+        if arn is None or not arn.service or _unknown_optimized_action(arn):
             self.error(
                 f"The resource provided {resource} is not recognized. The value is not a valid resource ARN, "
                 "or the resource is not available in this region.",
                 location,
             )
             return
-        if not self.express or parts[2] != "states":
+        if not self.express or arn.service != "states":
             return
-        if parts[5] == "activity":
+        if arn.resource_type == "activity":
             self.error("Express state machine does not support Activity ARN", location)
             return
-        action = ":".join(parts[6:])
+        action = arn.resource.partition(":")[2]
         for pattern in (".waitForTaskToken", ".sync:2", ".sync"):
             if action.endswith(pattern):
                 self.error(f"Express state machine does not support '{pattern}' service integration ", location)
@@ -1200,19 +1201,19 @@ class _Parser:
 
 
 def _is_http_task(resource: str) -> bool:
-    parts = resource.split(":")
-    return len(parts) == 7 and parts[2] == "states" and parts[5] == "http" and parts[6] == _HTTP_TASK_RESOURCE
+    arn = split_arn(resource)
+    return arn is not None and arn.service == "states" and arn.resource == f"http:{_HTTP_TASK_RESOURCE}"
 
 
-def _unknown_optimized_action(parts: list[str]) -> bool:
+def _unknown_optimized_action(arn: Arn) -> bool:
     """An `arn:<partition>:states:::<service>:<action>` naming an action its service has no optimized
     integration for (only services whose whole set of actions is listed here are checked)."""
-    if parts[2] != "states" or len(parts) < 7 or parts[5] not in _OPTIMIZED_ACTIONS:
+    service, has_action, action = arn.resource.partition(":")
+    if arn.service != "states" or not has_action or service not in _OPTIMIZED_ACTIONS:
         return False
-    action = ":".join(parts[6:])
     for pattern in (".waitForTaskToken", ".sync:2", ".sync"):
         action = action.removesuffix(pattern)
-    return action not in _OPTIMIZED_ACTIONS[parts[5]]
+    return action not in _OPTIMIZED_ACTIONS[service]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from sfn_emulator.clock import format_time
 from sfn_emulator.engine.execution import Execution, HistoryEvent
 from sfn_emulator.engine.variables import Variables
+from sfn_emulator.randomness import Randomness
 
 JSON = Any
 
@@ -46,7 +47,7 @@ def to_json_text(value: JSON) -> str:
 class Run:
     """One execution's shared interpreter state."""
 
-    __slots__ = ("execution", "now", "_seed", "_random", "execution_context", "state_machine_context", "restart_point",
+    __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
                  "resources", "item_reader_items", "_last_payload")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None) -> None:
@@ -54,6 +55,7 @@ class Run:
         self.now = now
         self._seed = seed if seed is not None else execution.arn
         self._random: random.Random | None = None
+        self._randomness: Randomness | None = None
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
         self.resources: Any = None  # a TaskResources chain of this run's own (TestState mocks), else the engine's
         self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
@@ -75,6 +77,15 @@ class Run:
         if self._random is None:
             self._random = random.Random(self._seed)
         return self._random
+
+    @property
+    def randomness(self) -> Randomness:
+        """Ids and random values the execution draws (task tokens, map run ids, `States.UUID`, ...),
+        reproducible from the engine's seed; apart from the jitter generator, so drawing an id
+        never changes a retry's delay."""
+        if self._randomness is None:
+            self._randomness = Randomness(f"{self._seed}:ids")
+        return self._randomness
 
     def payload_text(self, value: JSON, known: str | None = None) -> str:
         """A state's input or output as history text. The output one state exits with is most often
@@ -172,3 +183,7 @@ class Frame:
 
     def now(self) -> datetime:
         return self.run.now()
+
+    @property
+    def randomness(self) -> Randomness:
+        return self.run.randomness

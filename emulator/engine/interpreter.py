@@ -13,8 +13,7 @@ without an exit event; `States.Runtime` is never retried nor caught.
 
 from __future__ import annotations
 
-import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -38,6 +37,7 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
+from sfn_emulator.asl.timestamps import parse_timestamp
 from sfn_emulator.engine.effects import (
     Aborted,
     AnswersWholeTask,
@@ -59,6 +59,7 @@ from sfn_emulator.engine.item_reader import item_limit, items_from_object, liste
 from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.result_writer import destination, map_output, previewed_results, result_files
 from sfn_emulator.partitions import partition_for
+from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest, parse_resource
 
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
@@ -452,20 +453,6 @@ def _timestamp_from_path(path: Any, value: JSON, frame: Frame) -> datetime:
     return parsed
 
 
-@lru_cache(maxsize=4096)
-def parse_timestamp(text: str) -> datetime | None:
-    """An RFC 3339 date-time with an offset (``Z`` or ``+hh:mm``), as AWS requires; None otherwise."""
-    if len(text) < 20 or text[10] not in "Tt":
-        return None
-    if not (text.endswith(("Z", "z")) or (len(text) > 6 and text[-6] in "+-" and text[-3] == ":")):
-        return None
-    try:
-        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1] in "Zz" else text)
-    except ValueError:
-        return None
-    return moment.astimezone(timezone.utc) if moment.tzinfo else None
-
-
 # -- tasks -----------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=4096)
@@ -480,7 +467,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     # (AWS records a `.sync` task completed by SendTaskSuccess with the token it passed on)
     needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
     if needs_token:
-        frame.task_token = new_task_token()
+        frame.task_token = new_task_token(frame.run.randomness)
     if state.jsonata:
         value: JSON = {"input": raw}
         payload = _arguments(state, value, raw, frame)
@@ -537,8 +524,8 @@ def _jsonata_seconds(fixed: int | None, expression: Any, states: dict[str, JSON]
 TASK_TOKEN_PATTERN = r"[0-9a-f]{64}"  # what new_task_token makes: how tokens are told apart in history
 
 
-def new_task_token() -> str:
-    return uuid.uuid4().hex + uuid.uuid4().hex
+def new_task_token(randomness: Randomness) -> str:
+    return randomness.hex_token(64)
 
 
 def _task_seconds(fixed: int | None, path: Any, value: JSON, frame: Frame, field: str) -> float | None:
@@ -696,7 +683,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     run = frame.run
     execution = run.execution
     label = state.label or state.name
-    run_id = str(uuid.uuid4())
+    run_id = run.randomness.uuid()
     map_run = MapRun(
         arn=f"arn:{partition_for(execution.region)}:states:{execution.region}:{execution.account}:mapRun:{execution.state_machine_name}/{label}:{run_id}",
         execution_arn=execution.arn,

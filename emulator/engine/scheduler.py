@@ -48,6 +48,7 @@ from sfn_emulator.engine.scheduling.lifecycle import CompletionWait, Lifecycle
 from sfn_emulator.engine.scheduling.map_runs import MapRuns
 from sfn_emulator.engine.scheduling.time_rule import AutoTime
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
+from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.base import SyncResource, TaskResources
 
 __all__ = ["ActivityTask", "Engine"]
@@ -75,6 +76,8 @@ class Engine:
                  skip_external_deadlines: bool = False) -> None:
         self.clock = clock
         self.resources = resources or TaskResources()
+        # Ids the engine draws outside any execution (TestState's ephemeral execution), from the seed.
+        self.ids = Randomness(f"{seed}:engine")
         # (activity ARN, ARN of the execution that schedules it) -> may the execution use the activity?
         self.activity_exists: Callable[[str, str], bool] = lambda activity_arn, execution_arn: True
         self.on_finished: list[Callable[[Execution], None]] = []

@@ -13,7 +13,6 @@ Map iterations already failed). A failure's cause is the error's own, without th
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,8 +103,8 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
     answer in TestState's output shape."""
     execution = Execution(
         # AWS runs a tested state as an express execution: its Context Object's Execution.Id says so.
-        arn=f"arn:{partition_for(region)}:states:{region}:{account}:express:{TEST_MACHINE_NAME}:{uuid.uuid4()}",
-        name=str(uuid.uuid4()),
+        arn=f"arn:{partition_for(region)}:states:{region}:{account}:express:{TEST_MACHINE_NAME}:{engine.ids.uuid()}",
+        name=engine.ids.uuid(),
         state_machine_arn=f"arn:{partition_for(region)}:states:{region}:{account}:stateMachine:{TEST_MACHINE_NAME}",
         state_machine_name=TEST_MACHINE_NAME,
         machine=StateMachine(start_at=state.name, states={state.name: state}),

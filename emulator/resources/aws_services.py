@@ -32,6 +32,7 @@ from botocore import xform_name
 from botocore.exceptions import ClientError
 from botocore.model import OperationModel
 
+from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.aws.backends import MotoBackends
 from sfn_emulator.resources.aws.moto_gaps import (
@@ -240,10 +241,11 @@ def _with_execution_resources(payload: dict[str, Any], execution_arn: str) -> di
 
 def _state_machine_arn(execution_arn: str) -> str:
     """arn:aws:states:r:a:execution:Machine:name (or express:...) -> arn:aws:states:r:a:stateMachine:Machine"""
-    parts = execution_arn.split(":")
-    if len(parts) < 7:
+    arn = split_arn(execution_arn)
+    if arn is None or len(arn.resource_parts) < 2:
         return execution_arn
-    return ":".join([*parts[:5], "stateMachine", parts[6].split("/")[0]])
+    machine = arn.resource_parts[1].split("/")[0]
+    return ":".join(("arn", arn.partition, arn.service, arn.region, arn.account, "stateMachine", machine))
 
 
 def sdk_v1_error(service: OptimizedService, error: ClientError, operation: OperationModel) -> StatesError:

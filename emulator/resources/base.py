@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, Sequence, runtime_checkable
 
+from sfn_emulator.asl.arns import Arn, split_arn
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.partitions import partition_for
+from sfn_emulator.resources.control_plane import FinishedExecution
 
 log = logging.getLogger(__name__)
 
@@ -26,10 +28,10 @@ SYNC = "SYNC"
 SYNC2 = "SYNC2"
 WAIT_FOR_TASK_TOKEN = "WAIT_FOR_TASK_TOKEN"
 
-_LAMBDA_FUNCTION = re.compile(
-    r"^arn:(?P<partition>[\w-]+):lambda:(?P<region>[\w-]+):(?P<account>\d{12}):function:(?P<name>[^:]+)(?::(?P<qualifier>[^:]+))?$"
-)
-_SERVICE_INTEGRATION = re.compile(r"^arn:(?P<partition>[\w-]+):states:(?P<region>[\w-]*):(?P<account>\d*):(?P<rest>.+)$")
+_NAME_FIELD = re.compile(r"[\w-]*")  # a partition or a region
+_ACCOUNT_FIELD = re.compile(r"\d*")
+_LAMBDA_ACCOUNT = re.compile(r"\d{12}")
+_STATES_RESOURCE = re.compile(r".+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,26 +60,39 @@ class ResourceArn:
 
 
 def parse_resource(arn: str) -> ResourceArn:
-    """Classify a Task `Resource` the way Step Functions does."""
-    match = _LAMBDA_FUNCTION.match(arn)
-    if match:
-        return ResourceArn(arn, "lambda", service="lambda", region=match["region"], account=match["account"],
-                           name=match["name"] if not match["qualifier"] else f"{match['name']}:{match['qualifier']}")
-    match = _SERVICE_INTEGRATION.match(arn)
-    if match:
-        rest = match["rest"]
-        if rest.startswith("activity:"):
-            return ResourceArn(arn, "activity", region=match["region"], account=match["account"],
-                               name=rest.removeprefix("activity:"))
-        pattern = REQUEST_RESPONSE
-        for suffix, name in ((".sync:2", SYNC2), (".sync", SYNC), (".waitForTaskToken", WAIT_FOR_TASK_TOKEN)):
-            if rest.endswith(suffix):
-                rest, pattern = rest[: -len(suffix)], name
-                break
-        service, _, action = rest.rpartition(":")
-        return ResourceArn(arn, "integration", service=service, action=action, pattern=pattern,
-                           region=match["region"], account=match["account"])
-    return ResourceArn(arn, "unknown")
+    """Classify a Task `Resource` the way Step Functions does: a Lambda function's ARN
+    (`arn:aws:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER]`), an activity's, or an integration's
+    (`arn:aws:states:::SERVICE:ACTION[.PATTERN]`)."""
+    fields = split_arn(arn)
+    if fields is None or not fields.partition or not _NAME_FIELD.fullmatch(fields.partition) \
+            or not _NAME_FIELD.fullmatch(fields.region):
+        return ResourceArn(arn, "unknown")
+    if fields.service == "lambda":
+        return _lambda_function(fields) or ResourceArn(arn, "unknown")
+    if fields.service != "states" or not _ACCOUNT_FIELD.fullmatch(fields.account) \
+            or not _STATES_RESOURCE.fullmatch(fields.resource):
+        return ResourceArn(arn, "unknown")
+    rest = fields.resource
+    if rest.startswith("activity:"):
+        return ResourceArn(arn, "activity", region=fields.region, account=fields.account,
+                           name=rest.removeprefix("activity:"))
+    pattern = REQUEST_RESPONSE
+    for suffix, name in ((".sync:2", SYNC2), (".sync", SYNC), (".waitForTaskToken", WAIT_FOR_TASK_TOKEN)):
+        if rest.endswith(suffix):
+            rest, pattern = rest[: -len(suffix)], name
+            break
+    service, _, action = rest.rpartition(":")
+    return ResourceArn(arn, "integration", service=service, action=action, pattern=pattern,
+                       region=fields.region, account=fields.account)
+
+
+def _lambda_function(fields: Arn) -> ResourceArn | None:
+    resource = fields.resource_parts
+    if not fields.region or not _LAMBDA_ACCOUNT.fullmatch(fields.account) or resource[0] != "function" \
+            or len(resource) not in (2, 3) or not all(resource[1:]):
+        return None
+    return ResourceArn(fields.text, "lambda", service="lambda", region=fields.region, account=fields.account,
+                       name=":".join(resource[1:]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +132,7 @@ class SyncResource(Protocol):
 
     def awaited_execution(self, submitted: Any) -> str: ...
 
-    def completed(self, request: TaskRequest, execution: Any) -> Any: ...
+    def completed(self, request: TaskRequest, execution: FinishedExecution) -> Any: ...
 
 
 @dataclass
@@ -162,9 +177,11 @@ _HINTED: set[str] = set()
 def split_function_reference(reference: str, region: str, account: str) -> tuple[str, str, str | None]:
     """Resolve a Lambda `FunctionName` (name, `name:qualifier`, partial or full ARN) to (name, unqualified ARN, qualifier)."""
     parts = reference.split(":")
-    if reference.startswith("arn:"):
-        region, account, name = parts[3], parts[4], parts[6]
-        qualifier = parts[7] if len(parts) > 7 else None
+    arn = split_arn(reference)
+    if arn is not None:
+        region, account = arn.region, arn.account
+        _, name, *qualifiers = arn.resource_parts if len(arn.resource_parts) > 1 else ("", *arn.resource_parts)
+        qualifier = qualifiers[0] if qualifiers else None
     elif len(parts) >= 3 and parts[1] == "function":  # 123456789012:function:name[:qualifier]
         account, name = parts[0], parts[2]
         qualifier = parts[3] if len(parts) > 3 else None

@@ -7,18 +7,13 @@ import json
 import uuid
 from datetime import datetime
 from email.utils import format_datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.engine.execution import SUCCEEDED, Execution
+from sfn_emulator.protocol.errors import ApiError
 from sfn_emulator.resources.base import SYNC2, TaskRequest
-from sfn_emulator.service.errors import ApiError
-
-
-class ControlPlane(Protocol):
-    def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]: ...
-
+from sfn_emulator.resources.control_plane import SUCCEEDED, ControlPlane, FinishedExecution
 
 class StartExecution:
     """Starts the child execution. For `.sync`/`.sync:2` it is also a `SyncResource`: the engine
@@ -41,7 +36,7 @@ class StartExecution:
     def awaited_execution(self, submitted: Any) -> str:
         return submitted["ExecutionArn"]
 
-    def completed(self, request: TaskRequest, execution: Execution) -> Any:
+    def completed(self, request: TaskRequest, execution: FinishedExecution) -> Any:
         return completion_result(execution, json_output=request.resource.pattern == SYNC2)
 
 
@@ -72,7 +67,7 @@ def started_result(execution_arn: str, start_date: datetime, now: datetime | Non
     return {**result, **sdk_metadata(len(json.dumps(result)), now)}
 
 
-def completion_result(execution: Execution, *, json_output: bool) -> dict[str, Any]:
+def completion_result(execution: FinishedExecution, *, json_output: bool) -> dict[str, Any]:
     """`.sync` (output as JSON text) or `.sync:2` (output as JSON): the finished child's
     description; a child that did not succeed fails the task with States.TaskFailed and it."""
     return job_result({

@@ -13,7 +13,7 @@ The other `aws-sdk:` services' causes on record (2023 to January 2025) have no a
 from __future__ import annotations
 
 import uuid
-from typing import Any, Protocol
+from typing import Any
 
 from botocore.model import OperationModel
 
@@ -26,18 +26,15 @@ from sfn_emulator.resources.aws.sdk import (
     sdk_v2_service_name,
     to_request,
 )
+from sfn_emulator.protocol.errors import ApiError
+from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
-from sfn_emulator.service.errors import ApiError
-from sfn_emulator.wire.validation import RequestDecoder, compile_request_decoders
+from sfn_emulator.resources.control_plane import ControlPlane
 
 _ARN_SERVICE = "aws-sdk:sfn"
 _BOTOCORE_SERVICE = "stepfunctions"
 _PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
 _ATTEMPTS = 1  # the control plane answers at once: no retried attempt
-
-
-class ControlPlane(Protocol):
-    def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]: ...
 
 
 class StepFunctionsSdk:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
 from sfn_emulator.service.encryption import encryption_configuration
@@ -70,8 +71,8 @@ class ActivityOperations(ServiceBase):
         """For the engine, when an execution schedules an activity task (called on the engine's
         thread: reads only, without the service lock). Only an activity of the execution's own
         account and region exists for it (`ownership`)."""
-        parts = execution_arn.split(":")
-        store = self._stores.get((parts[4], parts[3])) if len(parts) > 4 else None
+        execution = split_arn(execution_arn)
+        store = self._stores.get((execution.account, execution.region)) if execution is not None else None
         return store is not None and activity_arn in store.activities
 
     @unlocked_operation

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection
 
+from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.service.errors import InvalidArn
 
@@ -42,15 +43,15 @@ class StatesArn:
 
 def parse(text: str, allowed_types: Collection[str]) -> StatesArn:
     """Check the prefix and the resource type; raises `InvalidArn` with AWS's message."""
-    parts = text.split(":")
-    if len(parts) < 6 or parts[0] != "arn" or not parts[1] or parts[2] != "states":
+    arn = split_arn(text)
+    if arn is None or not arn.partition or arn.service != "states":
         raise InvalidArn(f"Invalid Arn: 'Invalid ARN prefix: {text}'")
-    resource_type = parts[5]
+    resource_type, *resource = arn.resource_parts
     if not resource_type:
         raise InvalidArn(f"Invalid Arn: 'Resource type can not be empty: {text}'")
     if resource_type not in allowed_types:
         raise InvalidArn(f"Invalid Arn: 'Resource type not valid in this context: {resource_type.lower()}'")
-    return StatesArn(text, parts[1], parts[3], parts[4], resource_type, tuple(parts[6:]))
+    return StatesArn(text, arn.partition, arn.region, arn.account, resource_type, tuple(resource))
 
 
 def malformed(text: str) -> InvalidArn:
@@ -85,7 +86,7 @@ def state_machine(text: str, *, allow_test_case: bool = False) -> MachineRef:
     if not 1 <= len(arn.resource) <= 2 or not all(arn.resource):
         raise malformed(text)
     name = arn.resource[0]
-    base_arn = ":".join(arn_text.split(":")[:7])
+    base_arn = ":".join(("arn", arn.partition, "states", arn.region, arn.account, STATE_MACHINE, name))
     if len(arn.resource) == 1:
         return MachineRef(arn_text, base_arn, name, test_case=test_case)
     qualifier = arn.resource[1]
@@ -128,9 +129,10 @@ def taggable(text: str) -> StatesArn:
 
 def role(text: str) -> str:
     """Check that `text` is an IAM role ARN (`arn:<partition>:iam::<account>:role/<name>`)."""
-    parts = text.split(":")
-    if len(parts) < 6 or parts[0] != "arn" or not parts[1]:
+    arn = split_arn(text)
+    if arn is None or not arn.partition:
         raise InvalidArn(f"Invalid Arn: 'Invalid ARN prefix: {text}'")
-    if parts[2] != "iam" or not parts[5].startswith("role/") or len(parts[5]) == len("role/"):
+    role_name = arn.resource_parts[0].removeprefix("role/")
+    if arn.service != "iam" or not arn.resource.startswith("role/") or not role_name:
         raise malformed(text)
     return text

@@ -13,8 +13,9 @@ import functools
 import random
 import threading
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, TypeVar
 
+from sfn_emulator.randomness import Randomness
 from sfn_emulator.service import arns
 from sfn_emulator.service.errors import ExecutionDoesNotExist, StateMachineDeleting, StateMachineDoesNotExist
 from sfn_emulator.service.ownership import check_owned
@@ -29,6 +30,29 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXECUTION_RETENTION = timedelta(days=90)  # AWS's, for closed STANDARD executions
 
 
+class MockCases(Protocol):
+    """What the control plane asks of the mock configuration, which the runtime owns and may replace."""
+
+    def loaded(self) -> bool:
+        """Whether one is loaded: without one, an execution started with `stateMachineArn#CASE` is
+        refused rather than silently run unmocked."""
+        ...
+
+    def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
+        """Why test case `case` cannot run `machine` (a state it mocks is missing, ...), or None."""
+        ...
+
+
+class _NoMockConfig:
+    """The control plane on its own: any test case starts, unmocked."""
+
+    def loaded(self) -> bool:
+        return True
+
+    def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
+        return None
+
+
 class ServiceBase:
     def __init__(
         self,
@@ -38,8 +62,10 @@ class ServiceBase:
         default_region: str = "us-east-1",
         seed: int = 0,
         execution_retention: timedelta | None = EXECUTION_RETENTION,
+        mock_cases: MockCases | None = None,
     ) -> None:
         self.engine = engine
+        self._mock_cases: MockCases = mock_cases if mock_cases is not None else _NoMockConfig()
         self.execution_retention = execution_retention  # None: finished executions are kept forever
         self.default_account = default_account
         self.default_region = default_region
@@ -47,6 +73,7 @@ class ServiceBase:
         self._lock = threading.RLock()
         # Alias routing picks versions at random by weight; seeded, so runs are reproducible.
         self._random = random.Random(seed)
+        self._ids = Randomness(f"{seed}:ids")  # execution names and ids, revision ids: from the seed too
 
     def _now(self) -> datetime:
         return self.engine.clock.now()

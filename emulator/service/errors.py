@@ -1,32 +1,11 @@
-"""API errors, named after botocore's error shapes; the wire layer turns each into `{"__type", "message"}`."""
+"""The control plane's API errors, named after botocore's error shapes; the wire layer turns each into
+`{"__type", "message"}`. The base and the framework's own two live in `sfn_emulator.protocol.errors`."""
 
 from __future__ import annotations
 
-
-class ApiError(Exception):
-    """An error answered to the client with HTTP `status` and `__type` = `code` (the class name by default)."""
-
-    status = 400
-    code: str = ""
-
-    def __init__(self, message: str, *, status: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        if status is not None:  # the framework's errors take the status of what went wrong
-            self.status = status
-
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        if "code" not in cls.__dict__:
-            cls.code = cls.__name__
-
-
-class ValidationException(ApiError):
-    pass
-
-
-class SerializationException(ApiError):
-    pass
+from sfn_emulator.protocol.errors import ApiError as ApiError
+from sfn_emulator.protocol.errors import SerializationException as SerializationException
+from sfn_emulator.protocol.errors import ValidationException as ValidationException
 
 
 class UnknownOperationException(ApiError):

@@ -16,10 +16,9 @@ AWS's rules kept here:
 from __future__ import annotations
 
 import math
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from sfn_emulator.engine.errors import NotRedrivable
 from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution, HistoryEvent
@@ -131,19 +130,12 @@ def _without_execution_data(event: HistoryEvent) -> dict[str, Any]:
 
 
 class ExecutionOperations(ServiceBase):
-    # Whether a mock configuration is loaded (the runtime sets this): without one, an execution
-    # started with `stateMachineArn#CASE` is refused rather than silently run unmocked.
-    mock_config_loaded: Callable[[], bool] = staticmethod(lambda: True)
-    # Why the mock configuration cannot run (state machine name, test case, definition), or None;
-    # the runtime sets it, so a test case that mocks a state the machine lacks is refused at start.
-    mock_case_problem: Callable[[str, str, Any], str | None] = staticmethod(lambda machine, case, definition: None)
-
     # ------------------------------------------------------------------ look-ups
 
     def _machine_ref(self, state_machine_arn: str) -> arns.MachineRef:
         """The ARN StartExecution/StartSyncExecution got, with its `#CASE` when a mock configuration serves it."""
         ref = arns.state_machine(state_machine_arn, allow_test_case=True)
-        if ref.test_case is not None and not self.mock_config_loaded():
+        if ref.test_case is not None and not self._mock_cases.loaded():
             raise ValidationException(
                 f"The state machine ARN names the mock test case '{ref.test_case}', but no mock configuration "
                 "is loaded: start sfn-emulator with --mock-config FILE (or SFN_MOCK_CONFIG)")
@@ -186,14 +178,14 @@ class ExecutionOperations(ServiceBase):
     ) -> Execution:
         record = target.record
         if ref.test_case is not None:
-            problem = self.mock_case_problem(record.name, ref.test_case, target.revision.machine.raw)
+            problem = self._mock_cases.start_problem(record.name, ref.test_case, target.revision.machine.raw)
             if problem is not None:
                 raise ValidationException(problem)
-        execution_name = check_name(name) if name is not None else str(uuid.uuid4())
+        execution_name = check_name(name) if name is not None else self._ids.uuid()
         input_text = "{}" if input is None else input
         check_json_input(input_text)
         if record.type == EXPRESS:
-            arn = arns.build(store.region, store.account, arns.EXPRESS, record.name, execution_name, str(uuid.uuid4()))
+            arn = arns.build(store.region, store.account, arns.EXPRESS, record.name, execution_name, self._ids.uuid())
         else:
             arn = arns.build(store.region, store.account, arns.EXECUTION, record.name, execution_name)
         return Execution(

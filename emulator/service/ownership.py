@@ -18,28 +18,28 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from sfn_emulator.asl.arns import Arn, split_arn
 from sfn_emulator.service.errors import AccessDeniedException
 
 
 def check_owned(account: str, operation: str, params: dict[str, Any]) -> None:
     """Refuse the request if it names a Step Functions resource of another account."""
     for arn in _states_arns(params):
-        owner = arn.split(":")[4]
-        if owner != account:
+        if arn.account != account:
             action = f"states:{operation}"
             raise AccessDeniedException(
-                f"User: arn:aws:iam::{account}:root is not authorized to perform: {action} on resource: {arn} "
+                f"User: arn:aws:iam::{account}:root is not authorized to perform: {action} on resource: {arn.text} "
                 f"because no resource-based policy allows the {action} action"
             )
 
 
 def in_scope(arn: str, account: str, region: str) -> bool:
     """Whether a Step Functions ARN belongs to (account, region)."""
-    parts = arn.split(":")
-    return len(parts) > 4 and parts[3] == region and parts[4] == account
+    fields = split_arn(arn)
+    return fields is not None and fields.region == region and fields.account == account
 
 
-def _states_arns(value: Any, key: str = "") -> Iterator[str]:
+def _states_arns(value: Any, key: str = "") -> Iterator[Arn]:
     if isinstance(value, dict):
         for member, item in value.items():
             yield from _states_arns(item, member)
@@ -47,6 +47,6 @@ def _states_arns(value: Any, key: str = "") -> Iterator[str]:
         for item in value:
             yield from _states_arns(item, key)
     elif isinstance(value, str) and key.endswith("Arn"):
-        parts = value.split(":")
-        if len(parts) >= 6 and parts[0] == "arn" and parts[2] == "states":
-            yield value
+        arn = split_arn(value)
+        if arn is not None and arn.service == "states":
+            yield arn

@@ -12,7 +12,7 @@ from sfn_emulator.engine import Engine
 from sfn_emulator.service.activities import ActivityOperations
 from sfn_emulator.service.aliases import AliasOperations
 from sfn_emulator.service.api_model import operation_names
-from sfn_emulator.service.base import EXECUTION_RETENTION
+from sfn_emulator.service.base import EXECUTION_RETENTION, MockCases
 from sfn_emulator.service.definitions import DefinitionOperations
 from sfn_emulator.service.errors import UnknownOperationException
 from sfn_emulator.service.executions import ExecutionOperations
@@ -46,9 +46,10 @@ class StepFunctionsService(
 
     def __init__(self, engine: Engine, *, default_account: str = "123456789012",
                  default_region: str = "us-east-1", seed: int = 0,
-                 execution_retention: timedelta | None = EXECUTION_RETENTION) -> None:
+                 execution_retention: timedelta | None = EXECUTION_RETENTION,
+                 mock_cases: MockCases | None = None) -> None:
         super().__init__(engine, default_account=default_account, default_region=default_region, seed=seed,
-                         execution_retention=execution_retention)
+                         execution_retention=execution_retention, mock_cases=mock_cases)
         engine.activity_exists = self._activity_exists
         engine.on_map_run.append(self._map_run_started)
         engine.on_child_execution.append(self._map_run_child_started)

@@ -14,7 +14,6 @@ AWS's rules kept here:
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 from typing import Any
 
@@ -192,7 +191,7 @@ class StateMachineOperations(ServiceBase):
         now = self._now()
         if any(getattr(current, field) != value for field, value in changes.items() if field != "machine"):
             record.current = replace(
-                current, **changes, revision_id=str(uuid.uuid4()), update_date=now, number=current.number + 1
+                current, **changes, revision_id=self._ids.uuid(), update_date=now, number=current.number + 1
             )
         answer: dict[str, Any] = {"updateDate": now}
         if record.current.revision_id is not None:

@@ -1,7 +1,7 @@
 """The AWS Step Functions JSON 1.0 wire protocol over HTTP (Flask app, waitress server).
 
-Its parts are imported on first use, so that what needs one piece (the request decoders of
-`wire.validation`) does not pay for Flask and waitress.
+Its parts are imported on first use, so that what needs one piece does not pay for Flask and waitress.
+(Request decoding and the API errors live below every layer, in `sfn_emulator.protocol`.)
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from sfn_emulator.service.errors import (
 )
 from sfn_emulator.wire.encoding import CONTENT_TYPE, encode_error, encode_result
 from sfn_emulator.wire.sigv4 import credential_scope
-from sfn_emulator.wire.validation import RequestDecoder, compile_request_decoders
+from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from sfn_emulator.service.errors import ApiError
 from sfn_emulator.wire.app import SERVICE_NAME, parse_body
 from sfn_emulator.wire.clock_api import ClockChange, apply_clock_change
 from sfn_emulator.wire.console_views import ConsoleViews, plain, scope_of
-from sfn_emulator.wire.validation import RequestDecoder, compile_request_decoders
+from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 
 CONSOLE_PATH = "/_emulator/console/"
 API_PATH = CONSOLE_PATH + "api/"

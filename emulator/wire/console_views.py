@@ -8,6 +8,7 @@ import json
 from datetime import datetime
 from typing import Any, Callable
 
+from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.clock import format_time
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine.outstanding import Outstanding
@@ -33,10 +34,10 @@ def plain(value: Any) -> Any:
 
 def scope_of(arn: str) -> tuple[str, str]:
     """(account, region) of an ARN, where every operation on it must run."""
-    parts = arn.split(":")
-    if len(parts) < 6:
+    fields = split_arn(arn)
+    if fields is None:
         raise ValueError(f"not an ARN: {arn!r}")
-    return parts[4], parts[3]
+    return fields.account, fields.region
 
 
 def _every(page_of: Callable[..., dict[str, Any]], key: str, **params: Any) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from sfn_emulator.service.errors import ApiError
-from sfn_emulator.wire.validation import ConstraintViolations
+from sfn_emulator.protocol.validation import ConstraintViolations
 
 CONTENT_TYPE = "application/x-amz-json-1.0"
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Flask, Response, request
 
+from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.graphs import FORMATS, Overlay, graph_of, render, trace
 from sfn_emulator.service import StepFunctionsService
@@ -64,8 +65,8 @@ def execution_graph(service: StepFunctionsService, execution_arn: str, graph_for
 
 
 def _account_and_region(arn: str) -> tuple[str | None, str | None]:
-    parts = arn.split(":")
-    return (parts[4], parts[3]) if len(parts) > 4 else (None, None)
+    fields = split_arn(arn)
+    return (fields.account, fields.region) if fields is not None else (None, None)
 
 
 def _message(status: int, message: str, code: str | None = None) -> Response:

@@ -17,6 +17,7 @@ from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.intrinsics import FUNCTION_NAMES, IntrinsicSyntaxError, compile_intrinsic
+from sfn_emulator.randomness import Randomness
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "intrinsics"
 SYNTAX = json.loads((FIXTURES / "syntax.json").read_text(encoding="utf-8"))
@@ -88,10 +89,23 @@ def test_a_compiled_call_evaluates_again_without_changing_its_input() -> None:
 
 
 def test_uuid_is_a_fresh_version_4_uuid_every_time() -> None:
-    intrinsic = compile_intrinsic("States.UUID()")
-    first, second = intrinsic.evaluate(None, FixedScope()), intrinsic.evaluate(None, FixedScope())
+    intrinsic, scope = compile_intrinsic("States.UUID()"), FixedScope()
+    first, second = intrinsic.evaluate(None, scope), intrinsic.evaluate(None, scope)
     assert first != second
     assert uuid.UUID(first).version == 4 and str(uuid.UUID(first)) == first
+
+
+def test_uuid_and_math_random_draw_from_the_scope_s_source() -> None:
+    """The same seed draws the same values in the same order; another seed, others."""
+    intrinsic = compile_intrinsic("States.Array(States.UUID(), States.MathRandom(0, 1000000000), States.UUID())")
+
+    def draws(seed: int) -> Any:
+        scope = FixedScope()
+        scope.randomness = Randomness(seed)
+        return intrinsic.evaluate(None, scope)
+
+    assert draws(7) == draws(7)
+    assert draws(7) != draws(8)
 
 
 def test_uuid_ignores_arguments_as_aws_does() -> None:

@@ -4,7 +4,6 @@ own, at most MaxConcurrency at a time, until they are done or more fail than the
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
@@ -102,7 +101,7 @@ class MapRuns:
         progress.next_index += 1
         progress.running += 1
         effect, parent = progress.effect, progress.fiber.run.execution
-        name = str(uuid.uuid4())
+        name = progress.fiber.run.randomness.uuid()
         child = Execution(
             arn=f"arn:{partition_for(parent.region)}:states:{parent.region}:{parent.account}:execution:"
                 f"{effect.map_run.state_machine_arn.rsplit(':', 1)[-1]}:{name}",

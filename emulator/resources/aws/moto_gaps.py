@@ -39,7 +39,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 from botocore.model import OperationModel
 
-from sfn_emulator.wire.validation import StringDecoder
+from sfn_emulator.protocol.validation import StringDecoder
 
 _TABLE_NAME_OR_ARN_SHAPE = "TableArn"
 _TABLE_NAME_SHAPE = "TableName"

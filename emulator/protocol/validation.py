@@ -24,7 +24,7 @@ from typing import Any
 
 from botocore.model import ServiceModel, Shape
 
-from sfn_emulator.service.errors import SerializationException, ValidationException
+from sfn_emulator.protocol.errors import SerializationException, ValidationException
 
 # Integer shapes are Java ints and longs in Coral: a JSON number outside the range does not convert.
 _INT_RANGES = {"integer": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
