@@ -108,7 +108,8 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
         frame.assigned = None
         try:
             output, next_name = yield from run_attempt(state, state_input, frame)
-            output_text = within_payload_limit(output, state.name)
+            # the run's text: an output that is the state's input (Choice, Wait) is not serialised again
+            output_text = within_payload_limit(output, state.name, frame.run.payload_text(output))
         except StatesError as raised:
             frame.assigned = None
             error = with_runtime_prefix(raised, frame)
