@@ -39,6 +39,7 @@ from sfn_emulator.asl.model import (
     WaitState,
 )
 from sfn_emulator.engine.effects import (
+    TRANSITION,
     Aborted,
     AnswersWholeTask,
     AwaitCompletion,
@@ -51,7 +52,6 @@ from sfn_emulator.engine.effects import (
     RunMapRun,
     ScheduleActivity,
     Sleep,
-    Transition,
 )
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
@@ -90,7 +90,7 @@ def run_machine(machine: StateMachine, value: JSON, frame: Frame) -> Interpreter
 
 def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     """Enter a state, run it with its Retry and Catch, exit it. Returns (output, next state name)."""
-    yield Transition()
+    yield TRANSITION
     frame.state_name = state.name
     frame.entered_time = frame.run.now()
     frame.retry_count = 0
