@@ -14,9 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +98,9 @@ class _EndpointError(Exception):
 
 
 def _get(endpoint: str, path: str) -> str:
+    import urllib.error
+    import urllib.request  # here: its HTTP and e-mail parsing would load with every `sfn-emulator serve`
+
     url = endpoint.rstrip("/") + path
     try:
         with urllib.request.urlopen(url, timeout=30) as answer:

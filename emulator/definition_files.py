@@ -12,7 +12,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-import yaml
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import yaml
 
 STDIN = "-"  # the source that names standard input on a command line
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -22,14 +26,19 @@ class UnreadableDefinition(ValueError):
     """A definition that cannot be read or is not JSON-shaped data; the message says which and why."""
 
 
-class JsonShapedYamlLoader(yaml.SafeLoader):
-    """YAML read as the JSON it stands for: timestamps stay strings, as they would in a JSON file."""
+@cache
+def json_shaped_yaml_loader() -> type[yaml.SafeLoader]:
+    """PyYAML's safe loader reading YAML as the JSON it stands for: timestamps stay strings, as they
+    would in a JSON file. Built (and PyYAML imported) on the first YAML read: most runs read none."""
+    import yaml
 
+    class JsonShapedYamlLoader(yaml.SafeLoader):
+        yaml_implicit_resolvers = {
+            first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
 
-JsonShapedYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+    return JsonShapedYamlLoader
 
 
 def is_yaml_file(path: str | Path) -> bool:
@@ -68,8 +77,10 @@ def default_machine_name(path: str | Path) -> str:
 def _as_json_text(text: str, shown: str, *, yaml_file: bool) -> str:
     if not yaml_file and text.lstrip().startswith("{"):
         return text
+    import yaml
+
     try:
-        value = yaml.load(text, Loader=JsonShapedYamlLoader)  # noqa: S506 - a SafeLoader subclass
+        value = yaml.load(text, Loader=json_shaped_yaml_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
         raise UnreadableDefinition(f"{shown} is neither JSON nor valid YAML: {error}") from None
     try:

@@ -338,8 +338,12 @@ def _array(value: JSON) -> list[JSON]:
     return value
 
 
+# One encoder for every call: `json.dumps` with options builds a new one each time.
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def _compact_json(value: JSON) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT_JSON.encode(value)
 
 
 def _text_form(value: JSON) -> str:

@@ -20,19 +20,17 @@ a field with such a type rule is compiled as a `TypedExpression`, so every calle
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import random
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
-import jsonata
-from jsonata.functions import Functions
-from jsonata.jexception import JException
-from jsonata.utils import Utils
+if TYPE_CHECKING:  # jsonata-python is imported with the first expression compiled: most definitions use JSONPath
+    from jsonata.jexception import JException
 
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
 from sfn_emulator.asl.model import JSON, Scope
@@ -104,6 +102,9 @@ class JsonataExpression:
     __slots__ = ("text", "field", "_compiled", "_draws")
 
     def __init__(self, text: str, field: str) -> None:
+        import jsonata
+        from jsonata.jexception import JException
+
         self.text = text
         self.field = field
         try:
@@ -113,12 +114,15 @@ class JsonataExpression:
         if self._compiled.errors:
             raise JsonataSyntaxError(text, field, str(self._compiled.errors[0]))
         self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
-        for name, function in FUNCTIONS.items():
+        for name, function in _step_functions_additions().items():
             self._compiled.register_function(name, function)
         self._draws = any(f"${name}" in text for name in _DRAWING_FUNCTIONS)
 
     def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
         """The expression's JSON value; raises QueryEvaluationError when it fails or gives nothing."""
+        from jsonata.jexception import JException
+        from jsonata.utils import Utils
+
         bindings: dict[str, Any] = dict(scope.visible_variables())
         bindings["states"] = {**states, "context": scope.context_object}
         bindings["now"], bindings["millis"] = _clock_functions(scope)
@@ -137,7 +141,7 @@ class JsonataExpression:
                 "(undefined).", self.field,
             )
         try:
-            return _to_json(result)
+            return _to_json(result, Utils.NULL_VALUE)
         except _UnsupportedResult:
             raise QueryEvaluationError(
                 f"The JSONata expression '{self.text}' specified for the field '{self.field}' returned an "
@@ -270,6 +274,8 @@ def _message(problem: JException) -> str:
     """jsonata's message without the code it starts with (AWS shows "T1006: Attempted to ..."), in
     JSONata's own words: jsonata-python's texts say "Object" where JSONata's say "function"
     ("Argument 1 of function sum ...")."""
+    from jsonata.jexception import JException
+
     text = str(problem)
     text = text[:-len(problem.error)].rstrip() if text.endswith(problem.error) else text
     if "Object" in JException.error_codes.get(problem.error, ""):
@@ -282,14 +288,14 @@ def _message(problem: JException) -> str:
 _ARRAY_ELEMENT_TYPES = {"a": "arrays", "b": "booleans", "f": "functions", "n": "numbers", "o": "objects", "s": "strings"}
 
 
-def _to_json(value: Any) -> JSON:
-    """A jsonata result as plain JSON: its null marker as None, sequences as lists."""
-    if value is None or value is Utils.NULL_VALUE:
+def _to_json(value: Any, null: object) -> JSON:
+    """A jsonata result as plain JSON: its null marker `null` as None, sequences as lists."""
+    if value is None or value is null:
         return None
     if isinstance(value, dict):  # None inside a value is JSON null (jsonata leaves undefined out itself)
-        return {key: _to_json(item) for key, item in value.items()}
+        return {key: _to_json(item, null) for key, item in value.items()}
     if isinstance(value, list):
-        return [_to_json(item) for item in value]
+        return [_to_json(item, null) for item in value]
     if isinstance(value, float) and value.is_integer() and not math.isinf(value):
         return int(value)
     if isinstance(value, (str, int, float, bool)):
@@ -314,11 +320,15 @@ class _Function:
 
 
 def _defined(function: Callable[..., Any], signature: str) -> Any:
+    import jsonata
+
     return jsonata.Jsonata.JFunction(_Function(function), signature)
 
 
 def _partition(items: list[Any], size: float) -> list[list[Any]]:
     if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 1 or size != int(size):
+        from jsonata.jexception import JException
+
         raise JException("D3001", -1)  # "... must be a positive integer"
     size = int(size)
     return [list(items[start:start + size]) for start in range(0, len(items), size)]
@@ -347,12 +357,16 @@ def _parse(text: str) -> Any:
     return json.loads(text)
 
 
-FUNCTIONS: dict[str, Any] = {
-    "partition": _defined(_partition, "<an:a>"),
-    "range": _defined(_range, "<nnn:a>"),
-    "hash": _defined(_hash, "<xs?:s>"),
-    "parse": _defined(_parse, "<s:x>"),
-}
+@functools.cache
+def _step_functions_additions() -> dict[str, Any]:
+    """Step Functions' own functions besides `$uuid`/`$random` (bound per execution, see
+    `_drawing_functions`), made once jsonata is imported."""
+    return {
+        "partition": _defined(_partition, "<an:a>"),
+        "range": _defined(_range, "<nnn:a>"),
+        "hash": _defined(_hash, "<xs?:s>"),
+        "parse": _defined(_parse, "<s:x>"),
+    }
 
 
 # JSONata functions Step Functions leaves out ("$eval is not available; use $parse"): calling one is
@@ -363,7 +377,7 @@ _UNAVAILABLE: dict[str, Any] = {"eval": None}
 _DRAWING_FUNCTIONS = ("uuid", "random")
 
 
-@lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=256)
 def _drawing_functions(randomness: Randomness) -> dict[str, Any]:
     """`$uuid()` and `$random()` drawing from the execution's source (bound only for the expressions
     that name them, made once per execution); `$random(seed)` stays repeatable by its seed."""
@@ -375,6 +389,8 @@ def _drawing_functions(randomness: Randomness) -> dict[str, Any]:
 
 def _clock_functions(scope: Scope) -> tuple[Any, Any]:
     """`$now()` and `$millis()` on the execution's clock rather than the wall clock."""
+    from jsonata.functions import Functions
+
     millis = int(scope.now().timestamp() * 1000)
     return (
         _defined(lambda picture=None, timezone=None: Functions.datetime_from_millis(millis, picture, timezone), "<s?s?:s>"),

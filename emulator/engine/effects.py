@@ -120,6 +120,9 @@ class Transition:
     carries on exactly where it was, before its siblings. Resumes with None."""
 
 
+TRANSITION = Transition()  # it carries nothing: every state yields this one instance
+
+
 class Aborted(BaseException):
     """Thrown into a Parallel branch or Map iteration that a sibling's failure cancels: the states
     it is in record AWS's `...StateAborted` / `MapIterationAborted` events on the way out. (A

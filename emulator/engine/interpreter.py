@@ -39,6 +39,7 @@ from sfn_emulator.asl.model import (
 )
 from sfn_emulator.asl.timestamps import parse_timestamp
 from sfn_emulator.engine.effects import (
+    TRANSITION,
     Aborted,
     AnswersWholeTask,
     AwaitCompletion,
@@ -51,7 +52,6 @@ from sfn_emulator.engine.effects import (
     RunMapRun,
     ScheduleActivity,
     Sleep,
-    Transition,
 )
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
@@ -91,7 +91,7 @@ def run_machine(machine: StateMachine, value: JSON, frame: Frame) -> Interpreter
 
 def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     """Enter a state, run it with its Retry and Catch, exit it. Returns (output, next state name)."""
-    yield Transition()
+    yield TRANSITION
     frame.state_name = state.name
     frame.entered_time = frame.run.now()
     frame.retry_count = 0
@@ -109,7 +109,8 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
         frame.assigned = None
         try:
             output, next_name = yield from run_attempt(state, state_input, frame)
-            output_text = within_payload_limit(output, state.name)
+            # the run's text: an output that is the state's input (Choice, Wait) is not serialised again
+            output_text = within_payload_limit(output, state.name, frame.run.payload_text(output))
         except StatesError as raised:
             frame.assigned = None
             error = with_runtime_prefix(raised, frame)

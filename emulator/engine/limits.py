@@ -19,9 +19,11 @@ from sfn_emulator.engine.frame import to_json_text
 PAYLOAD_LIMIT_BYTES = 262_144
 
 
-def within_payload_limit(value: JSON, culprit: str) -> str:
-    """`value` as JSON text, or `States.DataLimitExceeded` naming `culprit` when it is over the quota."""
-    text = to_json_text(value)
+def within_payload_limit(value: JSON, culprit: str, text: str | None = None) -> str:
+    """`value` as JSON text, or `States.DataLimitExceeded` naming `culprit` when it is over the quota.
+    `text`: the value's JSON text, when the caller has it already."""
+    if text is None:
+        text = to_json_text(value)
     # a text of n characters holds at least n and at most 4n bytes: encode only when it may matter
     if len(text) * 4 > PAYLOAD_LIMIT_BYTES and (
         len(text) > PAYLOAD_LIMIT_BYTES or len(text.encode("utf-8")) > PAYLOAD_LIMIT_BYTES

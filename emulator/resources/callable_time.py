@@ -29,12 +29,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
-import time_machine
-
 _NANOSECONDS = 1_000_000_000
 _this_thread = threading.local()
 _install_lock = threading.Lock()
 _installed = False
+_real_time_ns: Callable[[], int] = time.time_ns  # time-machine's escape hatch once installed
 
 
 @contextmanager
@@ -55,16 +54,20 @@ def clock_time(now: Callable[[], datetime]) -> Iterator[None]:
 
 def _time_ns() -> int:
     reading = getattr(_this_thread, "reading", None)
-    return reading() if reading is not None else time_machine.escape_hatch.time.time_ns()
+    return reading() if reading is not None else _real_time_ns()
 
 
 def _install() -> None:
     """Start the process's one traveller (at real time, so the instant before its answer is
-    replaced reads right too) and make its answer the calling thread's."""
-    global _installed
+    replaced reads right too) and make its answer the calling thread's. time-machine is imported
+    here, on the first callable run: it loads pytest, a tenth of a second no other run needs."""
+    global _installed, _real_time_ns
     with _install_lock:
         if _installed:
             return
+        import time_machine
+
+        _real_time_ns = time_machine.escape_hatch.time.time_ns
         traveller = time_machine.travel(datetime.now(timezone.utc), tick=True).start()
         traveller.time_ns = _time_ns  # type: ignore[method-assign]
         _installed = True

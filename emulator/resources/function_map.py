@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-import yaml
-
 from sfn_emulator.resources.lambda_runtime import Handler, check_timeout
 
 
@@ -38,6 +36,8 @@ def load_function_map(path: str | Path) -> dict[str, MappedFunction]:
     """Load a JSON or YAML object {function name or ARN: entry}. An entry is the handler's place,
     "pkg.module:callable" or "path/file.py:callable", or an object {"handler": place, "timeout":
     seconds} for a function with its own timeout."""
+    import yaml  # here: most runs have no functions map
+
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -37,14 +37,16 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.definition_files import JsonShapedYamlLoader, is_yaml_file
+from sfn_emulator.definition_files import is_yaml_file, json_shaped_yaml_loader
 from sfn_emulator.resources.base import TaskRequest
+
+if TYPE_CHECKING:
+    import yaml
 
 log = logging.getLogger(__name__)
 
@@ -129,11 +131,22 @@ def _object_from_pairs(pairs: list[tuple[Any, Any]]) -> _JsonObject:
     return result
 
 
-class _YamlLoader(JsonShapedYamlLoader):
-    """YAML read as JSON-shaped data (timestamps stay strings) whose repeated keys are reported."""
+@cache
+def _yaml_loader() -> type[yaml.SafeLoader]:
+    """YAML read as JSON-shaped data (timestamps stay strings) whose repeated keys are reported;
+    built on the first YAML mock file, so that PyYAML loads only then."""
+    import yaml
+
+    class YamlLoader(json_shaped_yaml_loader()):  # type: ignore[misc,valid-type]
+        """Its own class: the constructor added below must not reach the definition files' loader."""
+
+    YamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_yaml_object)
+    return YamlLoader
 
 
-def _construct_yaml_object(loader: _YamlLoader, node: yaml.MappingNode) -> _JsonObject:
+def _construct_yaml_object(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _JsonObject:
+    import yaml
+
     loader.flatten_mapping(node)
     pairs = loader.construct_pairs(node, deep=True)
     for (key, _), (key_node, _) in zip(pairs, node.value):
@@ -141,9 +154,6 @@ def _construct_yaml_object(loader: _YamlLoader, node: yaml.MappingNode) -> _Json
             raise yaml.constructor.ConstructorError(None, None, "found a key that is a list or a mapping",
                                                     key_node.start_mark)
     return _object_from_pairs(pairs)
-
-
-_YamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_yaml_object)
 
 
 def read_mock_config(path: str | Path) -> MockDocument:
@@ -155,8 +165,10 @@ def read_mock_config(path: str | Path) -> MockDocument:
     except (OSError, UnicodeDecodeError) as exc:
         raise MockConfigError(source, [f"cannot read the file: {exc}"]) from None
     if is_yaml_file(path):
+        import yaml
+
         try:
-            data = yaml.load(text, Loader=_YamlLoader)  # noqa: S506 - a SafeLoader subclass
+            data = yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
         except yaml.YAMLError as exc:
             raise MockConfigError(source, [f"not valid YAML: {_yaml_problem(exc)}"]) from None
     else:
@@ -169,6 +181,8 @@ def read_mock_config(path: str | Path) -> MockDocument:
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     """PyYAML's complaint without its excerpt of the text: where, then what."""
+    import yaml
+
     if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
         return " ".join(str(exc).split())
     mark = exc.problem_mark

@@ -22,7 +22,11 @@ def service_model(name: str) -> ServiceModel:
     from botocore.loaders import create_loader
     from botocore.model import ServiceModel
 
-    return ServiceModel(create_loader().load_service_model(name, "service-2"), service_name=name)
+    # By path: the loader's `load_service_model` first lists every service botocore knows (hundreds
+    # of directories) to check the name. No SDK extras exist for the APIs served.
+    loader = create_loader()
+    version = loader.determine_latest_version(name, "service-2")
+    return ServiceModel(loader.load_data(f"{name}/{version}/service-2"), service_name=name)
 
 
 def stepfunctions_model() -> ServiceModel:

@@ -14,7 +14,6 @@ import json
 from importlib import resources
 from typing import Any, Callable
 
-import botocore.session
 from flask import Flask, Response, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -23,6 +22,7 @@ from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.graphs.render import MERMAID_SCRIPT
 from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.api_model import service_model
 from sfn_emulator.service.errors import ApiError
 from sfn_emulator.wire.app import SERVICE_NAME, parse_body
 from sfn_emulator.wire.clock_api import ClockChange, apply_clock_change
@@ -61,10 +61,10 @@ class ConsoleActions:
         self._service = service
         self._engine = engine
         self._clock = clock
-        model = botocore.session.get_session().get_service_model(SERVICE_NAME)
         operations = {operation for operation, _ in ACTIONS.values()}
         self._decoders: dict[str, RequestDecoder] = {
-            name: decoder for name, decoder in compile_request_decoders(model).items() if name in operations}
+            name: decoder for name, decoder in compile_request_decoders(service_model(SERVICE_NAME)).items()
+            if name in operations}
 
     def run(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
         if action == "advance-clock-to-next-timer":
