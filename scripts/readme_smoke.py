@@ -38,9 +38,11 @@ def readme_blocks(project: Path, language: str) -> list[str]:
 
 
 def serve_command(project: Path) -> str:
-    commands = [block for block in readme_blocks(project, "sh") if block.endswith("sfn-emulator serve")]
+    commands = [block for block in readme_blocks(project, "sh")
+                if block.endswith("sfn-emulator serve") and "pip install" in block]
     if len(commands) != 1:
-        raise SystemExit(f"expected one README command ending in 'sfn-emulator serve', found {len(commands)}")
+        raise SystemExit("expected one README command that installs and ends in 'sfn-emulator serve', "
+                         f"found {len(commands)}")
     return commands[0]
 
 
