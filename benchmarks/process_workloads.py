@@ -108,19 +108,27 @@ def import_time(side: str, profile: Profile) -> Measurement | None:
 
 # -- the engine in-process --------------------------------------------------------------------------
 
+def _child_outcome(command: list[str], profile: Profile) -> dict[str, Any] | Measurement:
+    """What one measuring child process printed (JSON), or the Measurement of its failure."""
+    finished = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True,
+                              timeout=profile.execution_budget * 2)
+    if finished.returncode != 0:
+        return Measurement(None, problem=(finished.stderr.strip().splitlines() or ["failed"])[-1][:160])
+    outcome: dict[str, Any] = json.loads(finished.stdout)
+    if outcome.get("problem"):
+        return Measurement(None, problem=outcome["problem"])
+    return outcome
+
+
 def in_process_chain(side: str, profile: Profile) -> Measurement | None:
     if side == FLOOR:
         return None
     command = [sys.executable, __file__, "chain", side, str(profile.loop_executions), str(profile.loop_iterations)]
     outcomes = []
     for _ in range(_COLD_STARTS if side == OURS else 1):  # ours takes tens of milliseconds: one hiccup doubles it
-        finished = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True,
-                                  timeout=profile.execution_budget * 2)
-        if finished.returncode != 0:
-            return Measurement(None, problem=(finished.stderr.strip().splitlines() or ["failed"])[-1][:160])
-        outcome = json.loads(finished.stdout)
-        if outcome.get("problem"):
-            return Measurement(None, problem=outcome["problem"])
+        outcome = _child_outcome(command, profile)
+        if isinstance(outcome, Measurement):
+            return outcome
         outcomes.append(outcome)
     outcome = sorted(outcomes, key=lambda run: run["seconds"])[len(outcomes) // 2]  # the median attempt
     return Measurement(outcome["transitions"] / outcome["seconds"],
@@ -190,13 +198,9 @@ def retained_memory(side: str, profile: Profile) -> Measurement | None:
     if side == FLOOR:
         return None
     command = [sys.executable, __file__, "retained", side, str(RETAINED_EXECUTIONS)]
-    finished = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True,
-                              timeout=profile.execution_budget * 2)
-    if finished.returncode != 0:
-        return Measurement(None, problem=(finished.stderr.strip().splitlines() or ["failed"])[-1][:160])
-    outcome = json.loads(finished.stdout)
-    if outcome.get("problem"):
-        return Measurement(None, problem=outcome["problem"])
+    outcome = _child_outcome(command, profile)
+    if isinstance(outcome, Measurement):
+        return outcome
     return Measurement(outcome["mib"], note=f"RSS {outcome['before']:.0f} -> {outcome['after']:.0f} MiB")
 
 
