@@ -11,6 +11,7 @@ from typing import Any
 import boto3
 import pytest
 from helpers.clients import make_client
+from helpers.runaway import HISTORY_LIMIT_CAUSE, LOOP, QUICK, SLOW_LOOP
 
 from sfn_emulator.clock import wall_monotonic
 from sfn_emulator.config import Settings
@@ -18,21 +19,7 @@ from sfn_emulator.inprocess import intercept
 from sfn_emulator.runtime import Emulator
 
 ROLE = "arn:aws:iam::123456789012:role/sfn-role"
-CAUSE = "The execution reached the maximum number of history events (25000)."
 BOUND_SECONDS = 120.0  # tens of thousands of events on a loaded machine: generous, but a bound
-LOOP = {"StartAt": "Again", "States": {
-    "Again": {"Type": "Pass", "Next": "Check"},
-    "Check": {"Type": "Choice", "Choices": [{"Variable": "$.x", "NumericEquals": 0, "Next": "Out"}],
-              "Default": "Again"},
-    "Out": {"Type": "Succeed"},
-}}
-SLOW_LOOP = {"QueryLanguage": "JSONata", "StartAt": "Sum", "States": {
-    "Sum": {"Type": "Pass", "Output": "{% $sum([1..20000]) %}", "Next": "Check"},
-    "Check": {"Type": "Choice", "Choices": [{"Condition": "{% $states.input = 0 %}", "Next": "Out"}],
-              "Default": "Sum"},
-    "Out": {"Type": "Succeed"},
-}}
-QUICK = {"StartAt": "One", "States": {"One": {"Type": "Pass", "Next": "Two"}, "Two": {"Type": "Pass", "End": True}}}
 
 
 def machine(sfn: Any, definition: dict[str, Any]) -> str:
@@ -56,12 +43,12 @@ def test_a_loop_with_no_wait_fails_at_the_quota_while_other_executions_finish(sf
     assert [json.loads(finished(sfn, arn)["output"]) for arn in others] == [{"n": n} for n in range(5)]
 
     described = finished(sfn, loop)
-    assert (described["status"], described["error"], described["cause"]) == ("FAILED", "States.Runtime", CAUSE)
+    assert (described["status"], described["error"], described["cause"]) == ("FAILED", "States.Runtime", HISTORY_LIMIT_CAUSE)
     assert (described["redriveStatus"], described["redriveStatusReason"]) == (
         "NOT_REDRIVABLE", "Execution history event limit exceeded")
     newest = sfn.get_execution_history(executionArn=loop, reverseOrder=True, maxResults=1)["events"][0]
     assert (newest["id"], newest["type"]) == (25_000, "ExecutionFailed")
-    assert newest["executionFailedEventDetails"] == {"error": "States.Runtime", "cause": CAUSE}
+    assert newest["executionFailedEventDetails"] == {"error": "States.Runtime", "cause": HISTORY_LIMIT_CAUSE}
 
 
 def test_stop_execution_ends_a_busy_loop(emulator_server: Any, sfn: Any) -> None:

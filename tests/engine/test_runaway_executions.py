@@ -14,21 +14,12 @@ from typing import Any
 
 import pytest
 from engine_harness import WAIT_LIMIT_SECONDS, Harness, event_types
+from helpers.runaway import HISTORY_LIMIT_CAUSE, LOOP, LOOP_STATES, QUICK, SLOW_LOOP
 
 from sfn_emulator.clock import wall_monotonic
 from sfn_emulator.engine import Execution
 
 LIMIT = 25_000
-CAUSE = "The execution reached the maximum number of history events (25000)."
-
-# A loop of Pass and Choice that only an input of {"x": 0} leaves.
-LOOP_STATES = {
-    "Again": {"Type": "Pass", "Next": "Check"},
-    "Check": {"Type": "Choice", "Choices": [{"Variable": "$.x", "NumericEquals": 0, "Next": "Out"}],
-              "Default": "Again"},
-    "Out": {"Type": "Succeed"},
-}
-LOOP = {"StartAt": "Again", "States": LOOP_STATES}
 JSONATA_LOOP = {"QueryLanguage": "JSONata", "StartAt": "Again", "States": {
     "Again": {"Type": "Pass", "Next": "Check"},
     "Check": {"Type": "Choice", "Choices": [{"Condition": "{% $states.input.x = 0 %}", "Next": "Out"}],
@@ -40,15 +31,6 @@ IN_PARALLEL_BRANCH = {"StartAt": "Both", "States": {"Both": {"Type": "Parallel",
 IN_MAP_ITERATION = {"StartAt": "Each", "States": {"Each": {
     "Type": "Map", "ItemsPath": "$.items", "End": True,
     "ItemProcessor": {"ProcessorConfig": {"Mode": "INLINE"}, "StartAt": "Again", "States": LOOP_STATES}}}}
-# Each turn of this loop takes a while (a large sum), so it is still far from the quota when the
-# test is done with it.
-SLOW_LOOP = {"QueryLanguage": "JSONata", "StartAt": "Sum", "States": {
-    "Sum": {"Type": "Pass", "Output": "{% $sum([1..20000]) %}", "Next": "Check"},
-    "Check": {"Type": "Choice", "Choices": [{"Condition": "{% $states.input = 0 %}", "Next": "Out"}],
-              "Default": "Sum"},
-    "Out": {"Type": "Succeed"},
-}}
-QUICK = {"StartAt": "One", "States": {"One": {"Type": "Pass", "Next": "Two"}, "Two": {"Type": "Pass", "End": True}}}
 
 
 def counting_to(last: int) -> dict[str, Any]:
@@ -69,11 +51,11 @@ def run_to_end(harness: Harness, machine: dict[str, Any], execution_input: Any, 
 
 
 def assert_failed_at_the_quota(execution: Execution) -> None:
-    assert (execution.status, execution.error, execution.cause) == ("FAILED", "States.Runtime", CAUSE)
+    assert (execution.status, execution.error, execution.cause) == ("FAILED", "States.Runtime", HISTORY_LIMIT_CAUSE)
     assert len(execution.history) == LIMIT
     assert [event["id"] for event in execution.history] == list(range(1, LIMIT + 1))
     assert execution.history[-1]["type"] == "ExecutionFailed"
-    assert execution.history[-1]["executionFailedEventDetails"] == {"error": "States.Runtime", "cause": CAUSE}
+    assert execution.history[-1]["executionFailedEventDetails"] == {"error": "States.Runtime", "cause": HISTORY_LIMIT_CAUSE}
 
 
 @pytest.mark.parametrize(("machine", "execution_input"), [
