@@ -176,8 +176,12 @@ class _Attempt:
         return {"status": "FAILED", **failure}
 
     def inspection_data(self) -> dict[str, Any]:
+        """The data-flow steps taken; a mocked Map or Parallel ran no branch or iteration, so AWS
+        reports no raw `result` for it (the mock shows from `afterResultSelector` on)."""
         steps = self.frame.inspection or {}
         data: dict[str, Any] = {step: steps[step] for step in INSPECTED_STEPS if step in steps}
+        if self.mock is not None:
+            data.pop("result", None)
         data.update(self.map_settings)
         if self.error_details:
             data["errorDetails"] = self.error_details
