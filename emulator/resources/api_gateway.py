@@ -72,10 +72,14 @@ def _checked(params: dict[str, Any]) -> tuple[str, str, str]:
     found = _ENDPOINT.fullmatch(endpoint) if isinstance(endpoint, str) else None
     if found is None:
         _refuse(f"The ApiEndpoint field must be '<API ID>.execute-api.<region>.amazonaws.com', not {endpoint!r}")
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         _refuse(f"The Method field must be one of {', '.join(sorted(METHODS))}, not {method!r}")
-    if params.get("AuthType", "NO_AUTH") not in AUTH_TYPES:
-        _refuse(f"The AuthType field must be one of {', '.join(sorted(AUTH_TYPES))}, not {params['AuthType']!r}")
+    auth = params.get("AuthType", "NO_AUTH")
+    if not isinstance(auth, str) or auth not in AUTH_TYPES:
+        _refuse(f"The AuthType field must be one of {', '.join(sorted(AUTH_TYPES))}, not {auth!r}")
+    for field in ("Stage", "Path"):
+        if params.get(field) is not None and not isinstance(params[field], str):
+            _refuse(f"The {field} field must be a string, not {params[field]!r}")
     for field in ("Headers", "QueryParameters"):
         values = params.get(field)
         if values is not None and not (isinstance(values, dict) and all(
