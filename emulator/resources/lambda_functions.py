@@ -151,8 +151,15 @@ class LambdaFunctions:
         if resource.kind == "lambda":
             return resource.arn
         if is_invoke(resource):
-            if isinstance(request.payload, dict) and isinstance(request.payload.get("FunctionName"), str):
-                return request.payload["FunctionName"]
+            params = request.payload if isinstance(request.payload, dict) else {}
+            reference, qualifier = params.get("FunctionName"), params.get("Qualifier")
+            if not isinstance(reference, str):
+                return None
+            # Invoke's Qualifier names the version or alias when the FunctionName does not (Lambda API reference)
+            if isinstance(qualifier, str) and qualifier and \
+                    split_function_reference(reference, request.region, request.account)[2] is None:
+                return f"{reference}:{qualifier}"
+            return reference
         return None
 
     def _run(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None, *, compact: bool) -> Any:
