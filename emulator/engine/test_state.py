@@ -120,7 +120,12 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
     value = run.execution_context["Input"]
     frame.inspect("input", value)
     attempt = _Attempt(state, frame, mock, configuration)
-    answer, _ = engine.run_detached(run, attempt.answering_locally(attempt.run(value)), timeout)
+    try:
+        answer, _ = engine.run_detached(run, attempt.answering_locally(attempt.run(value)), timeout)
+    except TimeoutError:
+        # "If the execution of a state exceeds this duration, it fails with the States.Timeout error."
+        # (API reference, TestState; AWS's duration is five minutes, `timeout` here.)
+        return {"status": "FAILED", "error": names.TIMEOUT}
     if attempt.refusal is not None:
         raise TestStateRefused(attempt.refusal)
     if inspection_level in ("DEBUG", "TRACE"):
@@ -176,8 +181,12 @@ class _Attempt:
         return {"status": "FAILED", **failure}
 
     def inspection_data(self) -> dict[str, Any]:
+        """The data-flow steps taken; a mocked Map or Parallel ran no branch or iteration, so AWS
+        reports no raw `result` for it (the mock shows from `afterResultSelector` on)."""
         steps = self.frame.inspection or {}
         data: dict[str, Any] = {step: steps[step] for step in INSPECTED_STEPS if step in steps}
+        if self.mock is not None:
+            data.pop("result", None)
         data.update(self.map_settings)
         if self.error_details:
             data["errorDetails"] = self.error_details

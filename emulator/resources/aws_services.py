@@ -12,6 +12,7 @@ Two families, as in Step Functions:
   SDK's message text.
 
 Where moto answers otherwise than AWS, `aws.moto_gaps` amends the request's fate or the answer.
+`arn:aws:states:::apigateway:invoke` calls a REST API of moto's API Gateway (`api_gateway`).
 
 `.waitForTaskToken` only makes the call: the engine then waits for the token. `.sync` is not a
 pattern these services have, so such requests are not matched.
@@ -34,6 +35,7 @@ from botocore.model import OperationModel
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.resources.api_gateway import ApiGatewayInvoke
 from sfn_emulator.resources.aws.backends import MotoBackends
 from sfn_emulator.resources.aws.moto_gaps import (
     amend_error,
@@ -111,12 +113,16 @@ class AwsServiceIntegrations:
     def __init__(self, backends: ServiceClients | None = None) -> None:
         self.backends: ServiceClients = backends or MotoBackends()
         self._services = SdkServices()
+        # API Gateway's data plane is moto's models, reached in this process only
+        self._api_gateway = ApiGatewayInvoke() if isinstance(self.backends, MotoBackends) else None
 
     # -- the TaskResource interface -----------------------------------------------------------
     def matches(self, request: TaskRequest) -> bool:
         resource = request.resource
         if resource.kind != "integration" or resource.pattern not in _PATTERNS:
             return False
+        if self._api_gateway is not None and self._api_gateway.matches(request):
+            return True
         if resource.service in OPTIMIZED:
             return resource.action in OPTIMIZED[resource.service].actions
         if resource.service.startswith(_SDK_PREFIX):
@@ -125,6 +131,8 @@ class AwsServiceIntegrations:
 
     def invoke(self, request: TaskRequest) -> Any:
         resource = request.resource
+        if self._api_gateway is not None and self._api_gateway.matches(request):
+            return self._api_gateway.invoke(request)
         if resource.service in OPTIMIZED:
             return self._invoke_optimized(OPTIMIZED[resource.service], request)
         found = self._sdk_operation(resource.service.removeprefix(_SDK_PREFIX), resource.action)

@@ -14,9 +14,20 @@ from datetime import datetime, timezone
 from email.utils import format_datetime
 from typing import Any, Callable, Mapping
 
+from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources import lambda_runtime
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
 from sfn_emulator.resources.function_map import MappedFunction
+from sfn_emulator.resources.lambda_invoke import (
+    EVENT,
+    REQUEST_RESPONSE,
+    SDK_SERVICE,
+    STATUS_CODES,
+    invocation_type,
+    invoke_event,
+    is_invoke,
+    sdk_invoke_response,
+)
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, Handler, Invocation, check_timeout
 
 _LOG_TAIL = "Tail"
@@ -112,25 +123,43 @@ class LambdaFunctions:
         function, arn, qualifier = found
         if request.resource.kind == "lambda":
             return self._run(function, request.payload, arn, qualifier, compact=False)
-        payload = request.payload.get("Payload") if isinstance(request.payload, dict) else None
-        if payload is None:
-            payload = {}  # an invocation without a payload reaches the handler as an empty object
-        elif isinstance(payload, str):
-            try:
-                payload = json.loads(payload)
-            except ValueError:
-                pass
-        result = self._run(function, payload, arn, qualifier, compact=True)
-        return invoke_response(result, request)
+        params = request.payload if isinstance(request.payload, dict) else {}
+        event, kind = invoke_event(params), invocation_type(params)
+        sdk = request.resource.service == SDK_SERVICE
+        if kind == EVENT:  # queued: the function runs, but nobody waits for it or hears of its failure
+            threading.Thread(target=self._run_unheard, args=(function, event, arn, qualifier), daemon=True).start()
+        if kind != REQUEST_RESPONSE:
+            return sdk_invoke_response(None, kind, None) if sdk else invoke_response("", request, kind)
+        if not sdk:
+            return invoke_response(self._run(function, event, arn, qualifier, compact=True), request)
+        outcome: Any
+        try:
+            outcome = self._run(function, event, arn, qualifier, compact=False)
+        except StatesError as failure:  # the function failed; the call to Lambda did not
+            outcome = failure
+        return sdk_invoke_response(outcome, kind, _log_tail(str(uuid.uuid4())) if _wants_tail(params) else None)
+
+    def _run_unheard(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None) -> None:
+        try:
+            self._run(function, event, arn, qualifier, compact=True)
+        except StatesError:
+            pass  # an Event invocation's failure goes to the function's own destinations, not to the caller
 
     @staticmethod
     def _reference(request: TaskRequest) -> str | None:
         resource = request.resource
         if resource.kind == "lambda":
             return resource.arn
-        if resource.kind == "integration" and resource.service == "lambda" and resource.action == "invoke":
-            if isinstance(request.payload, dict) and isinstance(request.payload.get("FunctionName"), str):
-                return request.payload["FunctionName"]
+        if is_invoke(resource):
+            params = request.payload if isinstance(request.payload, dict) else {}
+            reference, qualifier = params.get("FunctionName"), params.get("Qualifier")
+            if not isinstance(reference, str):
+                return None
+            # Invoke's Qualifier names the version or alias when the FunctionName does not (Lambda API reference)
+            if isinstance(qualifier, str) and qualifier and \
+                    split_function_reference(reference, request.region, request.account)[2] is None:
+                return f"{reference}:{qualifier}"
+            return reference
         return None
 
     def _run(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None, *, compact: bool) -> Any:
@@ -152,13 +181,16 @@ class LambdaFunctions:
         return lambda_runtime.invoke(function.handler, event, context, invocation)
 
 
-def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
+def invoke_response(payload: Any, request: TaskRequest, kind: str = REQUEST_RESPONSE) -> dict[str, Any]:
     """The result of `arn:aws:states:::lambda:invoke`: Lambda's Invoke response as the AWS SDK for Java shapes it.
 
     With `LogType: Tail` Lambda also answers the tail of the invocation's log, base64-encoded, as the
-    `LogResult` member and the `X-Amz-Log-Result` header (Lambda API reference, Invoke)."""
+    `LogResult` member and the `X-Amz-Log-Result` header (Lambda API reference, Invoke). An `Event`
+    or `DryRun` invocation (`kind`) answers no body, so no payload, version or log."""
     request_id = str(uuid.uuid4())
-    length = str(len(json.dumps(payload).encode()))  # the Python runtime's own serialisation, default spacing
+    ran = kind == REQUEST_RESPONSE
+    # the Python runtime's own serialisation, default spacing
+    length = str(len(json.dumps(payload).encode())) if ran else "0"
     date = format_datetime(request.now, usegmt=True) if request.now else ""
     trace_id = f"Root=1-{uuid.uuid4().hex[:8]}-{uuid.uuid4().hex[:24]}"
     headers = {
@@ -166,26 +198,30 @@ def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
         "Content-Length": length,
         "Content-Type": "application/json",
         "Date": date,
-        "X-Amz-Executed-Version": "$LATEST",
+        **({"X-Amz-Executed-Version": "$LATEST"} if ran else {}),
         "x-amzn-Remapped-Content-Length": "0",
         "x-amzn-RequestId": request_id,
         "X-Amzn-Trace-Id": trace_id,
     }
     tail: dict[str, str] = {}
-    if isinstance(request.payload, dict) and request.payload.get("LogType") == _LOG_TAIL:
+    if ran and _wants_tail(request.payload):
         tail["LogResult"] = headers["X-Amz-Log-Result"] = _log_tail(request_id)
     return {
-        "ExecutedVersion": "$LATEST",
+        **({"ExecutedVersion": "$LATEST"} if ran else {}),
         **tail,
         "Payload": payload,
         "SdkHttpMetadata": {
             "AllHttpHeaders": {key: [value] for key, value in headers.items()},
             "HttpHeaders": headers,
-            "HttpStatusCode": 200,
+            "HttpStatusCode": STATUS_CODES[kind],
         },
         "SdkResponseMetadata": {"RequestId": request_id},
-        "StatusCode": 200,
+        "StatusCode": STATUS_CODES[kind],
     }
+
+
+def _wants_tail(params: Any) -> bool:
+    return isinstance(params, dict) and params.get("LogType") == _LOG_TAIL
 
 
 def _log_tail(request_id: str) -> str:

@@ -22,6 +22,10 @@ from sfn_emulator.service.mock_result_schema import STRICT, check_mock_result
 MOCKABLE = frozenset({"Task", "Map", "Parallel"})
 NEEDS_A_MOCK = ("TestState API does not support Map or Parallel states. "
                 "Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]")
+# "TestState only supports the following when a mock is specified: Activity tasks, .sync or
+# .waitForTaskToken service integration patterns, Parallel, or Map states." (API reference)
+TASK_NEEDS_A_MOCK = ("TestState API does not support Activity tasks, .sync or .waitForTaskToken service "
+                     "integration patterns when a mock is not specified.")
 _CONTEXT_PREFIX = "Invalid Context object provided: "
 # The Context Object a caller may supply: its sections, their fields, and each field's JSON type
 # (None: any value). `Map` is refused with its own text; `Task` only where a task token exists.
@@ -59,6 +63,8 @@ def check_mock(state: State, mock: dict[str, Any] | None, reveal_secrets: bool, 
             raise ValidationException("TestState does not support MapIterationFailureCount when a mock is not specified.")
         if isinstance(state, (MapState, ParallelState)):
             raise InvalidDefinition(NEEDS_A_MOCK)
+        if isinstance(state, TaskState) and (_has_task_token(state) or parse_resource(state.resource).kind == "activity"):
+            raise InvalidDefinition(TASK_NEEDS_A_MOCK)
         if isinstance(state, TaskState) and not role_arn:
             raise ValidationException("RoleArn must be specified when testing a Task state")
         return

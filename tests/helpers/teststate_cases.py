@@ -4,7 +4,7 @@ Each file is a list of cases, `{"name", "request", "expect"}`. In `request`, JSO
 the JSON text the API takes (`definition`, `input`, `context`, `variables`, `mock.result`); `context_text` and
 `mock.result_text` give raw text instead, for malformed JSON. `expect` is either the answer
 (`status`, `output` as a JSON value, `error`, `cause`, `nextState`, and optionally a subset of
-`inspectionData` with its data-flow steps as JSON values), or `{"refused": [code, message]}`.
+`inspectionData` with its data-flow steps as JSON values, null for a step that must be absent), or `{"refused": [code, message]}`.
 """
 
 from __future__ import annotations
@@ -60,6 +60,9 @@ def check_answer(answer: dict[str, Any], expect: dict[str, Any]) -> None:
     if "inspectionData" in expect:
         inspection = answer.get("inspectionData", {})
         for key, value in expect["inspectionData"].items():
+            if value is None:  # a step the answer must not report
+                assert key not in inspection, f"inspectionData.{key}: {shown}"
+                continue
             actual = inspection.get(key)
             actual = json.loads(actual) if isinstance(actual, str) else actual
             assert actual == value, f"inspectionData.{key}: {shown}"

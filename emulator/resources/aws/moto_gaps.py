@@ -3,9 +3,9 @@
 moto stays the backend: these are facts about the real services that its in-memory models leave
 out, each applied by a rule about the request and the answer, never about particular values:
 
-- a JSON-protocol service's request validator refuses a request that lacks a required member
+- a JSON- or Query-protocol service's request validator refuses a request that lacks a required member
   ("Value null at 'item' failed to satisfy constraint: Member must not be null", every violation
-  counted), and DynamoDB validates a table name given where a name or an ARN may stand
+  counted; `ValidationException` in JSON, `ValidationError` in Query), and DynamoDB validates a table name given where a name or an ARN may stand
   (`TableName` of `PutItem`, `UpdateItem`, ...) against the model's `TableName` shape, in the same
   pass; a service that kept its Query-protocol errors (`awsQueryCompatible`: SQS) says "The request
   must contain the parameter X." (MissingParameter) instead;
@@ -19,6 +19,10 @@ out, each applied by a rule about the request and the answer, never about partic
 - S3 answers an object's checksums (`Checksum*`) to GetObject and HeadObject only when the request
   asks with `ChecksumMode: ENABLED`, and every S3 answer, errors included, carries an extended
   request id (`x-amz-id-2`);
+- SNS refuses a Publish without a target ("Invalid parameter: TopicArn or TargetArn Reason: no value
+  for required parameter") or with an empty message ("Invalid parameter: Empty message");
+- where moto words an error as a client would print it ("An error occurred (CODE) when calling the
+  OP operation: MESSAGE"), the service answered CODE and MESSAGE;
 - SNS publishing to a topic that does not exist says "Topic does not exist" (moto falls back to
   platform endpoints and says "Endpoint does not exist"); publishing to a FIFO topic answers a
   `SequenceNumber`, and without `MessageGroupId` is an InvalidParameter;
@@ -53,13 +57,24 @@ _FIFO_SUFFIX = ".fifo"
 # SNS FIFO sequence numbers: 20 digits that grow with each message
 _sns_sequence_numbers = itertools.count(10_000_000_000_000_000_000)
 _MALFORMED_DETAIL = {"ErrorCode": "MalformedDetail", "ErrorMessage": "Detail is malformed."}
+_VALIDATION_CODES = {"json": "ValidationException", "query": "ValidationError"}
+_SNS_TARGETS = ("TopicArn", "TargetArn", "PhoneNumber")
+_SNS_NO_TARGET = "Invalid parameter: TopicArn or TargetArn Reason: no value for required parameter"
+_SNS_EMPTY_MESSAGE = "Invalid parameter: Empty message"
+_CLIENT_WORDING = re.compile(r"An error occurred \((?P<code>[^)]+)\) when calling the \w+ operation: (?P<message>.*)",
+                             re.DOTALL)
 
 
 def check_request(operation: OperationModel, params: dict[str, Any]) -> None:
     """Raise the ClientError AWS answers for a request it rejects before the call reaches a backend."""
     service = operation.service_model.service_name
-    if operation.service_model.protocol == "json":
+    if operation.service_model.protocol in _VALIDATION_CODES:
         _check_members(operation, params)
+    if service == "sns" and operation.name == "Publish":
+        if all(params.get(target) is None for target in _SNS_TARGETS):
+            raise _client_error(operation, "InvalidParameter", _SNS_NO_TARGET)
+        if params.get("Message") == "":
+            raise _client_error(operation, "InvalidParameter", _SNS_EMPTY_MESSAGE)
     if service == "secretsmanager" and operation.name == "CreateSecret":
         name = params.get("Name")
         if isinstance(name, str) and not _SECRET_NAME.fullmatch(name):
@@ -92,6 +107,10 @@ def amend_error(operation: OperationModel, params: dict[str, Any], error: Client
     """`error` with the message AWS gives for the same failure."""
     details = error.response.get("Error", {})
     service = operation.service_model.service_name
+    worded = _CLIENT_WORDING.fullmatch(str(details.get("Message", "")))
+    if worded:
+        details["Code"], details["Message"] = worded["code"], worded["message"]
+        details.pop("QueryErrorCode", None)
     if service == "sns" and operation.name == "Publish":
         if details.get("Code") == "NotFound" and _names_a_topic(params):
             details["Message"] = "Topic does not exist"
@@ -151,7 +170,7 @@ def _extended_request_id() -> str:
 
 
 def _check_members(operation: OperationModel, params: dict[str, Any]) -> None:
-    """The top-level members as a JSON service's request validator checks them, in the shape's order:
+    """The top-level members as a JSON or Query service's request validator checks them, in the shape's order:
     required members present; a table name (not an ARN) in a name-or-ARN member fit for `TableName`."""
     shape = operation.input_shape
     if shape is None:
@@ -171,7 +190,7 @@ def _check_members(operation: OperationModel, params: dict[str, Any]) -> None:
             StringDecoder(operation.service_model.shape_for(_TABLE_NAME_SHAPE)).decode(value, java_path, violations)
     if violations:
         count = len(violations)
-        raise _client_error(operation, "ValidationException",
+        raise _client_error(operation, _VALIDATION_CODES[operation.service_model.protocol],
                             f"{count} validation error{'s' if count > 1 else ''} detected: {'; '.join(violations)}")
 
 
