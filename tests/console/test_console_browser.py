@@ -16,6 +16,9 @@ from playwright.sync_api import expect
 from sfn_emulator.clock import format_time
 from sfn_emulator.graphs.render import _STYLES
 
+# A loaded machine can take seconds to render a page; an assertion waits up to this bound, as actions do.
+expect.set_options(timeout=20_000)
+
 CALLBACK = {"StartAt": "Approve", "States": {
     "Approve": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke.waitForTaskToken",
                 "Parameters": {"FunctionName": "hold", "Payload": {"token.$": "$$.Task.Token"}},
