@@ -131,7 +131,6 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
         return output, next_name
 
 
-
 def run_attempt(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     """One attempt at a state's work, without Retry or Catch. Returns (output, next state name)."""
     match state:
@@ -204,8 +203,6 @@ def _exit(state: BaseState, output: JSON, frame: Frame, output_text: str | None 
             details["assignedVariablesDetails"] = {"truncated": False}
         frame.assigned = None
     frame.emit(f"{state.type}StateExited", "stateExitedEventDetails", details)
-
-
 
 
 def _evaluation_failed(state: BaseState, error: StatesError, location: str | None, frame: Frame) -> None:

@@ -86,7 +86,6 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     return state_output(state, raw, results, frame), state.next
 
 
-
 def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
     """The items an ItemReader reads from S3 (or those a TestState caller supplied instead)."""
     if frame.run.item_reader_items is not None:

@@ -83,7 +83,6 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     return state_output(state, raw, result, frame), state.next
 
 
-
 def _jsonata_seconds(fixed: int | None, expression: Any, states: dict[str, JSON], frame: Frame) -> float | None:
     """TimeoutSeconds / HeartbeatSeconds given as a number or as a JSONata expression (a positive integer)."""
     if expression is None:
