@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +99,9 @@ def test_task_fields_and_error_handling() -> None:
     task = machine.states["T"]
 
     assert isinstance(task, TaskState)
-    assert (task.resource, task.timeout_seconds, task.heartbeat_seconds) == (
-        "arn:aws:lambda:us-east-1:123456789012:function:f", 30, None)
-    assert task.heartbeat_seconds_path.evaluate({"h": 4}, SCOPE) == 4
+    assert task.resource == "arn:aws:lambda:us-east-1:123456789012:function:f"
+    assert task.timeout_seconds.evaluate({}, SCOPE) == 30  # a literal and a path are each one field
+    assert task.heartbeat_seconds.evaluate({"h": 4}, SCOPE) == 4
     first, last = task.retry
     assert (first.error_equals, first.max_attempts, first.interval_seconds, first.backoff_rate, first.jitter_strategy) == (
         ("E",), 5, 1, 2.0, "NONE")
@@ -108,7 +109,7 @@ def test_task_fields_and_error_handling() -> None:
     (catcher,) = task.catch
     assert (catcher.error_equals, catcher.next) == (("States.ALL",), "F")
     assert catcher.result_path.apply({"in": 1}, {"Error": "E"}) == {"in": 1, "error": {"Error": "E"}}
-    assert isinstance(machine.states["F"], FailState) and machine.states["F"].error == "Failed"
+    assert isinstance(machine.states["F"], FailState) and machine.states["F"].error.evaluate({}, SCOPE) == "Failed"
 
 
 def test_choice_rules_are_compiled_conditions() -> None:
@@ -134,8 +135,9 @@ def test_wait_durations() -> None:
     }})
 
     assert isinstance(machine.states["A"], WaitState)
-    assert machine.states["A"].seconds == 0
-    assert machine.states["B"].timestamp == "2024-02-29T23:59:59.5-01:00"
+    assert machine.states["A"].seconds.evaluate({}, SCOPE) == 0
+    assert machine.states["B"].timestamp.evaluate({}, SCOPE) == datetime(
+        2024, 2, 29, 23, 59, 59, 500000, tzinfo=timezone(timedelta(hours=-1)))
 
 
 def test_parallel_branches_are_whole_machines() -> None:
@@ -160,7 +162,8 @@ def test_both_spellings_of_a_map_fill_the_same_fields(processor_field: str, sele
     assert isinstance(map_state, MapState)
     assert map_state.item_processor.start_at == "I"
     assert map_state.item_selector.evaluate({"v": 3}, SCOPE) == {"v": 3}
-    assert (map_state.max_concurrency, map_state.processor_mode, map_state.execution_type) == (0, "INLINE", None)
+    assert map_state.max_concurrency.evaluate({}, SCOPE) == 0  # no MaxConcurrency: no limit
+    assert (map_state.processor_mode, map_state.execution_type) == ("INLINE", None)
 
 
 def test_distributed_map_configuration() -> None:
@@ -173,8 +176,9 @@ def test_distributed_map_configuration() -> None:
     }}})
     map_state = machine.states["M"]
 
-    assert (map_state.processor_mode, map_state.execution_type, map_state.max_concurrency) == ("DISTRIBUTED", "STANDARD", 7)
-    assert (map_state.tolerated_failure_count, map_state.label) == (2, "L")
+    assert (map_state.processor_mode, map_state.execution_type, map_state.label) == ("DISTRIBUTED", "STANDARD", "L")
+    assert map_state.max_concurrency.evaluate({}, SCOPE) == 7
+    assert map_state.tolerated_failure_count.evaluate({}, SCOPE) == 2
     assert map_state.item_reader is not None and map_state.item_reader.resource == "arn:aws:states:::s3:getObject"
 
 

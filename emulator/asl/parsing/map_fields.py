@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from sfn_emulator.asl.fields import (
+    MAX_CONCURRENCY_PATH,
+    MAX_INPUT_BYTES_PER_BATCH_PATH,
+    MAX_ITEMS_PATH,
+    MAX_ITEMS_PER_BATCH_PATH,
+    TOLERATED_FAILURE_COUNT_PATH,
+    TOLERATED_FAILURE_PERCENTAGE_PATH,
+    one_field,
+)
 from sfn_emulator.asl.jsonata_expressions import (
     ARRAY,
     INTEGER,
@@ -107,15 +116,12 @@ class MapFields(ErrorHandlingFields):
             item_reader=item_reader,
             item_batcher=item_batcher,
             result_writer=result_writer,
-            max_concurrency=max_concurrency or 0,
-            max_concurrency_path=max_concurrency_path,
-            max_concurrency_expression=max_concurrency_expression,
-            tolerated_failure_percentage=tolerated_percentage,
-            tolerated_failure_percentage_path=tolerated_percentage_path,
-            tolerated_failure_count=tolerated_count,
-            tolerated_failure_count_path=tolerated_count_path,
-            tolerated_failure_percentage_expression=tolerated_percentage_expression,
-            tolerated_failure_count_expression=tolerated_count_expression,
+            max_concurrency=one_field(max_concurrency or 0, max_concurrency_path, max_concurrency_expression,
+                                      MAX_CONCURRENCY_PATH),
+            tolerated_failure_percentage=one_field(tolerated_percentage, tolerated_percentage_path,
+                                                   tolerated_percentage_expression, TOLERATED_FAILURE_PERCENTAGE_PATH),
+            tolerated_failure_count=one_field(tolerated_count, tolerated_count_path, tolerated_count_expression,
+                                              TOLERATED_FAILURE_COUNT_PATH),
             label=label,
             result_selector=result_selector,
             result_path=result_path,
@@ -150,10 +156,13 @@ class MapFields(ErrorHandlingFields):
             csv_header_location=self.enum(config, "CSVHeaderLocation", ("FIRST_ROW", "GIVEN"), location),
             csv_headers=tuple(str(header) for header in headers),
             csv_delimiter=self.enum(config, "CSVDelimiter", CSV_DELIMITERS, location) or "COMMA",
-            max_items=(self.integer(config, "MaxItems", location, minimum=0, maximum=MAX_ITEMS)
-                       if max_items_expression is None else None),
-            max_items_expression=max_items_expression,
-            max_items_path=self.path(config, "MaxItemsPath", location, compile_reference_path, nullable=False),
+            max_items=one_field(
+                self.integer(config, "MaxItems", location, minimum=0, maximum=MAX_ITEMS)
+                if max_items_expression is None else None,
+                self.path(config, "MaxItemsPath", location, compile_reference_path, nullable=False),
+                max_items_expression,
+                MAX_ITEMS_PATH,
+            ),
             items_pointer=self.typed(config, "ItemsPointer", "STRING", location),
             transformation=self.enum(config, "Transformation", ("NONE", "LOAD_AND_FLATTEN"), location) or "NONE",
             manifest_type=self.enum(config, "ManifestType", ("ATHENA_DATA", "S3_INVENTORY"), location),
@@ -169,12 +178,13 @@ class MapFields(ErrorHandlingFields):
         jsonata = self.language == JSONATA
         self.unknown_fields(batcher, JSONATA_ITEM_BATCHER_FIELDS if jsonata else ITEM_BATCHER_FIELDS, here)
         sizes: dict[str, Any] = {}
-        for field, name in (("MaxItemsPerBatch", "max_items_per_batch"), ("MaxInputBytesPerBatch", "max_input_bytes_per_batch")):
+        for field, name, rule in (("MaxItemsPerBatch", "max_items_per_batch", MAX_ITEMS_PER_BATCH_PATH),
+                                  ("MaxInputBytesPerBatch", "max_input_bytes_per_batch", MAX_INPUT_BYTES_PER_BATCH_PATH)):
             self.at_most_one(batcher, "ItemBatcher", (field, f"{field}Path"), here)
             expression = self.jsonata_field(batcher, field, here, POSITIVE_INTEGER)
-            sizes[f"{name}_expression"] = expression
-            sizes[name] = self.integer(batcher, field, here, minimum=1) if expression is None else None
-            sizes[f"{name}_path"] = self.path(batcher, f"{field}Path", here, compile_reference_path, nullable=False)
+            literal = self.integer(batcher, field, here, minimum=1) if expression is None else None
+            path = self.path(batcher, f"{field}Path", here, compile_reference_path, nullable=False)
+            sizes[name] = one_field(literal, path, expression, rule)
         if jsonata:
             batch_input = self.jsonata_template(batcher, "BatchInput", here)
         else:

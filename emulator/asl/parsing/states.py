@@ -8,6 +8,18 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from sfn_emulator.asl.choice import ChoiceRuleError, compile_choice_rule
+from sfn_emulator.asl.fields import (
+    CAUSE_PATH,
+    ERROR_PATH,
+    HEARTBEAT_SECONDS_PATH,
+    SECONDS_PATH,
+    TIMEOUT_SECONDS_PATH,
+    TIMESTAMP_PATH,
+    Converted,
+    capped_seconds,
+    expression_timestamp,
+    one_field,
+)
 from sfn_emulator.asl.jsonata_expressions import (
     BOOLEAN,
     NON_NEGATIVE_INTEGER,
@@ -51,7 +63,7 @@ from sfn_emulator.asl.parsing.rules import (
     listed,
 )
 from sfn_emulator.asl.paths import compile_path, compile_reference_path
-from sfn_emulator.asl.timestamps import is_timestamp
+from sfn_emulator.asl.timestamps import is_timestamp, parse_timestamp
 from sfn_emulator.asl.validation import NO_PATH, PASS_RESULT_IS_STATIC, Scope, Transition
 
 
@@ -204,12 +216,10 @@ class StateFields(MapFields, ResourceFields):
             result_path=result_path,
             retry=retry,
             catch=catch,
-            timeout_seconds=timeout_seconds,
-            timeout_seconds_path=timeout_seconds_path,
-            heartbeat_seconds=heartbeat_seconds,
-            heartbeat_seconds_path=heartbeat_seconds_path,
-            timeout_seconds_expression=timeout_seconds_expression,
-            heartbeat_seconds_expression=heartbeat_seconds_expression,
+            timeout_seconds=one_field(timeout_seconds, timeout_seconds_path, timeout_seconds_expression,
+                                      TIMEOUT_SECONDS_PATH),
+            heartbeat_seconds=one_field(heartbeat_seconds, heartbeat_seconds_path, heartbeat_seconds_expression,
+                                        HEARTBEAT_SECONDS_PATH),
             credentials=credentials,
         )
 
@@ -295,9 +305,15 @@ class StateFields(MapFields, ResourceFields):
             self.error("String does not match RFC3339 timestamp", f"{location}/Timestamp")
         seconds_path = self.path(value, "SecondsPath", location, compile_reference_path, nullable=False)
         timestamp_path = self.path(value, "TimestampPath", location, compile_reference_path, nullable=False)
+        if seconds_expression is not None:
+            seconds_expression = Converted(seconds_expression, capped_seconds)
+        if timestamp_expression is not None:
+            timestamp_expression = Converted(timestamp_expression, expression_timestamp)
+        moment = parse_timestamp(timestamp) if isinstance(timestamp, str) else None
         return lambda **common: WaitState(
-            **common, seconds=seconds, seconds_path=seconds_path, timestamp=timestamp, timestamp_path=timestamp_path,
-            seconds_expression=seconds_expression, timestamp_expression=timestamp_expression,
+            **common,
+            seconds=one_field(seconds, seconds_path, seconds_expression, SECONDS_PATH),
+            timestamp=one_field(moment, timestamp_path, timestamp_expression, TIMESTAMP_PATH),
         )
 
     def _succeed(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
@@ -321,8 +337,9 @@ class StateFields(MapFields, ResourceFields):
         error_path = self.path_or_intrinsic(value, "ErrorPath", location)
         cause_path = self.path_or_intrinsic(value, "CausePath", location)
         return lambda **common: FailState(
-            **common, error=error, cause=cause, error_path=error_path, cause_path=cause_path,
-            error_expression=error_expression, cause_expression=cause_expression,
+            **common,
+            error=one_field(error, error_path, error_expression, ERROR_PATH),
+            cause=one_field(cause, cause_path, cause_expression, CAUSE_PATH),
         )
 
     def _parallel(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:

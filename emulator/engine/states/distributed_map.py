@@ -14,15 +14,8 @@ from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
 from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.result_writer import destination, map_output, previewed_results, result_files
-from sfn_emulator.engine.states.map_inline import map_items, map_max_concurrency
-from sfn_emulator.engine.states.processing import (
-    BranchFailure,
-    evaluate_path,
-    effective_input,
-    state_output,
-    error_details,
-    shown,
-)
+from sfn_emulator.engine.states.map_inline import map_items
+from sfn_emulator.engine.states.processing import BranchFailure, effective_input, state_output, error_details
 from sfn_emulator.engine.states.tasks import task_resource
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest
@@ -38,7 +31,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     items: JSON = []
     if state.item_reader is None:
         items = map_items(state, value, frame)
-    max_concurrency = map_max_concurrency(state, value, frame)
+    max_concurrency = state.max_concurrency.evaluate(value, frame)
     frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
     tolerated_count = _tolerated_failure_count(state, value, frame)
     tolerated_percentage = _tolerated_failure_percentage(state, value, frame)
@@ -91,12 +84,7 @@ def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
     if frame.run.item_reader_items is not None:
         return frame.run.item_reader_items
     config = reader.reader_config
-    max_items: JSON = config.max_items
-    if config.max_items_expression is not None:
-        max_items = config.max_items_expression.evaluate(value, frame)
-    if config.max_items_path is not None:
-        max_items = evaluate_path(config.max_items_path, value, frame)
-    limit = item_limit(max_items, config.max_items_path.text if config.max_items_path is not None else None)
+    limit = item_limit(config.max_items.evaluate(value, frame) if config.max_items is not None else None)
     parameters = reader.parameters.evaluate(value, frame) if reader.parameters is not None else {}
     if not reader.resource.endswith(":listObjectsV2"):
         answer = yield from _call_s3(reader.resource, parameters, frame, names.ITEM_READER_FAILED)
@@ -176,13 +164,7 @@ def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> l
     batcher = state.item_batcher
     if batcher is None:
         return items
-    size: JSON = batcher.max_items_per_batch
-    if batcher.max_items_per_batch_expression is not None:
-        size = batcher.max_items_per_batch_expression.evaluate(value, frame)
-    if batcher.max_items_per_batch_path is not None:
-        size = evaluate_path(batcher.max_items_per_batch_path, value, frame)
-        if isinstance(size, str) and size.isdigit():  # a number given as text is taken, as for MaxItemsPath
-            size = int(size)
+    size = batcher.max_items_per_batch.evaluate(value, frame) if batcher.max_items_per_batch is not None else None
     size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else len(items) or 1
     batch_input = batcher.batch_input.evaluate(value, frame) if batcher.batch_input is not None else None
     batches = []
@@ -195,29 +177,16 @@ def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> l
 
 
 def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int | None:
-    count: JSON = state.tolerated_failure_count
-    if state.tolerated_failure_count_expression is not None:
-        count = state.tolerated_failure_count_expression.evaluate(value, frame)
-    if state.tolerated_failure_count_path is not None:
-        count = evaluate_path(state.tolerated_failure_count_path, value, frame)
-        if isinstance(count, bool) or not isinstance(count, int):
-            raise StatesError(names.RUNTIME, f'The ToleratedFailureCountPath field refers to value "{shown(count)}" '
-                                             f"which is not a valid integer: {state.tolerated_failure_count_path.text}")
+    field = state.tolerated_failure_count
+    count = field.evaluate(value, frame) if field is not None else None
     if count is not None and count < 0:
         raise StatesError(names.RUNTIME, "ToleratedFailureCount cannot be negative.")
     return count
 
 
 def _tolerated_failure_percentage(state: MapState, value: JSON, frame: Frame) -> float | None:
-    percentage: JSON = state.tolerated_failure_percentage
-    if state.tolerated_failure_percentage_expression is not None:
-        percentage = state.tolerated_failure_percentage_expression.evaluate(value, frame)
-    if state.tolerated_failure_percentage_path is not None:
-        percentage = evaluate_path(state.tolerated_failure_percentage_path, value, frame)
-        if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):
-            raise StatesError(names.RUNTIME, "The ToleratedFailurePercentagePath field refers to value "
-                                             f'"{shown(percentage)}" which is not a valid float: '
-                                             f"{state.tolerated_failure_percentage_path.text}")
+    field = state.tolerated_failure_percentage
+    percentage = field.evaluate(value, frame) if field is not None else None
     if percentage is not None and not 0 <= percentage <= 100:
         raise StatesError(names.RUNTIME, "ToleratedFailurePercentage must be between 0 and 100.")
     return percentage

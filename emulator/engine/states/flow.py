@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.model import JSON, ChoiceState, FailState, PassState, SucceedState
-from sfn_emulator.engine.frame import Frame, to_json_text
+from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.states.processing import (
     note_rule,
     assign,
@@ -57,27 +56,8 @@ def run_succeed(state: SucceedState, raw: JSON, frame: Frame) -> tuple[JSON, str
 
 
 def run_fail(state: FailState, raw: JSON, frame: Frame) -> tuple[JSON, str | None]:
-    error = state.error
-    cause = state.cause
-    if state.error_expression is not None:
-        error = state.error_expression.evaluate({"input": raw}, frame)
-    if state.cause_expression is not None:
-        cause = state.cause_expression.evaluate({"input": raw}, frame)
-    if state.error_path is not None:
-        error = _string_from(state.error_path, raw, frame, "ErrorPath")
-    if state.cause_path is not None:
-        cause = _string_from(state.cause_path, raw, frame, "CausePath")
+    """Fail with the Error and Cause given (Fail has no InputPath: its paths read the state input)."""
+    value: JSON = {"input": raw} if state.jsonata else raw
+    error = state.error.evaluate(value, frame) if state.error is not None else None
+    cause = state.cause.evaluate(value, frame) if state.cause is not None else None
     raise StatesError(error, cause)
-
-
-def shown(value: JSON) -> str:
-    return value if isinstance(value, str) else to_json_text(value)
-
-
-def _string_from(path: Any, raw: JSON, frame: Frame, field: str) -> str:
-    try:
-        value = path.evaluate(raw, frame)
-    except LookupError:
-        raise StatesError(names.RUNTIME, f"The JSONPath '{path.text}' specified for the field '{field}' could not "
-                                         f"be found in the input '{to_json_text(raw)}'") from None
-    return value if isinstance(value, str) else to_json_text(value)

@@ -18,7 +18,6 @@ from sfn_emulator.engine.states.processing import (
     evaluate_path,
     effective_input,
     state_output,
-    shown,
 )
 
 
@@ -26,7 +25,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunn
     """An inline Map: each item runs the item processor in this execution, at most MaxConcurrency at once."""
     value: JSON = {"input": raw} if state.jsonata else effective_input(state, raw, frame)
     items = map_items(state, value, frame)
-    max_concurrency = map_max_concurrency(state, value, frame)
+    max_concurrency = state.max_concurrency.evaluate(value, frame)
     frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
     iterations = [_iteration_runner(run_iteration, state, value, index, item, frame) for index, item in enumerate(items)]
     try:
@@ -56,22 +55,6 @@ def map_items(state: MapState, value: JSON, frame: Frame) -> list[JSON]:
     if state.items_path is not None:
         frame.inspect("afterItemsPath", items)  # only items are reported (TestState, recorded)
     return items
-
-
-def map_max_concurrency(state: MapState, value: JSON, frame: Frame) -> int:
-    if state.max_concurrency_expression is not None:
-        return state.max_concurrency_expression.evaluate(value, frame)
-    if state.max_concurrency_path is not None:
-        return _max_concurrency_from_path(state, value, frame)
-    return state.max_concurrency
-
-
-def _max_concurrency_from_path(state: MapState, value: JSON, frame: Frame) -> int:
-    number = evaluate_path(state.max_concurrency_path, value, frame)
-    if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-        raise StatesError(names.RUNTIME, f'The MaxConcurrencyPath field refers to value "{shown(number)}" which is not a '
-                                         f"valid integer: {state.max_concurrency_path.text}")
-    return number
 
 
 def _iteration_runner(run_iteration: MachineRunner, state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> Callable[[], Interpreter]:

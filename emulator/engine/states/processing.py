@@ -9,7 +9,7 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.model import JSON, BaseState, StateMachine
 from sfn_emulator.engine.effects import Interpreter
-from sfn_emulator.engine.frame import Frame, to_json_text
+from sfn_emulator.engine.frame import Frame
 
 
 MachineRunner = Callable[[StateMachine, JSON, Frame], Interpreter]  # runs a branch or an item processor
@@ -107,7 +107,3 @@ def jsonata_arguments(state: Any, states: dict[str, JSON], raw: JSON, frame: Fra
 
 def error_details(error: StatesError) -> dict[str, str]:
     return {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
-
-
-def shown(value: JSON) -> str:
-    return value if isinstance(value, str) else to_json_text(value)

@@ -22,7 +22,6 @@ from sfn_emulator.engine.effects import (
 from sfn_emulator.engine.frame import Frame, to_json_text
 from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.states.processing import (
-    evaluate_path,
     effective_input,
     apply_parameters,
     state_output,
@@ -59,14 +58,11 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     if state.jsonata:
         value: JSON = {"input": raw}
         payload = jsonata_arguments(state, value, raw, frame)
-        timeout = _jsonata_seconds(state.timeout_seconds, state.timeout_seconds_expression, value, frame)
-        heartbeat = _jsonata_seconds(state.heartbeat_seconds, state.heartbeat_seconds_expression, value, frame)
     else:
         value = effective_input(state, raw, frame)
         payload = apply_parameters(state, value, frame)
-        timeout = _task_seconds(state.timeout_seconds, state.timeout_seconds_path, value, frame, "TimeoutSecondsPath")
-        heartbeat = _task_seconds(state.heartbeat_seconds, state.heartbeat_seconds_path, value, frame,
-                                  "HeartbeatSecondsPath")
+    timeout = state.timeout_seconds.evaluate(value, frame) if state.timeout_seconds is not None else None
+    heartbeat = state.heartbeat_seconds.evaluate(value, frame) if state.heartbeat_seconds is not None else None
     request = TaskRequest(
         resource=resource, payload=payload, execution_arn=run.execution.arn,
         state_machine_name=run.execution.state_machine_name, state_name=state.name,
@@ -83,30 +79,11 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     return state_output(state, raw, result, frame), state.next
 
 
-def _jsonata_seconds(fixed: int | None, expression: Any, states: dict[str, JSON], frame: Frame) -> float | None:
-    """TimeoutSeconds / HeartbeatSeconds given as a number or as a JSONata expression (a positive integer)."""
-    if expression is None:
-        return fixed
-    return expression.evaluate(states, frame)
-
-
 TASK_TOKEN_PATTERN = r"[0-9a-f]{64}"  # what new_task_token makes: how tokens are told apart in history
 
 
 def new_task_token(randomness: Randomness) -> str:
     return randomness.hex_token(64)
-
-
-def _task_seconds(fixed: int | None, path: Any, value: JSON, frame: Frame, field: str) -> float | None:
-    if fixed is not None:
-        return fixed
-    if path is None:
-        return None
-    seconds = evaluate_path(path, value, frame)
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
-        raise StatesError(names.RUNTIME, f"The {field} parameter does not reference a positive integer: "
-                                         f"{path.text} == {to_json_text(seconds)}")
-    return seconds
 
 
 def _checked_size(result: JSON, resource: ResourceArn) -> str:
