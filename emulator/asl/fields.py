@@ -99,9 +99,14 @@ def one_field(literal: JSON, path: TextedPath | None, expression: Field | None, 
 
 # -- the rules of each field -------------------------------------------------------------------------
 
+def compact_json(value: JSON) -> str:
+    """JSON text as AWS writes it in causes: compact, non-ASCII kept."""
+    return _COMPACT_JSON.encode(value)
+
+
 def shown(value: JSON) -> str:
     """A value as AWS quotes it in a cause: a string as is, anything else as compact JSON."""
-    return value if isinstance(value, str) else _COMPACT_JSON.encode(value)
+    return value if isinstance(value, str) else compact_json(value)
 
 
 def invalid_path(text: str, reason: str, value: JSON) -> str:

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Protocol, Union
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Union
 
 from sfn_emulator.randomness import Randomness
+
+if TYPE_CHECKING:  # the state_io module builds on this one
+    from sfn_emulator.asl.state_io import StateIO
 
 JSON = Any  # a decoded JSON value: dict, list, str, int, float, bool or None
 
@@ -113,40 +116,27 @@ class ChoiceBranch:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BaseState:
-    """Fields every state type may carry. `input_path`/`output_path` None means JSON null in the
-    definition (the effective value is `{}`); an absent field is compiled as the path `$`."""
+    """Fields every state type may carry. `io` is its input/output processing in its query language
+    (`sfn_emulator.asl.state_io`: InputPath ... OutputPath, or Arguments and Output)."""
 
     name: str
     type: str
+    io: StateIO
     query_language: str = JSONPATH
     comment: str | None = None
     next: str | None = None
     end: bool = False
-    input_path: Expression | None = None
-    output_path: Expression | None = None
     assign: Expression | None = None  # evaluates to {variable name: value}
-    output: Expression | None = None  # JSONata `Output`
-
-    @property
-    def jsonata(self) -> bool:
-        """True when the state's expressions are JSONata: they then read `$states`, not `$`."""
-        return self.query_language == JSONATA
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PassState(BaseState):
-    parameters: Expression | None = None
-    result: JSON = None
-    has_result: bool = False
-    result_path: ResultPath | None = None
+    result: Constant | None = None  # the `Result` field's value; None when there is none
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskState(BaseState):
     resource: str
-    parameters: Expression | None = None  # JSONPath `Parameters` / JSONata `Arguments`
-    result_selector: Expression | None = None
-    result_path: ResultPath | None = None
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
     timeout_seconds: Expression | None = None  # TimeoutSeconds, TimeoutSecondsPath or `{% %}` (sfn_emulator.asl.fields)
@@ -180,9 +170,6 @@ class FailState(BaseState):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParallelState(BaseState):
     branches: tuple[StateMachine, ...] = ()
-    parameters: Expression | None = None
-    result_selector: Expression | None = None
-    result_path: ResultPath | None = None
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
 
@@ -238,8 +225,6 @@ class MapState(BaseState):
     item_processor: StateMachine
     processor_mode: str = "INLINE"  # INLINE | DISTRIBUTED
     execution_type: str | None = None  # STANDARD | EXPRESS (distributed only)
-    items_path: Expression | None = None
-    items: Expression | None = None  # JSONata `Items`
     item_selector: Expression | None = None  # ItemSelector, or the older Parameters
     item_reader: ItemReader | None = None
     item_batcher: ItemBatcher | None = None
@@ -248,8 +233,6 @@ class MapState(BaseState):
     tolerated_failure_percentage: Expression | None = None  # ...Percentage, ...PercentagePath or `{% %}`
     tolerated_failure_count: Expression | None = None  # ...Count, ...CountPath or `{% %}`
     label: str | None = None
-    result_selector: Expression | None = None
-    result_path: ResultPath | None = None
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
 

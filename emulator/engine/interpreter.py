@@ -43,7 +43,7 @@ from sfn_emulator.engine.states.distributed_map import run_distributed_map
 from sfn_emulator.engine.states.flow import run_pass, run_choice, run_succeed, run_fail
 from sfn_emulator.engine.states.map_inline import run_map
 from sfn_emulator.engine.states.parallel import run_parallel
-from sfn_emulator.engine.states.processing import BranchFailure, note_rule, assign
+from sfn_emulator.engine.states.processing import BranchFailure, note_rule
 from sfn_emulator.engine.states.tasks import run_task
 from sfn_emulator.engine.states.waiting import run_wait
 
@@ -156,15 +156,9 @@ def run_attempt(state: BaseState, state_input: JSON, frame: Frame) -> Interprete
 
 
 def caught_output(state: BaseState, catcher: Catcher, state_input: JSON, error: StatesError, frame: Frame) -> JSON:
-    """The state's output when `catcher` caught `error`; its Assign is bound when the state exits.
-    JSONata: the catcher's Output, else the error output; JSONPath: ResultPath on the state input."""
-    caught = error_output(error)
-    if state.jsonata:
-        states = {"input": state_input, "errorOutput": caught}
-        assign(catcher.assign, states, frame)
-        return catcher.output.evaluate(states, frame) if catcher.output is not None else caught
-    assign(catcher.assign, caught, frame)
-    return catcher.result_path.apply(state_input, caught) if catcher.result_path else state_input
+    """The state's output when `catcher` caught `error` (by its query language: `state.io`); its Assign
+    is bound when the state exits."""
+    return state.io.caught_output(state_input, error_output(error), catcher, frame)
 
 
 def error_output(error: StatesError) -> dict[str, JSON]:

@@ -60,10 +60,10 @@ def test_absent_paths_are_the_whole_input_and_null_paths_are_none() -> None:
     }})
     absent, null = machine.states["A"], machine.states["B"]
 
-    assert absent.input_path.evaluate({"k": 1}, SCOPE) == {"k": 1}
-    assert absent.output_path.evaluate({"k": 1}, SCOPE) == {"k": 1}
-    assert absent.result_path.apply({"k": 1}, "result") == "result"
-    assert (null.input_path, null.output_path, null.result_path) == (None, None, None)
+    assert absent.io.input_path.evaluate({"k": 1}, SCOPE) == {"k": 1}
+    assert absent.io.output_path.evaluate({"k": 1}, SCOPE) == {"k": 1}
+    assert absent.io.result_path.apply({"k": 1}, "result") == "result"
+    assert (null.io.input_path, null.io.output_path, null.io.result_path) == (None, None, None)
 
 
 def test_pass_result_is_kept_even_when_it_is_null() -> None:
@@ -73,8 +73,8 @@ def test_pass_result_is_kept_even_when_it_is_null() -> None:
     }})
 
     assert isinstance(machine.states["A"], PassState)
-    assert (machine.states["A"].has_result, machine.states["A"].result) == (True, None)
-    assert machine.states["B"].has_result is False
+    assert machine.states["A"].result is not None and machine.states["A"].result.value is None
+    assert machine.states["B"].result is None
 
 
 def test_templates_are_compiled_into_expressions() -> None:
@@ -82,7 +82,7 @@ def test_templates_are_compiled_into_expressions() -> None:
         "Type": "Pass", "Parameters": {"copy.$": "$.a", "name.$": "States.Format('x{}', $.a)", "fixed": 1}, "End": True,
     }}})
 
-    assert machine.states["A"].parameters.evaluate({"a": 2}, SCOPE) == {"copy": 2, "name": "x2", "fixed": 1}
+    assert machine.states["A"].io.parameters.evaluate({"a": 2}, SCOPE) == {"copy": 2, "name": "x2", "fixed": 1}
 
 
 def test_task_fields_and_error_handling() -> None:
@@ -198,7 +198,7 @@ def test_a_single_state_may_point_anywhere() -> None:
     state = parse_single_state({"Type": "Pass", "Result": 1, "Next": "Elsewhere"}, name="Probe")
 
     assert isinstance(state, PassState)
-    assert (state.name, state.next, state.result) == ("Probe", "Elsewhere", 1)
+    assert (state.name, state.next, state.result.value) == ("Probe", "Elsewhere", 1)
 
 
 def test_a_single_state_is_validated_with_the_same_rules() -> None:

@@ -23,6 +23,7 @@ from sfn_emulator.asl.jsonata_expressions import (
 )
 from sfn_emulator.asl.model import JSONATA, ItemBatcher, ItemReader, MapState, ReaderConfig, ResultWriter, State
 from sfn_emulator.asl.parsing.error_handling import ErrorHandlingFields
+from sfn_emulator.asl.state_io import joined
 from sfn_emulator.asl.parsing.rules import (
     PROCESSOR_CONFIG_FIELDS,
     ITEM_READER_FIELDS,
@@ -105,7 +106,7 @@ class MapFields(ErrorHandlingFields):
         catch = self.catchers(name, value, location, scope)
         if item_processor is None:
             return None
-        return lambda **common: MapState(
+        return lambda **common: joined(MapState)(
             **common,
             item_processor=item_processor,
             processor_mode=mode,

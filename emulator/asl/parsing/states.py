@@ -62,6 +62,7 @@ from sfn_emulator.asl.parsing.rules import (
     EMPTY,
     listed,
 )
+from sfn_emulator.asl.state_io import joined
 from sfn_emulator.asl.paths import compile_path, compile_reference_path
 from sfn_emulator.asl.timestamps import is_timestamp, parse_timestamp
 from sfn_emulator.asl.validation import NO_PATH, PASS_RESULT_IS_STATIC, Scope, Transition
@@ -164,7 +165,7 @@ class StateFields(MapFields, ResourceFields):
 
     def _pass(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
         if self.language == JSONATA:
-            return PassState
+            return joined(PassState)
         parameters = self.template(value, "Parameters", location)
         result_path = self.result_path(value, location)
         has_result = "Result" in value
@@ -174,8 +175,9 @@ class StateFields(MapFields, ResourceFields):
                 "The 'Result' of a Pass state is static: its fields ending in '.$' are not evaluated",
                 f"{location}/Result",
             )
-        return lambda **common: PassState(
-            **common, parameters=parameters, result=value.get("Result"), has_result=has_result, result_path=result_path
+        return lambda **common: joined(PassState)(
+            **common, parameters=parameters, result=Constant(value["Result"]) if has_result else None,
+            result_path=result_path,
         )
 
     def _task(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
@@ -208,7 +210,7 @@ class StateFields(MapFields, ResourceFields):
             )
         timeout_seconds_path = self.path(value, "TimeoutSecondsPath", location, compile_reference_path, nullable=False)
         heartbeat_seconds_path = self.path(value, "HeartbeatSecondsPath", location, compile_reference_path, nullable=False)
-        return lambda **common: TaskState(
+        return lambda **common: joined(TaskState)(
             **common,
             resource=resource,
             parameters=parameters,
@@ -238,7 +240,7 @@ class StateFields(MapFields, ResourceFields):
         branches = [self.choice_branch(name, rule, f"{location}/Choices[{index}]", scope) for index, rule in enumerate(rules)]
         if any(branch is None for branch in branches):
             return None
-        return lambda **common: ChoiceState(**common, choices=tuple(branches), default=default)
+        return lambda **common: joined(ChoiceState)(**common, choices=tuple(branches), default=default)
 
     def choice_branch(self, name: str, rule: Any, location: str, scope: Scope) -> ChoiceBranch | None:
         if not isinstance(rule, dict):
@@ -310,14 +312,14 @@ class StateFields(MapFields, ResourceFields):
         if timestamp_expression is not None:
             timestamp_expression = Converted(timestamp_expression, expression_timestamp)
         moment = parse_timestamp(timestamp) if isinstance(timestamp, str) else None
-        return lambda **common: WaitState(
+        return lambda **common: joined(WaitState)(
             **common,
             seconds=one_field(seconds, seconds_path, seconds_expression, SECONDS_PATH),
             timestamp=one_field(moment, timestamp_path, timestamp_expression, TIMESTAMP_PATH),
         )
 
     def _succeed(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
-        return SucceedState
+        return joined(SucceedState)
 
     def _fail(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
         self.at_most_one(value, "Fail", ("Error", "ErrorPath"), location)
@@ -336,7 +338,7 @@ class StateFields(MapFields, ResourceFields):
                 )
         error_path = self.path_or_intrinsic(value, "ErrorPath", location)
         cause_path = self.path_or_intrinsic(value, "CausePath", location)
-        return lambda **common: FailState(
+        return lambda **common: joined(FailState)(
             **common,
             error=one_field(error, error_path, error_expression, ERROR_PATH),
             cause=one_field(cause, cause_path, cause_expression, CAUSE_PATH),
@@ -361,7 +363,7 @@ class StateFields(MapFields, ResourceFields):
         result_path = self.result_path(value, location)
         retry = self.retriers(value, location)
         catch = self.catchers(name, value, location, scope)
-        return lambda **common: ParallelState(
+        return lambda **common: joined(ParallelState)(
             **common,
             branches=tuple(branches),
             parameters=parameters,

@@ -14,8 +14,7 @@ from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
 from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.result_writer import destination, map_output, previewed_results, result_files
-from sfn_emulator.engine.states.map_inline import map_items
-from sfn_emulator.engine.states.processing import BranchFailure, effective_input, state_output, error_details
+from sfn_emulator.engine.states.processing import BranchFailure, error_details
 from sfn_emulator.engine.states.tasks import task_resource
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest
@@ -25,12 +24,12 @@ _GET_OBJECT = "arn:aws:states:::s3:getObject"
 
 def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
     """A Distributed Map: a map run whose items run as child executions (histories of their own)."""
-    value: JSON = {"input": raw} if state.jsonata else effective_input(state, raw, frame)
+    value = state.io.state_input(raw, frame)
     # An ItemReader's items are read once the map run has started (MapStateStarted says length 0 then,
     # as AWS's histories do), and ItemsPath does not apply to them.
     items: JSON = []
     if state.item_reader is None:
-        items = map_items(state, value, frame)
+        items = state.io.items(value, frame)
     max_concurrency = state.max_concurrency.evaluate(value, frame)
     frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
     tolerated_count = _tolerated_failure_count(state, value, frame)
@@ -76,7 +75,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     frame.emit("MapRunSucceeded")
     frame.emit("MapStateSucceeded")
     within_payload_limit(results, state.name)
-    return state_output(state, raw, results, frame), state.next
+    return state.io.result_output(raw, results, state.assign, frame), state.next
 
 
 def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:

@@ -5,26 +5,18 @@ from __future__ import annotations
 
 from typing import Callable
 
-from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
 from sfn_emulator.asl.model import JSON, MapState
 from sfn_emulator.engine.effects import Aborted, Fork, Interpreter
-from sfn_emulator.engine.frame import Frame, to_json_text
+from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.limits import within_payload_limit
-from sfn_emulator.engine.states.processing import (
-    MachineRunner,
-    BranchFailure,
-    evaluate_path,
-    effective_input,
-    state_output,
-)
+from sfn_emulator.engine.states.processing import MachineRunner, BranchFailure
 
 
 def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunner) -> Interpreter:
     """An inline Map: each item runs the item processor in this execution, at most MaxConcurrency at once."""
-    value: JSON = {"input": raw} if state.jsonata else effective_input(state, raw, frame)
-    items = map_items(state, value, frame)
+    value = state.io.state_input(raw, frame)
+    items = state.io.items(value, frame)
     max_concurrency = state.max_concurrency.evaluate(value, frame)
     frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
     iterations = [_iteration_runner(run_iteration, state, value, index, item, frame) for index, item in enumerate(items)]
@@ -34,27 +26,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunn
         raise BranchFailure(error.error, error.cause) from None
     frame.emit("MapStateSucceeded")
     within_payload_limit(results, state.name)
-    return state_output(state, raw, results, frame), state.next
-
-
-def map_items(state: MapState, value: JSON, frame: Frame) -> list[JSON]:
-    """The items ItemsPath selects (JSONata: Items gives), the whole input without one; an array."""
-    if state.jsonata:
-        items = state.items.evaluate(value, frame) if state.items is not None else value["input"]
-        if not isinstance(items, list):
-            raise QueryEvaluationError(f"Map state input must be an array but was: {to_json_text(items)}", "Items")
-        return items
-    items = value
-    if state.items_path is not None:
-        items = evaluate_path(state.items_path, value, frame)
-    if not isinstance(items, list):
-        # AWS (recorded through TestState) names the path from its root: `$$.Execution.Input` as `$.Execution.Input`
-        text = state.items_path.text if state.items_path is not None else "$"
-        shown = text[1:] if text.startswith("$$") else text
-        raise StatesError(names.RUNTIME, f'Reference path "{shown}" must point to array.')
-    if state.items_path is not None:
-        frame.inspect("afterItemsPath", items)  # only items are reported (TestState, recorded)
-    return items
+    return state.io.result_output(raw, results, state.assign, frame), state.next
 
 
 def _iteration_runner(run_iteration: MachineRunner, state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> Callable[[], Interpreter]:

@@ -9,22 +9,12 @@ from sfn_emulator.asl.model import JSON, ParallelState, StateMachine
 from sfn_emulator.engine.effects import Fork, Interpreter
 from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.limits import within_payload_limit
-from sfn_emulator.engine.states.processing import (
-    MachineRunner,
-    BranchFailure,
-    effective_input,
-    apply_parameters,
-    state_output,
-    jsonata_arguments,
-)
+from sfn_emulator.engine.states.processing import MachineRunner, BranchFailure
 
 
 def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: MachineRunner) -> Interpreter:
     """Run every branch on the (selected) input, interleaved; the result is their outputs in order."""
-    if state.jsonata:
-        value = jsonata_arguments(state, {"input": raw}, raw, frame)
-    else:
-        value = apply_parameters(state, effective_input(state, raw, frame), frame)
+    value = state.io.arguments(state.io.state_input(raw, frame), raw, frame)
     frame.emit("ParallelStateStarted")
     branches = [_branch_runner(run_branch, branch, value, frame) for branch in state.branches]
     try:
@@ -32,7 +22,7 @@ def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: Mach
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
     within_payload_limit(results, state.name)
-    return state_output(state, raw, results, frame), state.next
+    return state.io.result_output(raw, results, state.assign, frame), state.next
 
 
 def _branch_runner(run_branch: MachineRunner, branch: StateMachine, value: JSON, frame: Frame) -> Callable[[], Interpreter]:

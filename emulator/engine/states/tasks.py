@@ -21,13 +21,7 @@ from sfn_emulator.engine.effects import (
 )
 from sfn_emulator.engine.frame import Frame, to_json_text
 from sfn_emulator.engine.limits import within_payload_limit
-from sfn_emulator.engine.states.processing import (
-    effective_input,
-    apply_parameters,
-    state_output,
-    jsonata_arguments,
-    error_details,
-)
+from sfn_emulator.engine.states.processing import error_details
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.base import (
     REQUEST_RESPONSE,
@@ -55,12 +49,8 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
     if needs_token:
         frame.task_token = new_task_token(frame.run.randomness)
-    if state.jsonata:
-        value: JSON = {"input": raw}
-        payload = jsonata_arguments(state, value, raw, frame)
-    else:
-        value = effective_input(state, raw, frame)
-        payload = apply_parameters(state, value, frame)
+    value = state.io.state_input(raw, frame)
+    payload = state.io.arguments(value, raw, frame)
     timeout = state.timeout_seconds.evaluate(value, frame) if state.timeout_seconds is not None else None
     heartbeat = state.heartbeat_seconds.evaluate(value, frame) if state.heartbeat_seconds is not None else None
     request = TaskRequest(
@@ -76,7 +66,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         result = yield from _run_lambda_function(resource, request, frame, timeout)
     else:
         result = yield from _run_integration(resource, request, frame, timeout, heartbeat)
-    return state_output(state, raw, result, frame), state.next
+    return state.io.result_output(raw, result, state.assign, frame), state.next
 
 
 TASK_TOKEN_PATTERN = r"[0-9a-f]{64}"  # what new_task_token makes: how tokens are told apart in history

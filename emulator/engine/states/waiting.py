@@ -10,13 +10,13 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.fields import MAX_WAIT_SECONDS, WAIT_TOO_LONG
 from sfn_emulator.asl.model import JSON, WaitState
+from sfn_emulator.asl.state_io import assign
 from sfn_emulator.engine.effects import Interpreter, Sleep
 from sfn_emulator.engine.frame import Frame
-from sfn_emulator.engine.states.processing import apply_output_path, assign, effective_input, jsonata_output
 
 
 def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
-    value: JSON = {"input": raw} if state.jsonata else effective_input(state, raw, frame)
+    value = state.io.state_input(raw, frame)
     now = frame.run.now()
     if state.seconds is not None:
         due = now + timedelta(seconds=state.seconds.evaluate(value, frame))
@@ -27,6 +27,4 @@ def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
     if due > now:
         yield Sleep(due)
     assign(state.assign, value, frame)
-    if state.jsonata:
-        return jsonata_output(state.output, value, raw, frame), state.next
-    return apply_output_path(state, value, frame), state.next
+    return state.io.output(raw, value, frame), state.next
