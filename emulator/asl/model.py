@@ -245,9 +245,11 @@ class StateMachine:
     """A whole definition, or one Parallel branch / Map item processor."""
 
     start_at: str
-    states: Mapping[str, State]
+    states: Mapping[str, State]  # read-only (the parser gives a mappingproxy)
     query_language: str = JSONPATH
     timeout_seconds: int | None = None
     comment: str | None = None
     version: str | None = None
+    # The author's definition as decoded: kept because a mock configuration's test case is checked against
+    # the Task states the author wrote, nested ones included (`MockedResponses.start_problem`).
     raw: Mapping[str, JSON] = field(default_factory=dict, compare=False, repr=False)

@@ -3,6 +3,7 @@ the model and records every diagnostic on the way."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from sfn_emulator.asl.model import JSONATA, JSONPATH, State, StateMachine
@@ -80,7 +81,7 @@ class Parser(StateFields):
             return None
         return StateMachine(
             start_at=start_at,
-            states=parsed,
+            states=MappingProxyType(parsed),  # read-only: the model is immutable all the way down
             query_language=query_language,
             timeout_seconds=timeout_seconds,
             comment=comment,
