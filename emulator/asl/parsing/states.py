@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from sfn_emulator.asl import model
 from sfn_emulator.asl.choice import ChoiceRuleError, compile_choice_rule
 from sfn_emulator.asl.fields import (
     CAUSE_PATH,
@@ -62,8 +63,8 @@ from sfn_emulator.asl.parsing.rules import (
     EMPTY,
     listed,
 )
-from sfn_emulator.asl.state_io import joined
 from sfn_emulator.asl.paths import compile_path, compile_reference_path
+from sfn_emulator.asl.state_io import joined
 from sfn_emulator.asl.timestamps import is_timestamp, parse_timestamp
 from sfn_emulator.asl.validation import NO_PATH, PASS_RESULT_IS_STATIC, Scope, Transition
 
@@ -176,7 +177,7 @@ class StateFields(MapFields, ResourceFields):
                 f"{location}/Result",
             )
         return lambda **common: joined(PassState)(
-            **common, parameters=parameters, result=Constant(value["Result"]) if has_result else None,
+            **common, parameters=parameters, result=model.Constant(value["Result"]) if has_result else None,
             result_path=result_path,
         )
 
