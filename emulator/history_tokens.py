@@ -84,7 +84,7 @@ def _entered_name(event: Event) -> str | None:
 
 
 def _tokens_in(parameters: str | None) -> list[str]:
-    from sfn_emulator.engine.interpreter import TASK_TOKEN_PATTERN
+    from sfn_emulator.engine.states.tasks import TASK_TOKEN_PATTERN
 
     if not parameters:
         return []

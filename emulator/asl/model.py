@@ -3,16 +3,20 @@
 The parser (`sfn_emulator.asl.parser`) builds these once per definition; executing a state parses
 nothing. Field names are the snake_case of the ASL keys. Compiled expressions (paths, payload
 templates, intrinsic functions, Choice rules) are objects with an `evaluate`/`matches` method and
-are pure functions of (value, scope).
+are pure functions of (value, scope). A field that may be written as a literal, a `…Path` or a
+JSONata expression is one compiled field (`sfn_emulator.asl.fields`) named after its literal key.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Protocol, Union
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Union
 
 from sfn_emulator.randomness import Randomness
+
+if TYPE_CHECKING:  # the state_io module builds on this one
+    from sfn_emulator.asl.state_io import StateIO
 
 JSON = Any  # a decoded JSON value: dict, list, str, int, float, bool or None
 
@@ -112,48 +116,31 @@ class ChoiceBranch:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BaseState:
-    """Fields every state type may carry. `input_path`/`output_path` None means JSON null in the
-    definition (the effective value is `{}`); an absent field is compiled as the path `$`."""
+    """Fields every state type may carry. `io` is its input/output processing in its query language
+    (`sfn_emulator.asl.state_io`: InputPath ... OutputPath, or Arguments and Output)."""
 
     name: str
     type: str
+    io: StateIO
     query_language: str = JSONPATH
     comment: str | None = None
     next: str | None = None
     end: bool = False
-    input_path: Expression | None = None
-    output_path: Expression | None = None
     assign: Expression | None = None  # evaluates to {variable name: value}
-    output: Expression | None = None  # JSONata `Output`
-
-    @property
-    def jsonata(self) -> bool:
-        """True when the state's expressions are JSONata: they then read `$states`, not `$`."""
-        return self.query_language == JSONATA
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PassState(BaseState):
-    parameters: Expression | None = None
-    result: JSON = None
-    has_result: bool = False
-    result_path: ResultPath | None = None
+    result: Constant | None = None  # the `Result` field's value; None when there is none
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskState(BaseState):
     resource: str
-    parameters: Expression | None = None  # JSONPath `Parameters` / JSONata `Arguments`
-    result_selector: Expression | None = None
-    result_path: ResultPath | None = None
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
-    timeout_seconds: int | None = None
-    timeout_seconds_path: Expression | None = None
-    heartbeat_seconds: int | None = None
-    heartbeat_seconds_path: Expression | None = None
-    timeout_seconds_expression: Expression | None = None  # JSONata `TimeoutSeconds: "{% ... %}"`
-    heartbeat_seconds_expression: Expression | None = None
+    timeout_seconds: Expression | None = None  # TimeoutSeconds, TimeoutSecondsPath or `{% %}` (sfn_emulator.asl.fields)
+    heartbeat_seconds: Expression | None = None  # HeartbeatSeconds, HeartbeatSecondsPath or `{% %}`
     credentials: Expression | None = None
 
 
@@ -165,12 +152,8 @@ class ChoiceState(BaseState):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WaitState(BaseState):
-    seconds: int | None = None
-    seconds_path: Expression | None = None
-    timestamp: str | None = None
-    timestamp_path: Expression | None = None
-    seconds_expression: Expression | None = None  # JSONata `Seconds: "{% ... %}"`
-    timestamp_expression: Expression | None = None  # JSONata `Timestamp: "{% ... %}"`
+    seconds: Expression | None = None  # Seconds, SecondsPath or `{% %}`: whole seconds
+    timestamp: Expression | None = None  # Timestamp, TimestampPath or `{% %}`: a timezone-aware datetime
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -180,20 +163,13 @@ class SucceedState(BaseState):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FailState(BaseState):
-    error: str | None = None
-    cause: str | None = None
-    error_path: Expression | None = None
-    cause_path: Expression | None = None
-    error_expression: Expression | None = None  # JSONata `Error: "{% ... %}"`
-    cause_expression: Expression | None = None
+    error: Expression | None = None  # Error, ErrorPath or `{% %}`: a string
+    cause: Expression | None = None  # Cause, CausePath or `{% %}`: a string
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParallelState(BaseState):
     branches: tuple[StateMachine, ...] = ()
-    parameters: Expression | None = None
-    result_selector: Expression | None = None
-    result_path: ResultPath | None = None
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
 
@@ -206,9 +182,7 @@ class ReaderConfig:
     csv_header_location: str | None = None  # FIRST_ROW | GIVEN
     csv_headers: tuple[str, ...] = ()
     csv_delimiter: str = "COMMA"  # COMMA | PIPE | SEMICOLON | SPACE | TAB
-    max_items: int | None = None
-    max_items_path: Expression | None = None
-    max_items_expression: Expression | None = None  # JSONata `MaxItems: "{% ... %}"`
+    max_items: Expression | None = None  # MaxItems, MaxItemsPath or `{% %}`: an integer
     items_pointer: str | None = None  # a JSON Pointer to the array inside a JSON object
     transformation: str = "NONE"  # NONE | LOAD_AND_FLATTEN (read the listed objects themselves)
     manifest_type: str | None = None  # ATHENA_DATA | S3_INVENTORY
@@ -239,15 +213,10 @@ class ResultWriter:
 @dataclass(frozen=True, slots=True)
 class ItemBatcher:
     """A Distributed Map's `ItemBatcher`: each child execution gets `{"Items": [...], "BatchInput": ...}`,
-    at most MaxItemsPerBatch items (a literal, a `...Path`, or a JSONata expression) and the evaluated
-    BatchInput."""
+    at most MaxItemsPerBatch items and the evaluated BatchInput."""
 
-    max_items_per_batch: int | None = None
-    max_items_per_batch_path: Expression | None = None
-    max_items_per_batch_expression: Expression | None = None  # JSONata `MaxItemsPerBatch: "{% ... %}"`
-    max_input_bytes_per_batch: int | None = None
-    max_input_bytes_per_batch_path: Expression | None = None
-    max_input_bytes_per_batch_expression: Expression | None = None  # JSONata
+    max_items_per_batch: Expression | None = None  # MaxItemsPerBatch, MaxItemsPerBatchPath or `{% %}`
+    max_input_bytes_per_batch: Expression | None = None  # MaxInputBytesPerBatch, ...Path or `{% %}`
     batch_input: Expression | None = None  # a payload template (JSONPath) or JSON with `{% %}` (JSONata)
 
 
@@ -256,24 +225,14 @@ class MapState(BaseState):
     item_processor: StateMachine
     processor_mode: str = "INLINE"  # INLINE | DISTRIBUTED
     execution_type: str | None = None  # STANDARD | EXPRESS (distributed only)
-    items_path: Expression | None = None
-    items: Expression | None = None  # JSONata `Items`
     item_selector: Expression | None = None  # ItemSelector, or the older Parameters
     item_reader: ItemReader | None = None
     item_batcher: ItemBatcher | None = None
     result_writer: ResultWriter | None = None
-    max_concurrency: int = 0
-    max_concurrency_path: Expression | None = None
-    max_concurrency_expression: Expression | None = None  # JSONata `MaxConcurrency: "{% ... %}"`
-    tolerated_failure_percentage: float | None = None
-    tolerated_failure_percentage_path: Expression | None = None
-    tolerated_failure_count: int | None = None
-    tolerated_failure_count_path: Expression | None = None
-    tolerated_failure_percentage_expression: Expression | None = None  # JSONata
-    tolerated_failure_count_expression: Expression | None = None  # JSONata
+    max_concurrency: Expression = Constant(0)  # MaxConcurrency, MaxConcurrencyPath or `{% %}`; 0: no limit
+    tolerated_failure_percentage: Expression | None = None  # ...Percentage, ...PercentagePath or `{% %}`
+    tolerated_failure_count: Expression | None = None  # ...Count, ...CountPath or `{% %}`
     label: str | None = None
-    result_selector: Expression | None = None
-    result_path: ResultPath | None = None
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
 
@@ -286,9 +245,11 @@ class StateMachine:
     """A whole definition, or one Parallel branch / Map item processor."""
 
     start_at: str
-    states: Mapping[str, State]
+    states: Mapping[str, State]  # read-only (the parser gives a mappingproxy)
     query_language: str = JSONPATH
     timeout_seconds: int | None = None
     comment: str | None = None
     version: str | None = None
+    # The author's definition as decoded: kept because a mock configuration's test case is checked against
+    # the Task states the author wrote, nested ones included (`MockedResponses.start_problem`).
     raw: Mapping[str, JSON] = field(default_factory=dict, compare=False, repr=False)

@@ -34,20 +34,11 @@ def failed(cause: str) -> StatesError:
     return StatesError(names.ITEM_READER_FAILED, cause)
 
 
-def item_limit(max_items: JSON, path_text: str | None) -> int:
-    """How many items to read: MaxItems (or the value MaxItemsPath selects, `path_text`), where 0 or
-    nothing means all of them and more than AWS's limit means the limit."""
+def item_limit(max_items: int | None) -> int:
+    """How many items to read: MaxItems (or what MaxItemsPath selects, already an integer), where 0
+    or nothing means all of them and more than AWS's limit means the limit."""
     if max_items is None:
         return MAX_ITEMS
-    if isinstance(max_items, str) and path_text is not None:
-        try:  # a path may select the number as text: "2"
-            max_items = int(max_items)
-        except ValueError:
-            pass
-    if isinstance(max_items, bool) or not isinstance(max_items, int):
-        shown = max_items if isinstance(max_items, str) else json.dumps(max_items)
-        raise StatesError(names.RUNTIME, f'The MaxItemsPath field refers to value "{shown}" which is not a valid '
-                                         f"integer: {path_text}")
     if max_items < 0:
         raise failed("field MaxItems must be positive")
     return min(max_items, MAX_ITEMS) or MAX_ITEMS

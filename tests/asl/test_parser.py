@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +60,10 @@ def test_absent_paths_are_the_whole_input_and_null_paths_are_none() -> None:
     }})
     absent, null = machine.states["A"], machine.states["B"]
 
-    assert absent.input_path.evaluate({"k": 1}, SCOPE) == {"k": 1}
-    assert absent.output_path.evaluate({"k": 1}, SCOPE) == {"k": 1}
-    assert absent.result_path.apply({"k": 1}, "result") == "result"
-    assert (null.input_path, null.output_path, null.result_path) == (None, None, None)
+    assert absent.io.input_path.evaluate({"k": 1}, SCOPE) == {"k": 1}
+    assert absent.io.output_path.evaluate({"k": 1}, SCOPE) == {"k": 1}
+    assert absent.io.result_path.apply({"k": 1}, "result") == "result"
+    assert (null.io.input_path, null.io.output_path, null.io.result_path) == (None, None, None)
 
 
 def test_pass_result_is_kept_even_when_it_is_null() -> None:
@@ -72,8 +73,8 @@ def test_pass_result_is_kept_even_when_it_is_null() -> None:
     }})
 
     assert isinstance(machine.states["A"], PassState)
-    assert (machine.states["A"].has_result, machine.states["A"].result) == (True, None)
-    assert machine.states["B"].has_result is False
+    assert machine.states["A"].result is not None and machine.states["A"].result.value is None
+    assert machine.states["B"].result is None
 
 
 def test_templates_are_compiled_into_expressions() -> None:
@@ -81,7 +82,7 @@ def test_templates_are_compiled_into_expressions() -> None:
         "Type": "Pass", "Parameters": {"copy.$": "$.a", "name.$": "States.Format('x{}', $.a)", "fixed": 1}, "End": True,
     }}})
 
-    assert machine.states["A"].parameters.evaluate({"a": 2}, SCOPE) == {"copy": 2, "name": "x2", "fixed": 1}
+    assert machine.states["A"].io.parameters.evaluate({"a": 2}, SCOPE) == {"copy": 2, "name": "x2", "fixed": 1}
 
 
 def test_task_fields_and_error_handling() -> None:
@@ -98,9 +99,9 @@ def test_task_fields_and_error_handling() -> None:
     task = machine.states["T"]
 
     assert isinstance(task, TaskState)
-    assert (task.resource, task.timeout_seconds, task.heartbeat_seconds) == (
-        "arn:aws:lambda:us-east-1:123456789012:function:f", 30, None)
-    assert task.heartbeat_seconds_path.evaluate({"h": 4}, SCOPE) == 4
+    assert task.resource == "arn:aws:lambda:us-east-1:123456789012:function:f"
+    assert task.timeout_seconds.evaluate({}, SCOPE) == 30  # a literal and a path are each one field
+    assert task.heartbeat_seconds.evaluate({"h": 4}, SCOPE) == 4
     first, last = task.retry
     assert (first.error_equals, first.max_attempts, first.interval_seconds, first.backoff_rate, first.jitter_strategy) == (
         ("E",), 5, 1, 2.0, "NONE")
@@ -108,7 +109,7 @@ def test_task_fields_and_error_handling() -> None:
     (catcher,) = task.catch
     assert (catcher.error_equals, catcher.next) == (("States.ALL",), "F")
     assert catcher.result_path.apply({"in": 1}, {"Error": "E"}) == {"in": 1, "error": {"Error": "E"}}
-    assert isinstance(machine.states["F"], FailState) and machine.states["F"].error == "Failed"
+    assert isinstance(machine.states["F"], FailState) and machine.states["F"].error.evaluate({}, SCOPE) == "Failed"
 
 
 def test_choice_rules_are_compiled_conditions() -> None:
@@ -134,8 +135,9 @@ def test_wait_durations() -> None:
     }})
 
     assert isinstance(machine.states["A"], WaitState)
-    assert machine.states["A"].seconds == 0
-    assert machine.states["B"].timestamp == "2024-02-29T23:59:59.5-01:00"
+    assert machine.states["A"].seconds.evaluate({}, SCOPE) == 0
+    assert machine.states["B"].timestamp.evaluate({}, SCOPE) == datetime(
+        2024, 2, 29, 23, 59, 59, 500000, tzinfo=timezone(timedelta(hours=-1)))
 
 
 def test_parallel_branches_are_whole_machines() -> None:
@@ -160,7 +162,8 @@ def test_both_spellings_of_a_map_fill_the_same_fields(processor_field: str, sele
     assert isinstance(map_state, MapState)
     assert map_state.item_processor.start_at == "I"
     assert map_state.item_selector.evaluate({"v": 3}, SCOPE) == {"v": 3}
-    assert (map_state.max_concurrency, map_state.processor_mode, map_state.execution_type) == (0, "INLINE", None)
+    assert map_state.max_concurrency.evaluate({}, SCOPE) == 0  # no MaxConcurrency: no limit
+    assert (map_state.processor_mode, map_state.execution_type) == ("INLINE", None)
 
 
 def test_distributed_map_configuration() -> None:
@@ -173,8 +176,9 @@ def test_distributed_map_configuration() -> None:
     }}})
     map_state = machine.states["M"]
 
-    assert (map_state.processor_mode, map_state.execution_type, map_state.max_concurrency) == ("DISTRIBUTED", "STANDARD", 7)
-    assert (map_state.tolerated_failure_count, map_state.label) == (2, "L")
+    assert (map_state.processor_mode, map_state.execution_type, map_state.label) == ("DISTRIBUTED", "STANDARD", "L")
+    assert map_state.max_concurrency.evaluate({}, SCOPE) == 7
+    assert map_state.tolerated_failure_count.evaluate({}, SCOPE) == 2
     assert map_state.item_reader is not None and map_state.item_reader.resource == "arn:aws:states:::s3:getObject"
 
 
@@ -194,7 +198,7 @@ def test_a_single_state_may_point_anywhere() -> None:
     state = parse_single_state({"Type": "Pass", "Result": 1, "Next": "Elsewhere"}, name="Probe")
 
     assert isinstance(state, PassState)
-    assert (state.name, state.next, state.result) == ("Probe", "Elsewhere", 1)
+    assert (state.name, state.next, state.result.value) == ("Probe", "Elsewhere", 1)
 
 
 def test_a_single_state_is_validated_with_the_same_rules() -> None:

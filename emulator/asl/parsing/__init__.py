@@ -1,0 +1,1 @@
+"""The ASL parser's parts, one job each; `sfn_emulator.asl.parser` is its public face."""

@@ -1,0 +1,80 @@
+"""Recording diagnostics, and reading plain (non-expression) fields: types, ranges, enumerations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sfn_emulator.asl.parsing.rules import JSON_TYPES, ABSENT, listed
+from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, WARNING, Diagnostic
+
+
+class DiagnosticRecorder:
+    """The diagnostics of one parse, and the checks of plain fields that record into them."""
+
+    diagnostics: list[Diagnostic]
+    language: str  # the query language of the state being built
+    machine_language: str  # what states, nested ones included, inherit
+    express: bool  # an EXPRESS state machine
+
+    # -- recording ------------------------------------------------------------------------------
+
+    def error(self, message: str, location: str | None, code: str = SCHEMA_VALIDATION_FAILED) -> None:
+        self.diagnostics.append(Diagnostic(ERROR, code, message, location))
+
+    def warning(self, code: str, message: str, location: str | None) -> None:
+        self.diagnostics.append(Diagnostic(WARNING, code, message, location))
+
+    def error_count(self) -> int:
+        return sum(1 for diagnostic in self.diagnostics if diagnostic.severity == ERROR)
+
+    # -- plain fields ---------------------------------------------------------------------------
+
+    def unknown_fields(self, value: dict, allowed: frozenset[str] | set[str], location: str) -> None:
+        for field in value:
+            if field not in allowed:
+                self.error(f"Field '{field}' is not supported", location)
+
+    def typed(self, value: dict, field: str, json_type: str, location: str) -> Any:
+        """The field's value if it has the JSON type, else None (with a diagnostic when present)."""
+        item = value.get(field, ABSENT)
+        if item is ABSENT:
+            return None
+        if not JSON_TYPES[json_type](item):
+            self.error(f"Expected value of type [{json_type}]", f"{location}/{field}")
+            return None
+        return item
+
+    def integer(
+        self, value: dict, field: str, location: str, *, minimum: int, maximum: int | None = None
+    ) -> int | None:
+        item = self.typed(value, field, "INTEGER", location)
+        return item if self.in_range(item, field, location, minimum, maximum) else None
+
+    def number(
+        self, value: dict, field: str, location: str, *, minimum: float, maximum: float | None = None
+    ) -> float | None:
+        item = self.typed(value, field, "NUMBER", location)
+        return item if self.in_range(item, field, location, minimum, maximum) else None
+
+    def in_range(self, item: Any, field: str, location: str, minimum: float, maximum: float | None) -> bool:
+        if item is None:
+            return False
+        if item < minimum:
+            self.error(f"The value for the field '{field}' must be greater than or equal to {minimum}", f"{location}/{field}")
+            return False
+        if maximum is not None and item > maximum:
+            self.error(f"The value for the field '{field}' must be less than or equal to {maximum}", f"{location}/{field}")
+            return False
+        return True
+
+    def enum(self, value: dict, field: str, allowed: tuple[str, ...], location: str) -> str | None:
+        item = self.typed(value, field, "STRING", location)
+        if item is not None and item not in allowed:
+            self.error(f"The field '{field}' should have one of these values: {listed(allowed)}", f"{location}/{field}")
+            return None
+        return item
+
+    def at_most_one(self, value: dict, state_type: str, fields: tuple[str, str], location: str) -> None:
+        if all(field in value for field in fields):
+            first, second = fields
+            self.error(f"A {state_type} state cannot include both field '{first}' and '{second}'", location or "/")

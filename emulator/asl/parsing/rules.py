@@ -1,0 +1,148 @@
+"""The fixed facts of the language the parser checks against: which fields each state type takes in
+each query language, the enumerations and limits AWS applies, and the texts shared by many checks."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from sfn_emulator.asl.model import JSONATA, JSONPATH
+from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic
+
+
+STANDARD = "STANDARD"
+EXPRESS = "EXPRESS"
+
+STANDARD = "STANDARD"
+EXPRESS = "EXPRESS"
+
+STATE_TYPES = ("Task", "Wait", "Pass", "Succeed", "Fail", "Choice", "Parallel", "Map")
+QUERY_LANGUAGES = (JSONPATH, JSONATA)
+MAX_SECONDS = 99999999  # the largest TimeoutSeconds, HeartbeatSeconds, Wait Seconds... AWS accepts
+MAX_DIAGNOSTICS = 100  # ValidateStateMachineDefinition's default maxResults
+
+TOP_LEVEL_FIELDS = frozenset({"Comment", "StartAt", "States", "TimeoutSeconds", "Version", "QueryLanguage"})
+BRANCH_FIELDS = frozenset({"Comment", "StartAt", "States"})
+ITEM_PROCESSOR_FIELDS = frozenset({"Comment", "StartAt", "States", "ProcessorConfig"})
+
+COMMON_FIELDS = frozenset({"Type", "Comment", "QueryLanguage"})
+ASSIGNING_TYPES = ("Pass", "Task", "Choice", "Wait", "Parallel", "Map")  # the states that take Assign
+IO = frozenset({"InputPath", "OutputPath"})
+FLOW = frozenset({"Next", "End"})
+STATE_FIELDS: dict[str, frozenset[str]] = {
+    "Pass": FLOW | IO | {"Parameters", "Result", "ResultPath"},
+    "Task": FLOW | IO | {
+        "Resource", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "Credentials",
+        "TimeoutSeconds", "TimeoutSecondsPath", "HeartbeatSeconds", "HeartbeatSecondsPath",
+    },
+    "Choice": IO | {"Choices", "Default"},
+    "Wait": FLOW | IO | {"Seconds", "SecondsPath", "Timestamp", "TimestampPath"},
+    "Succeed": IO,
+    "Fail": frozenset({"Error", "ErrorPath", "Cause", "CausePath"}),
+    "Parallel": FLOW | IO | {"Branches", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch"},
+    "Map": FLOW | IO | {
+        "ItemProcessor", "Iterator", "ItemsPath", "ItemSelector", "Parameters", "ItemReader", "ItemBatcher",
+        "ResultWriter", "MaxConcurrency", "MaxConcurrencyPath", "ToleratedFailurePercentage",
+        "ToleratedFailurePercentagePath", "ToleratedFailureCount", "ToleratedFailureCountPath", "Label",
+        "ResultSelector", "ResultPath", "Retry", "Catch",
+    },
+}
+# Fields of the JSONata query language, by the state types that take them there.
+JSONATA_FIELDS: dict[str, tuple[str, ...]] = {
+    "Pass": ("Output",),
+    "Task": ("Arguments", "Output"),
+    "Choice": ("Output",),
+    "Wait": ("Output",),
+    "Succeed": ("Output",),
+    "Fail": (),
+    "Parallel": ("Arguments", "Output"),
+    "Map": ("Items", "Output"),
+}
+# The fields of each state type in the JSONata query language.
+JSONATA_STATE_FIELDS: dict[str, frozenset[str]] = {
+    "Pass": FLOW | {"Output"},
+    "Task": FLOW | {
+        "Resource", "Arguments", "Output", "Retry", "Catch", "Credentials", "TimeoutSeconds", "HeartbeatSeconds",
+    },
+    "Choice": frozenset({"Choices", "Default", "Output"}),
+    "Wait": FLOW | {"Seconds", "Timestamp", "Output"},
+    "Succeed": frozenset({"Output"}),
+    "Fail": frozenset({"Error", "Cause"}),
+    "Parallel": FLOW | {"Branches", "Arguments", "Output", "Retry", "Catch"},
+    "Map": FLOW | {
+        "ItemProcessor", "Iterator", "Items", "ItemSelector", "ItemReader", "ItemBatcher", "ResultWriter",
+        "MaxConcurrency", "ToleratedFailurePercentage", "ToleratedFailureCount", "Label", "Output", "Retry", "Catch",
+    },
+}
+# Fields of the JSONPath query language that a JSONata state may not have.
+JSONPATH_ONLY_FIELDS = (
+    "InputPath", "Parameters", "ResultSelector", "ResultPath", "OutputPath", "ItemsPath", "SecondsPath",
+    "TimestampPath", "TimeoutSecondsPath", "HeartbeatSecondsPath", "MaxConcurrencyPath",
+    "ToleratedFailurePercentagePath", "ToleratedFailureCountPath", "ErrorPath", "CausePath", "Result",
+)
+MAX_VARIABLE_NAME_LENGTH = 80
+RESERVED_VARIABLE = "states"
+TERMINAL_TYPES = ("Succeed", "Fail")  # a tuple: membership tests may meet unhashable JSON values
+RETRIER_FIELDS = frozenset({
+    "ErrorEquals", "IntervalSeconds", "MaxAttempts", "BackoffRate", "MaxDelaySeconds", "JitterStrategy", "Comment",
+})
+CATCHER_FIELDS = frozenset({"ErrorEquals", "Next", "ResultPath", "Comment", "Assign"})
+JSONATA_CATCHER_FIELDS = frozenset({"ErrorEquals", "Next", "Output", "Comment", "Assign"})
+PROCESSOR_CONFIG_FIELDS = frozenset({"Mode", "ExecutionType"})
+ITEM_READER_FIELDS = frozenset({"Resource", "Parameters", "ReaderConfig"})
+JSONATA_ITEM_READER_FIELDS = frozenset({"Resource", "Arguments", "ReaderConfig"})
+READER_CONFIG_FIELDS = frozenset({
+    "InputType", "CSVHeaderLocation", "CSVHeaders", "CSVDelimiter", "MaxItems", "MaxItemsPath", "ItemsPointer",
+    "Transformation", "ManifestType",
+})
+READER_INPUT_TYPES = ("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET")
+CSV_DELIMITERS = ("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")
+MAX_ITEMS = 100_000_000  # AWS reads no more items than this
+ITEM_READER_RESOURCES = ("arn:aws:states:::s3:getObject", "arn:aws:states:::s3:listObjectsV2")
+ITEM_BATCHER_FIELDS = frozenset({
+    "MaxItemsPerBatch", "MaxItemsPerBatchPath", "MaxInputBytesPerBatch", "MaxInputBytesPerBatchPath", "BatchInput",
+})
+JSONATA_ITEM_BATCHER_FIELDS = frozenset({"MaxItemsPerBatch", "MaxInputBytesPerBatch", "BatchInput"})
+RESULT_WRITER_FIELDS = frozenset({"Resource", "Parameters", "WriterConfig"})
+JSONATA_RESULT_WRITER_FIELDS = frozenset({"Resource", "Arguments", "WriterConfig"})
+WRITER_CONFIG_FIELDS = frozenset({"Transformation", "OutputType"})
+RESULT_WRITER_RESOURCES = ("arn:aws:states:::s3:putObject",)
+PROCESSOR_MODES = ("INLINE", "DISTRIBUTED")
+EXECUTION_TYPES = (STANDARD, EXPRESS)
+JITTER_STRATEGIES = ("FULL", "NONE")
+WAIT_DURATION_FIELDS = ("Seconds", "SecondsPath", "Timestamp", "TimestampPath")
+# The optimized integrations of the services whose every action AWS's developer guide lists; a Task
+# resource naming another action of theirs is refused (any other call goes through `aws-sdk:`).
+OPTIMIZED_ACTIONS: dict[str, frozenset[str]] = {
+    "dynamodb": frozenset({"getItem", "putItem", "updateItem", "deleteItem"}),
+    "sqs": frozenset({"sendMessage"}),
+    "sns": frozenset({"publish"}),
+    "events": frozenset({"putEvents"}),
+    "lambda": frozenset({"invoke"}),
+    "states": frozenset({"startExecution"}),
+    "http": frozenset({"invoke"}),
+}
+# The HTTP Task's required parameters ("Call HTTPS APIs in Step Functions workflows"), each with the
+# names a JSONPath state may give it (a static value, or `.$` to take it from the data).
+HTTP_TASK_RESOURCE = "invoke"
+HTTP_TASK_REQUIRED = (("ApiEndpoint",), ("Method",), ("Authentication", "InvocationConfig"))
+ALL_ERRORS = "States.ALL"
+
+# JSON types as AWS names them in "Expected value of type [...]".
+JSON_TYPES: dict[str, Callable[[Any], bool]] = {
+    "STRING": lambda value: isinstance(value, str),
+    "INTEGER": lambda value: isinstance(value, int) and not isinstance(value, bool),
+    "NUMBER": lambda value: isinstance(value, (int, float)) and not isinstance(value, bool),
+    "BOOLEAN": lambda value: isinstance(value, bool),
+    "OBJECT": lambda value: isinstance(value, dict),
+    "ARRAY": lambda value: isinstance(value, list),
+}
+ABSENT = object()
+EMPTY = "Value cannot be empty"  # AWS's text for an empty States, Choices, Branches or ErrorEquals (recorded: Branches)
+
+
+def schema_error(message: str, location: str | None) -> Diagnostic:
+    return Diagnostic(ERROR, SCHEMA_VALIDATION_FAILED, message, location)
+
+
+def listed(names: Iterator[str] | tuple[str, ...] | list[str]) -> str:
+    return "[" + ", ".join(names) + "]"

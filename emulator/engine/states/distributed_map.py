@@ -1,0 +1,191 @@
+"""The Distributed Map state: a map run whose items (from the input or an ItemReader on S3, batched by
+an ItemBatcher) run as child executions, with the tolerated failures and the ResultWriter export."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import JSON, ItemReader, MapState, ResultWriter
+from sfn_emulator.engine.effects import Interpreter, Invoke, RunMapRun
+from sfn_emulator.engine.execution import MapRun
+from sfn_emulator.engine.frame import Frame
+from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
+from sfn_emulator.engine.limits import within_payload_limit
+from sfn_emulator.engine.result_writer import destination, map_output, previewed_results, result_files
+from sfn_emulator.engine.states.processing import BranchFailure, error_details
+from sfn_emulator.engine.states.tasks import task_resource
+from sfn_emulator.partitions import partition_for
+from sfn_emulator.resources.base import TaskRequest
+
+
+_GET_OBJECT = "arn:aws:states:::s3:getObject"
+
+def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter:
+    """A Distributed Map: a map run whose items run as child executions (histories of their own)."""
+    value = state.io.state_input(raw, frame)
+    # An ItemReader's items are read once the map run has started (MapStateStarted says length 0 then,
+    # as AWS's histories do), and ItemsPath does not apply to them.
+    items: JSON = []
+    if state.item_reader is None:
+        items = state.io.items(value, frame)
+    max_concurrency = state.max_concurrency.evaluate(value, frame)
+    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
+    tolerated_count = _tolerated_failure_count(state, value, frame)
+    tolerated_percentage = _tolerated_failure_percentage(state, value, frame)
+    run = frame.run
+    execution = run.execution
+    label = state.label or state.name
+    run_id = run.randomness.uuid()
+    map_run = MapRun(
+        arn=f"arn:{partition_for(execution.region)}:states:{execution.region}:{execution.account}:mapRun:{execution.state_machine_name}/{label}:{run_id}",
+        execution_arn=execution.arn,
+        state_machine_arn=f"{execution.state_machine_arn}/{label}",
+        start_date=run.now(),
+        max_concurrency=max_concurrency,
+        tolerated_failure_percentage=tolerated_percentage or 0.0,
+        tolerated_failure_count=tolerated_count or 0,
+    )
+    frame.emit("MapRunStarted", "mapRunStartedEventDetails", {"mapRunArn": map_run.arn})
+    try:
+        if state.item_reader is not None:
+            items = yield from _read_items(state.item_reader, value, frame)
+        selected = [_selected_item(state, value, index, item, frame) for index, item in enumerate(items)]
+        if state.item_selector is not None:
+            frame.inspect("afterItemSelector", selected)
+        inputs = _batched(state, value, selected, frame)
+        if state.item_batcher is not None:
+            frame.inspect("afterItemBatcher", inputs)
+        map_run.total_items = len(inputs)
+        try:
+            results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
+                                      tolerated_count, tolerated_percentage)
+        except StatesError:
+            if state.result_writer is not None and state.result_writer.resource:  # what ran is written all the same
+                yield from _write_results(state.result_writer, value, map_run, frame)
+            raise
+        if state.result_writer is not None and state.result_writer.resource:
+            results = yield from _write_results(state.result_writer, value, map_run, frame)
+        elif state.result_writer is not None:  # a WriterConfig alone: the results, transformed, exported nowhere
+            results = previewed_results(state.result_writer.transformation, map_run.executions, results)
+    except StatesError as error:
+        frame.emit("MapRunFailed", "mapRunFailedEventDetails", error_details(error))
+        raise BranchFailure(error.error, error.cause) from None
+    frame.emit("MapRunSucceeded")
+    frame.emit("MapStateSucceeded")
+    within_payload_limit(results, state.name)
+    return state.io.result_output(raw, results, state.assign, frame), state.next
+
+
+def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
+    """The items an ItemReader reads from S3 (or those a TestState caller supplied instead)."""
+    if frame.run.item_reader_items is not None:
+        return frame.run.item_reader_items
+    config = reader.reader_config
+    limit = item_limit(config.max_items.evaluate(value, frame) if config.max_items is not None else None)
+    parameters = reader.parameters.evaluate(value, frame) if reader.parameters is not None else {}
+    if not reader.resource.endswith(":listObjectsV2"):
+        answer = yield from _call_s3(reader.resource, parameters, frame, names.ITEM_READER_FAILED)
+        return items_from_object(_body(answer), config, limit)
+    listing = yield from _listed_objects(reader.resource, parameters, limit, frame)
+    if config.transformation != "LOAD_AND_FLATTEN":
+        return listing
+    items: list[JSON] = []
+    for listed in listing:
+        if len(items) >= limit:
+            break
+        if str(listed["Key"]).endswith("/"):  # a folder has no data
+            continue
+        location = {"Bucket": parameters.get("Bucket") if isinstance(parameters, dict) else None, "Key": listed["Key"]}
+        answer = yield from _call_s3(_GET_OBJECT, location, frame, names.ITEM_READER_FAILED)
+        items.extend(items_from_object(_body(answer), config, limit - len(items)))
+    return items
+
+
+def _listed_objects(resource: str, parameters: JSON, limit: int, frame: Frame) -> Interpreter:
+    """Every object ListObjectsV2 names (page after page), up to `limit`, as Map items."""
+    contents: list[Any] = []
+    request = parameters
+    while True:
+        page = yield from _call_s3(resource, request, frame, names.ITEM_READER_FAILED)
+        page = page if isinstance(page, dict) else {}
+        contents.extend(page.get("Contents") or [])
+        if len(contents) >= limit or not page.get("IsTruncated") or not isinstance(parameters, dict):
+            return listed_items(contents[:limit])
+        request = {**parameters, "ContinuationToken": page.get("NextContinuationToken")}
+
+
+def _write_results(writer: ResultWriter, value: JSON, map_run: MapRun, frame: Frame) -> Interpreter:
+    """Write the child executions' results and the manifest to S3; returns the Map's result."""
+    parameters = writer.parameters.evaluate(value, frame) if writer.parameters is not None else {}
+    bucket, folder = destination(parameters, map_run.arn)
+    files, manifest = result_files(bucket, folder, map_run.arn, map_run.executions)
+    for written in (*files, manifest):
+        # PutObject stores a JSON Body as its compact JSON text: `written.size` bytes.
+        yield from _call_s3(writer.resource, {"Bucket": bucket, "Key": written.key, "Body": written.body},
+                            frame, names.RESULT_WRITER_FAILED)
+    map_run.results_written = len(map_run.executions)
+    return map_output(map_run.arn, bucket, manifest.key)
+
+
+def _call_s3(resource: str, payload: JSON, frame: Frame, failure: str) -> Interpreter:
+    """Make an ItemReader's or ResultWriter's S3 call through the task resources (no mock answers it:
+    it is no Task). Its failure is the reader's or writer's, with S3's cause."""
+    run = frame.run
+    execution = run.execution
+    request = TaskRequest(
+        resource=task_resource(s3_call(resource)), payload=payload, execution_arn=execution.arn,
+        state_machine_name=execution.state_machine_name, state_name=frame.state_name,
+        account=execution.account, region=execution.region, now=run.now(),
+    )
+    try:
+        return (yield Invoke(request))
+    except StatesError as error:
+        raise StatesError(failure, error.cause) from None
+
+
+def _body(answer: JSON) -> str:
+    body = answer.get("Body") if isinstance(answer, dict) else None
+    return body if isinstance(body, str) else ""
+
+
+def _selected_item(state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> JSON:
+    if state.item_selector is None:
+        return item
+    scope = frame.child(map_item=(index, item))
+    scope.state_name, scope.entered_time = frame.state_name, frame.entered_time
+    return state.item_selector.evaluate(value, scope)
+
+
+def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> list[JSON]:
+    """ItemBatcher: child inputs of {"Items": [...], "BatchInput": ...}, MaxItemsPerBatch items each."""
+    batcher = state.item_batcher
+    if batcher is None:
+        return items
+    size = batcher.max_items_per_batch.evaluate(value, frame) if batcher.max_items_per_batch is not None else None
+    size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else len(items) or 1
+    batch_input = batcher.batch_input.evaluate(value, frame) if batcher.batch_input is not None else None
+    batches = []
+    for start in range(0, len(items), size):
+        batch: dict[str, JSON] = {"Items": items[start:start + size]}
+        if batch_input is not None:
+            batch["BatchInput"] = batch_input
+        batches.append(batch)
+    return batches
+
+
+def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int | None:
+    field = state.tolerated_failure_count
+    count = field.evaluate(value, frame) if field is not None else None
+    if count is not None and count < 0:
+        raise StatesError(names.RUNTIME, "ToleratedFailureCount cannot be negative.")
+    return count
+
+
+def _tolerated_failure_percentage(state: MapState, value: JSON, frame: Frame) -> float | None:
+    field = state.tolerated_failure_percentage
+    percentage = field.evaluate(value, frame) if field is not None else None
+    if percentage is not None and not 0 <= percentage <= 100:
+        raise StatesError(names.RUNTIME, "ToleratedFailurePercentage must be between 0 and 100.")
+    return percentage

@@ -1,0 +1,51 @@
+"""The inline Map state and what every Map reads from its input: the items (ItemsPath / Items) and
+MaxConcurrency."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import JSON, MapState
+from sfn_emulator.engine.effects import Aborted, Fork, Interpreter
+from sfn_emulator.engine.frame import Frame
+from sfn_emulator.engine.limits import within_payload_limit
+from sfn_emulator.engine.states.processing import MachineRunner, BranchFailure
+
+
+def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunner) -> Interpreter:
+    """An inline Map: each item runs the item processor in this execution, at most MaxConcurrency at once."""
+    value = state.io.state_input(raw, frame)
+    items = state.io.items(value, frame)
+    max_concurrency = state.max_concurrency.evaluate(value, frame)
+    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
+    iterations = [_iteration_runner(run_iteration, state, value, index, item, frame) for index, item in enumerate(items)]
+    try:
+        results = yield Fork(iterations, max_concurrency=max_concurrency)
+    except StatesError as error:
+        raise BranchFailure(error.error, error.cause) from None
+    frame.emit("MapStateSucceeded")
+    within_payload_limit(results, state.name)
+    return state.io.result_output(raw, results, state.assign, frame), state.next
+
+
+def _iteration_runner(run_iteration: MachineRunner, state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> Callable[[], Interpreter]:
+    def iteration() -> Interpreter:
+        child = frame.child(map_item=(index, item))
+        child.state_name, child.entered_time = frame.state_name, frame.entered_time
+        ids = {"name": state.name, "index": index}
+        child.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
+        try:
+            item_input = state.item_selector.evaluate(value, child) if state.item_selector is not None else item
+            child.map_item = None
+            output = yield from run_iteration(state.item_processor, item_input, child)
+        except StatesError:
+            child.emit("MapIterationFailed", "mapIterationFailedEventDetails", ids)
+            raise
+        except Aborted:
+            child.emit("MapIterationAborted", "mapIterationAbortedEventDetails", ids)
+            raise
+        child.emit("MapIterationSucceeded", "mapIterationSucceededEventDetails", ids)
+        return output
+
+    return iteration

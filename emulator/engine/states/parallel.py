@@ -1,0 +1,29 @@
+"""The Parallel state: its branches run interleaved on the same input; its result is their outputs."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import JSON, ParallelState, StateMachine
+from sfn_emulator.engine.effects import Fork, Interpreter
+from sfn_emulator.engine.frame import Frame
+from sfn_emulator.engine.limits import within_payload_limit
+from sfn_emulator.engine.states.processing import MachineRunner, BranchFailure
+
+
+def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: MachineRunner) -> Interpreter:
+    """Run every branch on the (selected) input, interleaved; the result is their outputs in order."""
+    value = state.io.arguments(state.io.state_input(raw, frame), raw, frame)
+    frame.emit("ParallelStateStarted")
+    branches = [_branch_runner(run_branch, branch, value, frame) for branch in state.branches]
+    try:
+        results = yield Fork(branches, interleave=True)
+    except StatesError as error:
+        raise BranchFailure(error.error, error.cause) from None
+    within_payload_limit(results, state.name)
+    return state.io.result_output(raw, results, state.assign, frame), state.next
+
+
+def _branch_runner(run_branch: MachineRunner, branch: StateMachine, value: JSON, frame: Frame) -> Callable[[], Interpreter]:
+    return lambda: run_branch(branch, value, frame.child(interleave=True))

@@ -1,0 +1,27 @@
+"""What every state family shares besides its input/output processing (each state's `io`,
+`sfn_emulator.asl.state_io`): the failure of a branch, the rules a visit applied, error details."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import JSON, StateMachine
+from sfn_emulator.engine.effects import Interpreter
+from sfn_emulator.engine.frame import Frame
+
+MachineRunner = Callable[[StateMachine, JSON, Frame], Interpreter]  # runs a branch or an item processor
+
+
+class BranchFailure(StatesError):
+    """The failure of a Parallel branch or Map iteration, as seen by its state: it emits
+    `ParallelStateFailed`/`MapStateFailed` once the error leaves the state."""
+
+
+def note_rule(frame: Frame, rule: str) -> None:
+    """Note beside the history which rule this state visit applied (`Execution.rules_taken`)."""
+    frame.run.execution.rules_taken.setdefault(frame.entered_event_id, []).append(rule)
+
+
+def error_details(error: StatesError) -> dict[str, str]:
+    return {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}

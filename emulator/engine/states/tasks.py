@@ -1,0 +1,162 @@
+"""The Task state: one request to its resource (a Lambda function, an activity, or an integration with
+its request-response, `.sync` or `.waitForTaskToken` pattern), with the history events AWS records
+for each kind."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import JSON, TaskState
+from sfn_emulator.engine.effects import (
+    AnswersWholeTask,
+    AwaitCompletion,
+    CheckActivity,
+    AwaitToken,
+    Interpreter,
+    Invoke,
+    ScheduleActivity,
+)
+from sfn_emulator.engine.frame import Frame, to_json_text
+from sfn_emulator.engine.limits import within_payload_limit
+from sfn_emulator.engine.states.processing import error_details
+from sfn_emulator.randomness import Randomness
+from sfn_emulator.resources.base import (
+    REQUEST_RESPONSE,
+    SYNC,
+    SYNC2,
+    WAIT_FOR_TASK_TOKEN,
+    ResourceArn,
+    TaskRequest,
+    parse_resource,
+)
+
+
+# -- tasks -----------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=4096)
+def task_resource(arn: str) -> ResourceArn:
+    return parse_resource(arn)
+
+
+def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
+    resource = task_resource(state.resource)
+    run = frame.run
+    # `$$.Task.Token` exists where someone may answer the task: activities, callbacks and `.sync` jobs
+    # (AWS records a `.sync` task completed by SendTaskSuccess with the token it passed on)
+    needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
+    if needs_token:
+        frame.task_token = new_task_token(frame.run.randomness)
+    value = state.io.state_input(raw, frame)
+    payload = state.io.arguments(value, raw, frame)
+    timeout = state.timeout_seconds.evaluate(value, frame) if state.timeout_seconds is not None else None
+    heartbeat = state.heartbeat_seconds.evaluate(value, frame) if state.heartbeat_seconds is not None else None
+    request = TaskRequest(
+        resource=resource, payload=payload, execution_arn=run.execution.arn,
+        state_machine_name=run.execution.state_machine_name, state_name=state.name,
+        account=run.execution.account, region=resource.region or run.execution.region,
+        attempt=frame.retry_count, task_token=frame.task_token, timeout_seconds=timeout, now=run.now(),
+        test_case=run.execution.test_case,
+    )
+    if resource.kind == "activity":
+        result = yield from _run_activity(resource, request, frame, timeout, heartbeat)
+    elif resource.kind == "lambda":
+        result = yield from _run_lambda_function(resource, request, frame, timeout)
+    else:
+        result = yield from _run_integration(resource, request, frame, timeout, heartbeat)
+    return state.io.result_output(raw, result, state.assign, frame), state.next
+
+
+TASK_TOKEN_PATTERN = r"[0-9a-f]{64}"  # what new_task_token makes: how tokens are told apart in history
+
+
+def new_task_token(randomness: Randomness) -> str:
+    return randomness.hex_token(64)
+
+
+def _checked_size(result: JSON, resource: ResourceArn) -> str:
+    """The result as JSON text, within the payload quota (named as AWS names the resource: the
+    function ARN for a Lambda ARN, the service for an integration)."""
+    culprit = resource.arn if resource.kind == "lambda" else resource.resource_type or resource.arn
+    return within_payload_limit(result, culprit)
+
+
+def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None) -> Interpreter:
+    details: dict[str, Any] = {"resource": resource.arn, "input": to_json_text(request.payload),
+                               "inputDetails": {"truncated": False}}
+    if timeout is not None:
+        details["timeoutInSeconds"] = int(timeout)
+    frame.emit("LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", details)
+    frame.emit("LambdaFunctionStarted")
+    try:
+        result = yield Invoke(request, timeout)
+        text = _checked_size(result, resource)
+    except StatesError as error:
+        kind = "LambdaFunctionTimedOut" if error.error == names.TIMEOUT else "LambdaFunctionFailed"
+        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", error_details(error))
+        raise
+    frame.emit("LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails",
+               {"output": text, "outputDetails": {"truncated": False}})
+    return result
+
+
+def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
+                     heartbeat: float | None) -> Interpreter:
+    ids = {"resourceType": resource.resource_type, "resource": resource.resource}
+    scheduled: dict[str, Any] = {**ids, "region": request.region, "parameters": to_json_text(request.payload)}
+    if timeout is not None:
+        scheduled["timeoutInSeconds"] = int(timeout)
+    if heartbeat is not None:
+        scheduled["heartbeatInSeconds"] = int(heartbeat)
+    frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
+    started_at = frame.run.now()
+    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
+    try:
+        settled = resource.pattern != REQUEST_RESPONSE and (yield AnswersWholeTask(request))
+        result = yield Invoke(request, timeout)
+        if resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2) and not settled:
+            frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
+                       {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
+            if resource.pattern == WAIT_FOR_TASK_TOKEN:
+                result = yield AwaitToken(request.task_token or "", timeout, heartbeat, counted_from=started_at)
+            else:
+                result = yield AwaitCompletion(request, result, timeout, counted_from=started_at)
+        text = _checked_size(result, resource)
+    except StatesError as error:
+        kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"
+        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **error_details(error)})
+        raise
+    frame.emit("TaskSucceeded", "taskSucceededEventDetails", {**ids, "output": text, "outputDetails": {"truncated": False}})
+    return result
+
+
+def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
+                  heartbeat: float | None) -> Interpreter:
+    text = to_json_text(request.payload)
+    mocked = yield AnswersWholeTask(request)
+    if not mocked:
+        yield CheckActivity(resource.arn)
+    details: dict[str, Any] = {"resource": resource.arn, "input": text, "inputDetails": {"truncated": False}}
+    if timeout is not None:
+        details["timeoutInSeconds"] = int(timeout)
+    if heartbeat is not None:
+        details["heartbeatInSeconds"] = int(heartbeat)
+    frame.emit("ActivityScheduled", "activityScheduledEventDetails", details)
+    token = frame.task_token or ""
+    try:
+        if mocked:
+            frame.emit("ActivityStarted", "activityStartedEventDetails", {})
+            result = yield Invoke(request, timeout)
+        else:
+            worker = yield ScheduleActivity(resource.arn, token, text, timeout, heartbeat)
+            frame.emit("ActivityStarted", "activityStartedEventDetails", {"workerName": worker} if worker else {})
+            result = yield AwaitToken(token, timeout, heartbeat)
+        output = _checked_size(result, resource)
+    except StatesError as error:
+        kind = "ActivityTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "ActivityFailed"
+        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", error_details(error))
+        raise
+    frame.emit("ActivitySucceeded", "activitySucceededEventDetails", {"output": output, "outputDetails": {"truncated": False}})
+    return result
