@@ -57,6 +57,7 @@ from sfn_emulator.asl.model import (
 )
 from sfn_emulator.asl.paths import InvalidPath, compile_path, compile_reference_path, compile_result_path, is_path_text
 from sfn_emulator.asl.payload import TemplateError, compile_template
+from sfn_emulator.asl.state_names import state_name_problem
 from sfn_emulator.asl.timestamps import is_timestamp
 from sfn_emulator.asl.validation import (
     DUPLICATE_STATE_NAME,
@@ -386,6 +387,8 @@ class _Parser:
 
     def register_name(self, name: str, location: str) -> None:
         """State names are unique in the whole machine, branches and item processors included."""
+        if (problem := state_name_problem(name, location)) is not None:
+            self.diagnostics.append(problem)
         if name in self.state_names:
             self.error(f"Duplicate State name: {name}", location, DUPLICATE_STATE_NAME)
         self.state_names.add(name)
