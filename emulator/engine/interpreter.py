@@ -136,13 +136,14 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
             _note_rule(frame, f"Catch[{getattr(state, 'catch').index(catcher)}]")
             try:
                 output = caught_output(state, catcher, state_input, error, frame)
+                output_text = within_payload_limit(output, state.name, frame.run.payload_text(output))
             except StatesError as path_error:
                 frame.assigned = None
                 raised_error = with_runtime_prefix(path_error, frame)
                 if isinstance(path_error, QueryEvaluationError):
                     _evaluation_failed(state, raised_error, path_error.location, frame)
                 raise raised_error from None
-            _exit(state, output, frame)
+            _exit(state, output, frame, output_text)
             return output, catcher.next
         except Aborted:
             if state.type in ABORTABLE:
@@ -835,7 +836,14 @@ def _selected_item(state: MapState, value: JSON, index: int, item: JSON, frame: 
         return item
     scope = frame.child(map_item=(index, item))
     scope.state_name, scope.entered_time = frame.state_name, frame.entered_time
-    return state.item_selector.evaluate(value, scope)
+    return _item_selected(state, value, scope)
+
+
+def _item_selected(state: MapState, value: JSON, scope: Frame) -> JSON:
+    """An item as ItemSelector makes it, within the payload quota (the Map state named if not)."""
+    selected = state.item_selector.evaluate(value, scope)
+    within_payload_limit(selected, state.name)
+    return selected
 
 
 def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> list[JSON]:
@@ -909,7 +917,7 @@ def _iteration_runner(state: MapState, value: JSON, index: int, item: JSON, fram
         ids = {"name": state.name, "index": index}
         child.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
         try:
-            item_input = state.item_selector.evaluate(value, child) if state.item_selector is not None else item
+            item_input = _item_selected(state, value, child) if state.item_selector is not None else item
             child.map_item = None
             output = yield from run_machine(state.item_processor, item_input, child)
         except StatesError:
