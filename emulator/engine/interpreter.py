@@ -55,6 +55,7 @@ from sfn_emulator.engine.effects import (
 )
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
+from sfn_emulator.engine.item_batches import item_batches
 from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
 from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.result_writer import destination, map_output, previewed_results, result_files
@@ -847,26 +848,30 @@ def _item_selected(state: MapState, value: JSON, scope: Frame) -> JSON:
 
 
 def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> list[JSON]:
-    """ItemBatcher: child inputs of {"Items": [...], "BatchInput": ...}, MaxItemsPerBatch items each."""
+    """ItemBatcher: child inputs of {"Items": [...], "BatchInput": ...} within its item and byte bounds."""
     batcher = state.item_batcher
     if batcher is None:
         return items
-    size: JSON = batcher.max_items_per_batch
-    if batcher.max_items_per_batch_expression is not None:
-        size = batcher.max_items_per_batch_expression.evaluate(value, frame)
-    if batcher.max_items_per_batch_path is not None:
-        size = _evaluate_path(batcher.max_items_per_batch_path, value, frame)
-        if isinstance(size, str) and size.isdigit():  # a number given as text is taken, as for MaxItemsPath
-            size = int(size)
-    size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else len(items) or 1
+    max_items = _batch_bound(batcher.max_items_per_batch, batcher.max_items_per_batch_expression,
+                             batcher.max_items_per_batch_path, value, frame)
+    max_bytes = _batch_bound(batcher.max_input_bytes_per_batch, batcher.max_input_bytes_per_batch_expression,
+                             batcher.max_input_bytes_per_batch_path, value, frame)
     batch_input = batcher.batch_input.evaluate(value, frame) if batcher.batch_input is not None else None
-    batches = []
-    for start in range(0, len(items), size):
-        batch: dict[str, JSON] = {"Items": items[start:start + size]}
-        if batch_input is not None:
-            batch["BatchInput"] = batch_input
-        batches.append(batch)
-    return batches
+    return item_batches(items, max_items=max_items, max_bytes=max_bytes, batch_input=batch_input,
+                        culprit=state.name)
+
+
+def _batch_bound(literal: int | None, expression: Any, path: Any, value: JSON, frame: Frame) -> int | None:
+    """One of ItemBatcher's bounds as given literally, by JSONata or by a path (a number given as
+    text is taken, as for MaxItemsPath); None when there is none or it is not a positive integer."""
+    bound: JSON = literal
+    if expression is not None:
+        bound = expression.evaluate(value, frame)
+    if path is not None:
+        bound = _evaluate_path(path, value, frame)
+        if isinstance(bound, str) and bound.isdigit():
+            bound = int(bound)
+    return bound if isinstance(bound, int) and not isinstance(bound, bool) and bound > 0 else None
 
 
 def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int | None:
