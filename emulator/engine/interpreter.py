@@ -284,8 +284,11 @@ def _output(state: BaseState, value: JSON, frame: Frame) -> JSON:
 
 
 def _parameters(state: Any, value: JSON, frame: Frame) -> JSON:
+    """Parameters on the state's input; what they make answers to the payload quota (AWS's
+    States.DataLimitExceeded "after Parameters processing, the input of a state is larger")."""
     if state.parameters is not None:
         value = state.parameters.evaluate(value, frame)
+        within_payload_limit(value, state.name)
         frame.inspect("afterParameters", value)
     return value
 
@@ -511,8 +514,12 @@ def _state_output(state: Any, raw: JSON, result: JSON, frame: Frame) -> JSON:
 
 
 def _arguments(state: Any, states: dict[str, JSON], raw: JSON, frame: Frame) -> JSON:
-    """A JSONata Task's or Parallel's Arguments (the state input without them)."""
-    value = state.parameters.evaluate(states, frame) if state.parameters is not None else raw
+    """A JSONata Task's or Parallel's Arguments (the state input without them), within the payload
+    quota as Parameters are."""
+    value = raw
+    if state.parameters is not None:
+        value = state.parameters.evaluate(states, frame)
+        within_payload_limit(value, state.name)
     frame.inspect("afterArguments", value)
     return value
 
