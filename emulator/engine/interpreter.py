@@ -300,9 +300,13 @@ def _result_path(state: Any, raw: JSON, result: JSON, frame: Frame) -> JSON:
 
 
 def _select(state: Any, result: JSON, frame: Frame) -> JSON:
-    """ResultSelector on a result; TestState reports the step even without one (as AWS's recordings do)."""
+    """ResultSelector on a result, what it makes within the payload quota; TestState reports the step
+    even without one (as AWS's recordings do)."""
     frame.inspect("result", result)
-    selected = result if state.result_selector is None else state.result_selector.evaluate(result, frame)
+    selected = result
+    if state.result_selector is not None:
+        selected = state.result_selector.evaluate(result, frame)
+        within_payload_limit(selected, state.name)
     frame.inspect("afterResultSelector", selected)
     return selected
 
