@@ -170,7 +170,8 @@ def _float_referred(percentage: JSON, text: str) -> JSON:
 
 
 def _batch_size(size: JSON, text: str) -> JSON:
-    """A number given as text is taken, as for MaxItemsPath (what is no positive integer is ignored later)."""
+    """A batch bound (items or bytes): a number given as text is taken, as for MaxItemsPath (what is no
+    positive integer is ignored later)."""
     return int(size) if isinstance(size, str) and size.isdigit() else size
 
 
@@ -200,7 +201,7 @@ MAX_CONCURRENCY_PATH = PathRule(invalid_path, _integer_referred("MaxConcurrencyP
 TOLERATED_FAILURE_COUNT_PATH = PathRule(invalid_path, _integer_referred("ToleratedFailureCountPath"))
 TOLERATED_FAILURE_PERCENTAGE_PATH = PathRule(invalid_path, _float_referred)
 MAX_ITEMS_PER_BATCH_PATH = PathRule(invalid_path, _batch_size)
-MAX_INPUT_BYTES_PER_BATCH_PATH = PathRule(invalid_path, _as_is)
+MAX_INPUT_BYTES_PER_BATCH_PATH = PathRule(invalid_path, _batch_size)
 MAX_ITEMS_PATH = PathRule(invalid_path, _max_items)
 ERROR_PATH = PathRule(_not_in_input("ErrorPath"), lambda selected, text: shown(selected))
 CAUSE_PATH = PathRule(_not_in_input("CausePath"), lambda selected, text: shown(selected))

@@ -354,7 +354,12 @@ def _hash(data: Any, algorithm: str = "SHA-256") -> str:
 
 
 def _parse(text: str) -> Any:
-    return json.loads(text)
+    """JSON text as a JSONata value: the text `null` is JSON's null, a value (as `$states.input` holds
+    it), not JSONata's undefined."""
+    from jsonata.utils import Utils
+
+    value = json.loads(text)
+    return Utils.NULL_VALUE if value is None else value
 
 
 @functools.cache

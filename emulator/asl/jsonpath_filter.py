@@ -3,7 +3,8 @@
 Grammar: `||` of `&&` of operands; an operand is `!operand`, `(expression)`, a path alone (an
 existence check: `@.a`, `!@.a`), or `value operator value`. Values are paths from the item (`@`) or
 the root (`$`), strings in single or double quotes, numbers, `true`/`false`/`null`, JSON arrays or
-objects (single quotes allowed), and `/regex/flags`. A bare literal is not an expression.
+objects (single quotes allowed), `/regex/flags`, and unquoted words, read as text (see `_BARE_WORD`).
+A bare literal is not an expression.
 
 Operators follow Jayway's evaluators: `==`/`!=` compare numbers with numbers *or numeric text*
 (`42 == '42'`), JSON with JSON; `===`/`!==` also require the same kind; `< <= > >=` compare numbers
@@ -40,6 +41,11 @@ _OPERATORS = ("===", "!==", "==", "!=", "<=", ">=", "=~", "<", ">")
 _WORD_OPERATORS = ("subsetof", "contains", "anyof", "noneof", "empty", "size", "nin", "in")
 _OPERATOR_CHARS = "<>=~!"
 _NUMBER = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# An unquoted word compared in a filter, `[?(@.status==completed)]`: Step Functions accepts it (AWS's
+# published samples use it, e.g. `[?(@.TargetLanguageCode==es)]` in step-functions-workflows-collection's
+# parallel-translate) and the samples rely on it reading as the text it spells. It ends at a blank, a
+# parenthesis, an operator character, `&`, `|` or a quote.
+_BARE_WORD = re.compile(r"[A-Za-z_][^\s()<>=~!&|'\"]*")
 
 Node = tuple[str, Any]  # (kind, value): undefined, number (Decimal), string, boolean, null, json, pattern
 
@@ -157,10 +163,14 @@ class _Parser:
                 self.position += len(word)
                 return node
         number = _NUMBER.match(self.text, self.position)
-        if not number:
+        if number:
+            self.position = number.end()
+            return ("number", Decimal(number.group()))
+        word = _BARE_WORD.match(self.text, self.position)
+        if not word:
             raise QuerySyntaxError(f"unexpected text in the filter at '{self.text[self.position:]}'")
-        self.position = number.end()
-        return ("number", Decimal(number.group()))
+        self.position = word.end()
+        return ("string", word.group())
 
     def json_literal(self) -> JSON:
         opening = self.text[self.position]

@@ -21,13 +21,24 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.fields import compact_json, invalid_path
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
-from sfn_emulator.asl.model import JSONATA, JSON, Catcher, ChoiceBranch, Constant, Expression, ResultPath, Scope
+from sfn_emulator.asl.limits import within_payload_limit
+from sfn_emulator.asl.model import (
+    JSON,
+    JSONATA,
+    Catcher,
+    ChoiceBranch,
+    Constant,
+    Expression,
+    ResultPath,
+    Scope,
+)
 
 
 class StateRun(Scope, Protocol):
     """Where a state runs, as its input/output processing sees it (the engine's `Frame`)."""
 
     assigned: dict[str, JSON] | None  # what the state's Assign evaluated to, bound when it exits
+    state_name: str  # the state running, named by the payload quota's cause
 
     def inspect(self, step: str, value: JSON) -> None:
         """Report a data-flow step (TestState's inspection data); nothing otherwise."""
@@ -77,6 +88,8 @@ class JsonPathIO:
         """A Task's or Parallel's request: Parameters on the state input (the input without them)."""
         if self.parameters is not None:
             value = self.parameters.evaluate(value, run)
+            # AWS: "after Parameters processing, the input of a state is larger" than the quota fails
+            within_payload_limit(value, run.state_name)
             run.inspect("afterParameters", value)
         return value
 
@@ -101,7 +114,10 @@ class JsonPathIO:
         ResultPath and OutputPath. TestState reports the selection even without a ResultSelector."""
         assign(assignment, result, run)
         run.inspect("result", result)
-        selected = result if self.result_selector is None else self.result_selector.evaluate(result, run)
+        selected = result
+        if self.result_selector is not None:
+            selected = self.result_selector.evaluate(result, run)
+            within_payload_limit(selected, run.state_name)  # an intermediate result answers to the quota
         run.inspect("afterResultSelector", selected)
         return evaluate_path(self.output_path, self._placed(raw, selected, run), run)
 
@@ -148,7 +164,10 @@ class JsonataIO:
 
     def arguments(self, value: JSON, raw: JSON, run: StateRun) -> JSON:
         """A Task's or Parallel's request: Arguments (the state input without them)."""
-        request = self.arguments_template.evaluate(value, run) if self.arguments_template is not None else raw
+        request = raw
+        if self.arguments_template is not None:
+            request = self.arguments_template.evaluate(value, run)
+            within_payload_limit(request, run.state_name)  # as Parameters
         run.inspect("afterArguments", request)
         return request
 

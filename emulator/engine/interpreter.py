@@ -21,6 +21,7 @@ from typing import Any
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
+from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import (
     JSON,
     BaseState,
@@ -36,17 +37,21 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
-from sfn_emulator.engine.effects import TRANSITION, Aborted, Interpreter, Reschedule, Sleep
+from sfn_emulator.engine.effects import (
+    TRANSITION,
+    Aborted,
+    Interpreter,
+    Reschedule,
+    Sleep,
+)
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
-from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.states.distributed_map import run_distributed_map
-from sfn_emulator.engine.states.flow import run_pass, run_choice, run_succeed, run_fail
+from sfn_emulator.engine.states.flow import run_choice, run_fail, run_pass, run_succeed
 from sfn_emulator.engine.states.map_inline import run_map
 from sfn_emulator.engine.states.parallel import run_parallel
 from sfn_emulator.engine.states.processing import BranchFailure, note_rule
 from sfn_emulator.engine.states.tasks import run_task
 from sfn_emulator.engine.states.waiting import run_wait
-
 
 RUNTIME_PREFIX = "An error occurred while executing the state"
 _PREFIXED = (names.RUNTIME, names.QUERY_EVALUATION_ERROR)
@@ -115,13 +120,14 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
             note_rule(frame, f"Catch[{getattr(state, 'catch').index(catcher)}]")
             try:
                 output = caught_output(state, catcher, state_input, error, frame)
+                output_text = within_payload_limit(output, state.name, frame.run.payload_text(output))
             except StatesError as path_error:
                 frame.assigned = None
                 raised_error = with_runtime_prefix(path_error, frame)
                 if isinstance(path_error, QueryEvaluationError):
                     _evaluation_failed(state, raised_error, path_error.location, frame)
                 raise raised_error from None
-            _exit(state, output, frame)
+            _exit(state, output, frame, output_text)
             return output, catcher.next
         except Aborted:
             if state.type in ABORTABLE:

@@ -15,10 +15,11 @@ from sfn_emulator.asl.errors import StatesError
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "choice"
 RULES = json.loads((FIXTURES / "rules.json").read_text())["cases"]
 INVALID = json.loads((FIXTURES / "invalid_rules.json").read_text())["cases"]
+TYPE_MATRIX = json.loads((FIXTURES / "type_matrix.json").read_text())["cases"]
 LOCATION = "/States/C/Choices/0"
 
 
-@pytest.mark.parametrize("case", RULES, ids=[case["description"] for case in RULES])
+@pytest.mark.parametrize("case", RULES + TYPE_MATRIX, ids=[case["description"] for case in RULES + TYPE_MATRIX])
 def test_rule(case: dict[str, Any]) -> None:
     condition = compile_choice_rule(case["rule"], location=LOCATION)
     scope = FixedScope(case.get("context", {}), case.get("variables", {}))

@@ -124,6 +124,7 @@ def test_waiting_work_lists_callbacks_and_activity_tasks_until_answered(console:
 
     taken = _post(console, "take-activity-task", {"activityArn": activity_arn})
     assert json.loads(taken["input"]) == {"job": 1}
+    console.emulator.engine.run_until_idle()  # the worker's task resumes the execution on the engine thread
     waiting = _get(console, "api/waiting")
     assert all(task["executionArn"] != queued for task in waiting["activityTasks"])
     assert {"taskToken": taken["taskToken"], "executionArn": queued, "stateName": "Work"} in waiting["callbacks"]

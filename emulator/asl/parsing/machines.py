@@ -8,18 +8,25 @@ from typing import Any
 
 from sfn_emulator.asl.model import JSONATA, JSONPATH, State, StateMachine
 from sfn_emulator.asl.parsing.rules import (
-    EXPRESS,
-    QUERY_LANGUAGES,
-    MAX_SECONDS,
-    TOP_LEVEL_FIELDS,
-    BRANCH_FIELDS,
-    ITEM_PROCESSOR_FIELDS,
     ABSENT,
+    BRANCH_FIELDS,
     EMPTY,
+    EXPRESS,
+    ITEM_PROCESSOR_FIELDS,
+    MAX_SECONDS,
+    QUERY_LANGUAGES,
+    TOP_LEVEL_FIELDS,
     listed,
 )
 from sfn_emulator.asl.parsing.states import StateFields
-from sfn_emulator.asl.validation import DUPLICATE_STATE_NAME, Diagnostic, Scope, check_transitions, duplicate_keys
+from sfn_emulator.asl.state_names import state_name_problem
+from sfn_emulator.asl.validation import (
+    DUPLICATE_STATE_NAME,
+    Diagnostic,
+    Scope,
+    check_transitions,
+    duplicate_keys,
+)
 
 
 class Parser(StateFields):
@@ -91,6 +98,8 @@ class Parser(StateFields):
 
     def register_name(self, name: str, location: str) -> None:
         """State names are unique in the whole machine, branches and item processors included."""
+        if (problem := state_name_problem(name, location)) is not None:
+            self.diagnostics.append(problem)
         if name in self.state_names:
             self.error(f"Duplicate State name: {name}", location, DUPLICATE_STATE_NAME)
         self.state_names.add(name)

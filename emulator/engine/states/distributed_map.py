@@ -7,18 +7,32 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, ItemReader, MapState, ResultWriter
 from sfn_emulator.engine.effects import Interpreter, Invoke, RunMapRun
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame
-from sfn_emulator.engine.item_reader import item_limit, items_from_object, listed_items, s3_call
-from sfn_emulator.engine.limits import within_payload_limit
-from sfn_emulator.engine.result_writer import destination, map_output, previewed_results, result_files
-from sfn_emulator.engine.states.processing import BranchFailure, error_details
+from sfn_emulator.engine.item_batches import item_batches
+from sfn_emulator.engine.item_reader import (
+    item_limit,
+    items_from_object,
+    listed_items,
+    s3_call,
+)
+from sfn_emulator.engine.result_writer import (
+    destination,
+    map_output,
+    previewed_results,
+    result_files,
+)
+from sfn_emulator.engine.states.processing import (
+    BranchFailure,
+    error_details,
+    item_selected,
+)
 from sfn_emulator.engine.states.tasks import task_resource
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest
-
 
 _GET_OBJECT = "arn:aws:states:::s3:getObject"
 
@@ -155,24 +169,25 @@ def _selected_item(state: MapState, value: JSON, index: int, item: JSON, frame: 
         return item
     scope = frame.child(map_item=(index, item))
     scope.state_name, scope.entered_time = frame.state_name, frame.entered_time
-    return state.item_selector.evaluate(value, scope)
+    return item_selected(state, value, scope)
 
 
 def _batched(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> list[JSON]:
-    """ItemBatcher: child inputs of {"Items": [...], "BatchInput": ...}, MaxItemsPerBatch items each."""
+    """ItemBatcher: child inputs of {"Items": [...], "BatchInput": ...} within its item and byte bounds."""
     batcher = state.item_batcher
     if batcher is None:
         return items
-    size = batcher.max_items_per_batch.evaluate(value, frame) if batcher.max_items_per_batch is not None else None
-    size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else len(items) or 1
+    max_items = _batch_bound(batcher.max_items_per_batch, value, frame)
+    max_bytes = _batch_bound(batcher.max_input_bytes_per_batch, value, frame)
     batch_input = batcher.batch_input.evaluate(value, frame) if batcher.batch_input is not None else None
-    batches = []
-    for start in range(0, len(items), size):
-        batch: dict[str, JSON] = {"Items": items[start:start + size]}
-        if batch_input is not None:
-            batch["BatchInput"] = batch_input
-        batches.append(batch)
-    return batches
+    return item_batches(items, max_items=max_items, max_bytes=max_bytes, batch_input=batch_input,
+                        culprit=state.name)
+
+
+def _batch_bound(field: Any, value: JSON, frame: Frame) -> int | None:
+    """One of ItemBatcher's bounds; None when there is none or it is not a positive integer."""
+    bound = field.evaluate(value, frame) if field is not None else None
+    return bound if isinstance(bound, int) and not isinstance(bound, bool) and bound > 0 else None
 
 
 def _tolerated_failure_count(state: MapState, value: JSON, frame: Frame) -> int | None:

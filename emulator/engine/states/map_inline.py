@@ -6,11 +6,15 @@ from __future__ import annotations
 from typing import Callable
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, MapState
 from sfn_emulator.engine.effects import Aborted, Fork, Interpreter
 from sfn_emulator.engine.frame import Frame
-from sfn_emulator.engine.limits import within_payload_limit
-from sfn_emulator.engine.states.processing import MachineRunner, BranchFailure
+from sfn_emulator.engine.states.processing import (
+    BranchFailure,
+    MachineRunner,
+    item_selected,
+)
 
 
 def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunner) -> Interpreter:
@@ -36,7 +40,7 @@ def _iteration_runner(run_iteration: MachineRunner, state: MapState, value: JSON
         ids = {"name": state.name, "index": index}
         child.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
         try:
-            item_input = state.item_selector.evaluate(value, child) if state.item_selector is not None else item
+            item_input = item_selected(state, value, child) if state.item_selector is not None else item
             child.map_item = None
             output = yield from run_iteration(state.item_processor, item_input, child)
         except StatesError:

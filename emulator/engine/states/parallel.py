@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Callable
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, ParallelState, StateMachine
 from sfn_emulator.engine.effects import Fork, Interpreter
 from sfn_emulator.engine.frame import Frame
-from sfn_emulator.engine.limits import within_payload_limit
-from sfn_emulator.engine.states.processing import MachineRunner, BranchFailure
+from sfn_emulator.engine.states.processing import BranchFailure, MachineRunner
 
 
 def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: MachineRunner) -> Interpreter:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Callable
 
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.asl.model import JSON, StateMachine
+from sfn_emulator.asl.limits import within_payload_limit
+from sfn_emulator.asl.model import JSON, MapState, StateMachine
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.frame import Frame
 
@@ -25,3 +26,10 @@ def note_rule(frame: Frame, rule: str) -> None:
 
 def error_details(error: StatesError) -> dict[str, str]:
     return {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
+
+
+def item_selected(state: MapState, value: JSON, scope: Frame) -> JSON:
+    """A Map item as ItemSelector makes it, within the payload quota (the Map state named if not)."""
+    selected = state.item_selector.evaluate(value, scope)
+    within_payload_limit(selected, state.name)
+    return selected

@@ -9,18 +9,18 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, TaskState
 from sfn_emulator.engine.effects import (
     AnswersWholeTask,
     AwaitCompletion,
-    CheckActivity,
     AwaitToken,
+    CheckActivity,
     Interpreter,
     Invoke,
     ScheduleActivity,
 )
 from sfn_emulator.engine.frame import Frame, to_json_text
-from sfn_emulator.engine.limits import within_payload_limit
 from sfn_emulator.engine.states.processing import error_details
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.base import (
@@ -32,7 +32,6 @@ from sfn_emulator.resources.base import (
     TaskRequest,
     parse_resource,
 )
-
 
 # -- tasks -----------------------------------------------------------------------------------------
 

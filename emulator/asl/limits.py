@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.fields import compact_json
 from sfn_emulator.asl.model import JSON
-from sfn_emulator.engine.frame import to_json_text
 
 PAYLOAD_LIMIT_BYTES = 262_144
 
@@ -23,7 +23,7 @@ def within_payload_limit(value: JSON, culprit: str, text: str | None = None) -> 
     """`value` as JSON text, or `States.DataLimitExceeded` naming `culprit` when it is over the quota.
     `text`: the value's JSON text, when the caller has it already."""
     if text is None:
-        text = to_json_text(value)
+        text = compact_json(value)
     # a text of n characters holds at least n and at most 4n bytes: encode only when it may matter
     if len(text) * 4 > PAYLOAD_LIMIT_BYTES and (
         len(text) > PAYLOAD_LIMIT_BYTES or len(text.encode("utf-8")) > PAYLOAD_LIMIT_BYTES
