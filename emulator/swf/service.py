@@ -35,6 +35,7 @@ _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 class SwfService:
     def __init__(self, engine: Engine, functions: LambdaFunctions, *, function_hint: str = "--functions") -> None:
         self.clock = engine.clock
+        self._wake_engine = engine.wake  # a cancelled deadline changes what the auto clock may jump to
         self._lock = threading.RLock()
         self._registries: dict[tuple[str, str], Registry] = {}
         self.tasks = TaskLists(engine.clock, self._lock)
@@ -45,10 +46,13 @@ class SwfService:
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
         method: Callable[..., dict[str, Any] | None] = getattr(self, _SNAKE.sub("_", operation).lower())
         registry = self._registry(account, region)
-        if operation in ("PollForDecisionTask", "PollForActivityTask"):
-            return method(registry, params) or {}  # a long poll holds no lock while it waits
-        with self._lock:
-            return method(registry, params) or {}
+        try:
+            if operation in ("PollForDecisionTask", "PollForActivityTask"):
+                return method(registry, params) or {}  # a long poll holds no lock while it waits
+            with self._lock:
+                return method(registry, params) or {}
+        finally:
+            self._wake_engine()
 
     def reset(self, account: str | None = None) -> None:
         with self._lock:

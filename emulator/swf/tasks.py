@@ -71,6 +71,11 @@ class TaskLists:
                 with self._waiters_lock:
                     self._waiters.get(key, set()).discard(event)
 
+    def waiting(self) -> int:
+        """How many polls wait now (for the console, and for tests that must know a poll began)."""
+        with self._waiters_lock:
+            return sum(len(waiting) for waiting in self._waiters.values())
+
     def wake_all(self) -> None:
         """Time moved (or the service closes): every poll looks at its deadline again."""
         with self._waiters_lock:

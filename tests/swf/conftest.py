@@ -19,11 +19,20 @@ def swf(emulator_server: Any) -> Any:
 
 
 @pytest.fixture
-def domain(swf: Any) -> str:
-    """A registered domain of its own, with wf/1 and work/1."""
+def domain(swf: Any) -> Iterator[str]:
+    """A registered domain of its own, with wf/1 and work/1. Its executions still open at the end
+    are terminated: an open task waiting for a worker would keep the shared server's auto clock
+    from jumping (it is a deadline someone outside races)."""
     name = new_domain()
     register_basics(swf, name)
-    return name
+    yield name
+    close_open_executions(swf, name)
+
+
+def close_open_executions(swf: Any, domain: str) -> None:
+    opened = swf.list_open_workflow_executions(domain=domain, startTimeFilter={"oldestDate": 0})["executionInfos"]
+    for info in opened:
+        swf.terminate_workflow_execution(domain=domain, **info["execution"])
 
 
 @dataclass
@@ -33,14 +42,21 @@ class LocalSwf:
     domain: str
 
 
-@pytest.fixture
-def manual() -> Iterator[LocalSwf]:
-    """An in-process emulator whose clock moves only when the test moves it."""
+@pytest.fixture(scope="module")
+def manual_emulator() -> Iterator[Any]:
+    """An in-process emulator whose clock moves only when a test moves it, answering SWF clients
+    that have no endpoint."""
     from sfn_emulator.inprocess import intercept
     from sfn_emulator.runtime import Emulator
 
     with Emulator(Settings(clock="manual")) as emulator, intercept(emulator):
-        client = swf_client(None)
-        name = new_domain()
-        register_basics(client, name)
-        yield LocalSwf(emulator, client, name)
+        yield emulator, swf_client(None)
+
+
+@pytest.fixture
+def manual(manual_emulator: tuple[Any, Any]) -> LocalSwf:
+    """The manual emulator, an in-process client and a domain of the test's own."""
+    manual_emulator, client = manual_emulator
+    name = new_domain()
+    register_basics(client, name)
+    return LocalSwf(manual_emulator, client, name)
