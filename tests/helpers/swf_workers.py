@@ -21,10 +21,11 @@ CLOSING = frozenset({"CompleteWorkflowExecution", "FailWorkflowExecution", "Canc
                      "ContinueAsNewWorkflowExecution"})
 
 
-def swf_client(endpoint_url: str | None, *, region: str = "us-east-1", access_key: str = "testing") -> Any:
-    """An SWF client on the emulator (or, with no endpoint, on AWS's, as in-process mode answers it)."""
+def swf_client(endpoint_url: str | None, *, region: str = "us-east-1", access_key: str = "testing", **config: Any) -> Any:
+    """An SWF client on the emulator (or, with no endpoint, on AWS's, as in-process mode answers it);
+    `config` adds botocore Config options."""
     session = boto3.session.Session(aws_access_key_id=access_key, aws_secret_access_key="testing", region_name=region)
-    return session.client("swf", endpoint_url=endpoint_url, config=POLL_CONFIG)
+    return session.client("swf", endpoint_url=endpoint_url, config=POLL_CONFIG.merge(Config(**config)))
 
 
 def register_basics(swf: Any, domain: str, *, activity_defaults: dict[str, Any] | None = None) -> None:
