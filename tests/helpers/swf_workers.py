@@ -72,9 +72,11 @@ class PollLoop(threading.Thread):
 class Decider(PollLoop):
     """Polls `task_list` of `domain`; every decision task's whole history (all pages) goes to `decide`."""
 
-    def __init__(self, swf: Any, domain: str, decide: Decide, *, task_list: str = "decisions", max_polls: int = 50) -> None:
+    def __init__(self, swf: Any, domain: str, decide: Decide, *, task_list: str = "decisions", max_polls: int = 50,
+                 until: str | None = None) -> None:
         super().__init__("decider", max_polls)
-        self.closed = threading.Event()  # set once the decider has closed the execution
+        self.until = until  # the workflowId whose closing ends the loop (None: the first closed)
+        self.closed = threading.Event()  # set once the decider has closed that execution
         self.swf, self.domain, self.decide, self.task_list = swf, domain, decide, task_list
 
     def poll_once(self) -> None:
@@ -88,22 +90,27 @@ class Decider(PollLoop):
             events += task["events"]
         decisions = self.decide(events)
         self.swf.respond_decision_task_completed(taskToken=task["taskToken"], decisions=decisions)
-        if any(decision["decisionType"] in CLOSING for decision in decisions):
+        closes = any(decision["decisionType"] in CLOSING for decision in decisions)
+        if closes and self.until in (None, task["workflowExecution"]["workflowId"]):
             self.closed.set()
             self.stopping.set()
 
 
 class Worker(PollLoop):
-    """Polls `task_list` for activity tasks and answers each with `work(task)`."""
+    """Polls `task_list` for activity tasks and answers each with `work(task)`, `tasks` of them."""
 
-    def __init__(self, swf: Any, domain: str, work: Work, *, task_list: str = "work", max_polls: int = 50) -> None:
+    def __init__(self, swf: Any, domain: str, work: Work, *, tasks: int, task_list: str = "work", max_polls: int = 50) -> None:
         super().__init__("worker", max_polls)
         self.swf, self.domain, self.work, self.task_list = swf, domain, work, task_list
+        self.tasks_left = tasks
 
     def poll_once(self) -> None:
         task = self.swf.poll_for_activity_task(domain=self.domain, taskList={"name": self.task_list}, identity="worker")
         if task["taskToken"]:
             self.swf.respond_activity_task_completed(taskToken=task["taskToken"], result=self.work(task))
+            self.tasks_left -= 1
+            if not self.tasks_left:
+                self.stopping.set()
 
 
 def history(swf: Any, domain: str, workflow_id: str, run_id: str) -> list[dict[str, Any]]:
@@ -113,3 +120,25 @@ def history(swf: Any, domain: str, workflow_id: str, run_id: str) -> list[dict[s
 def attributes(event: dict[str, Any]) -> dict[str, Any]:
     """The `<type>EventAttributes` member of an event."""
     return next(value for key, value in event.items() if key.endswith("EventAttributes"))
+
+
+def close_open_executions(swf: Any, domain: str) -> None:
+    """Terminate what a test left open: an open task waiting for a worker would keep a shared
+    server's auto clock from jumping (it is a deadline someone outside races)."""
+    opened = swf.list_open_workflow_executions(domain=domain, startTimeFilter={"oldestDate": 0})["executionInfos"]
+    for info in opened:
+        swf.terminate_workflow_execution(domain=domain, **info["execution"])
+
+
+def assert_shaped_as_the_api_reference_says(events: list[dict[str, Any]]) -> None:
+    """Each event has exactly one attributes member, named after its type, holding only members of
+    that shape and every required one (botocore's model of HistoryEvent)."""
+    from botocore.session import get_session
+
+    history_event = get_session().get_service_model("swf").shape_for("HistoryEvent")
+    for event in events:
+        member = event["eventType"][0].lower() + event["eventType"][1:] + "EventAttributes"
+        assert set(event) == {"eventTimestamp", "eventType", "eventId", member}, event
+        shape = history_event.members[member]
+        assert set(event[member]) <= set(shape.members), event
+        assert set(shape.required_members) <= set(event[member]), event

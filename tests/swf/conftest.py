@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from helpers.swf_workers import new_domain, register_basics, swf_client
+from helpers.swf_workers import close_open_executions, new_domain, register_basics, swf_client
 
 from sfn_emulator.config import Settings
 
@@ -20,19 +20,11 @@ def swf(emulator_server: Any) -> Any:
 
 @pytest.fixture
 def domain(swf: Any) -> Iterator[str]:
-    """A registered domain of its own, with wf/1 and work/1. Its executions still open at the end
-    are terminated: an open task waiting for a worker would keep the shared server's auto clock
-    from jumping (it is a deadline someone outside races)."""
+    """A registered domain of its own, with wf/1 and work/1; what stays open is terminated at the end."""
     name = new_domain()
     register_basics(swf, name)
     yield name
     close_open_executions(swf, name)
-
-
-def close_open_executions(swf: Any, domain: str) -> None:
-    opened = swf.list_open_workflow_executions(domain=domain, startTimeFilter={"oldestDate": 0})["executionInfos"]
-    for info in opened:
-        swf.terminate_workflow_execution(domain=domain, **info["execution"])
 
 
 @dataclass
@@ -43,9 +35,9 @@ class LocalSwf:
 
 
 @pytest.fixture(scope="module")
-def manual_emulator() -> Iterator[Any]:
-    """An in-process emulator whose clock moves only when a test moves it, answering SWF clients
-    that have no endpoint."""
+def manual_emulator() -> Iterator[tuple[Any, Any]]:
+    """An in-process emulator whose clock moves only when a test moves it, and an SWF client with
+    no endpoint that it answers."""
     from sfn_emulator.inprocess import intercept
     from sfn_emulator.runtime import Emulator
 
@@ -56,7 +48,7 @@ def manual_emulator() -> Iterator[Any]:
 @pytest.fixture
 def manual(manual_emulator: tuple[Any, Any]) -> LocalSwf:
     """The manual emulator, an in-process client and a domain of the test's own."""
-    manual_emulator, client = manual_emulator
+    emulator, client = manual_emulator
     name = new_domain()
     register_basics(client, name)
-    return LocalSwf(manual_emulator, client, name)
+    return LocalSwf(emulator, client, name)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.swf_workers import attributes
+from helpers.swf_workers import assert_shaped_as_the_api_reference_says, attributes
 
 CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "swf" / "decisions.json").read_text())
 
@@ -59,6 +59,7 @@ def test_decision(manual: Any, case: dict[str, Any]) -> None:
     swf.respond_decision_task_completed(taskToken=task["taskToken"], decisions=case["decisions"])
 
     events = swf.get_workflow_execution_history(domain=domain, execution={"workflowId": "wf-1", "runId": run_id})["events"]
+    assert_shaped_as_the_api_reference_says(events)
     completed = next(event["eventId"] for event in events if event["eventType"] == "DecisionTaskCompleted")
     after = events[completed:]
     assert [event["eventType"] for event in after] == [expected["eventType"] for expected in case["expect"]]
