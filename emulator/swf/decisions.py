@@ -132,7 +132,7 @@ class DecisionBatch:
             self.workflows.close_activity(self.execution, task, "ActivityTaskCanceled", latestCancelRequestedEventId=requested)
             self.needs_decision = True
         else:  # the worker hears of it from RecordActivityTaskHeartbeat
-            task.cancel_requested = True
+            task.cancel_requested_event_id = requested
 
     # -- closing the execution -----------------------------------------------------------------------
     def _unhandled(self, failed_event: str) -> bool:

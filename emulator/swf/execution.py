@@ -43,7 +43,7 @@ class ActivityTask:
     heartbeat: float | None
     token: str | None = None
     started_event_id: int = 0
-    cancel_requested: bool = False
+    cancel_requested_event_id: int = 0  # ActivityTaskCancelRequested's, once the decider asked
     details: str | None = None  # of the last heartbeat
     timers: dict[str, Timer] = field(default_factory=dict)  # timeout type -> its timer
 

@@ -44,14 +44,6 @@ class WorkflowExecutionAlreadyStartedFault(SwfFault):
     pass
 
 
-class LimitExceededFault(SwfFault):
-    pass
-
-
-class OperationNotPermittedFault(SwfFault):
-    pass
-
-
 class TooManyTagsFault(SwfFault):
     pass
 

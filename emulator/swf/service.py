@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.swf.decisions import DecisionBatch, check_attributes
 from sfn_emulator.swf.execution import ActivityTask, DecisionTask, WorkflowExecution
-from sfn_emulator.swf.faults import LimitExceededFault, TooManyTagsFault, UnknownResourceFault
+from sfn_emulator.swf.faults import TooManyTagsFault, UnknownResourceFault
 from sfn_emulator.swf.lambdas import LambdaRunner
 from sfn_emulator.swf.paging import page
 from sfn_emulator.swf.polls import decision_page, decision_task_answer
@@ -79,9 +79,6 @@ class SwfService:
     def register_domain(self, registry: Registry, params: dict[str, Any]) -> None:
         if len(params.get("tags", [])) > MAX_TAGS:
             raise TooManyTagsFault(f"You can specify a maximum of {MAX_TAGS} tags.")
-        retention = params["workflowExecutionRetentionPeriodInDays"]
-        if not retention.isdigit() or int(retention) > 90:
-            raise LimitExceededFault(f"Retention period of {retention} days is out of range: it must be between 0 and 90.")
         registry.register_domain(params)
 
     def deprecate_domain(self, registry: Registry, params: dict[str, Any]) -> None:
@@ -287,12 +284,12 @@ class SwfService:
                 answer["input"] = task.input
             return answer
 
-        return self.tasks.poll(key, take) or {"taskToken": "", "activityId": "", "startedEventId": 0}
+        return self.tasks.poll(key, take) or {"taskToken": "", "startedEventId": 0}
 
     def record_activity_task_heartbeat(self, registry: Registry, params: dict[str, Any]) -> dict[str, Any]:
         execution, task = self._task(params["taskToken"], ActivityTask)
         self.workflows.heartbeat(execution, task, params.get("details"))
-        return {"cancelRequested": task.cancel_requested}
+        return {"cancelRequested": bool(task.cancel_requested_event_id)}
 
     def respond_activity_task_completed(self, registry: Registry, params: dict[str, Any]) -> None:
         self._close_activity(params, "ActivityTaskCompleted", result=params.get("result"))
@@ -301,7 +298,9 @@ class SwfService:
         self._close_activity(params, "ActivityTaskFailed", reason=params.get("reason"), details=params.get("details"))
 
     def respond_activity_task_canceled(self, registry: Registry, params: dict[str, Any]) -> None:
-        self._close_activity(params, "ActivityTaskCanceled", details=params.get("details"))
+        _, task = self._task(params["taskToken"], ActivityTask)
+        self._close_activity(params, "ActivityTaskCanceled", details=params.get("details"),
+                             latestCancelRequestedEventId=task.cancel_requested_event_id or None)
 
     def _close_activity(self, params: dict[str, Any], event_type: str, **attributes: Any) -> None:
         execution, task = self._task(params["taskToken"], ActivityTask)

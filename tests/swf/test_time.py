@@ -200,3 +200,21 @@ def test_a_long_poll_answers_as_soon_as_work_arrives(manual: Any) -> None:
     run_id = _start(swf, domain)
     poller.join(30)
     assert answers and answers[0]["workflowExecution"]["runId"] == run_id
+
+
+def test_a_worker_hears_of_a_cancel_request_from_its_heartbeat(manual: Any) -> None:
+    swf, domain = manual.swf, manual.domain
+    run_id = _start(swf, domain)
+    _schedule(swf, domain)
+    task = swf.poll_for_activity_task(domain=domain, taskList={"name": "work"})
+    assert swf.record_activity_task_heartbeat(taskToken=task["taskToken"])["cancelRequested"] is False
+    swf.signal_workflow_execution(domain=domain, workflowId="w", signalName="stop it")  # a decision task for the decider
+    _decide(swf, domain, [{"decisionType": "RequestCancelActivityTask", "requestCancelActivityTaskDecisionAttributes": {"activityId": "a"}}])
+    assert swf.record_activity_task_heartbeat(taskToken=task["taskToken"])["cancelRequested"] is True
+    swf.respond_activity_task_canceled(taskToken=task["taskToken"], details="stopped")
+    events = _events(swf, domain, run_id)
+    canceled = _of_type(events, "ActivityTaskCanceled")
+    assert attributes(canceled) == {"details": "stopped", "scheduledEventId": _of_type(events, "ActivityTaskScheduled")["eventId"],
+                                    "startedEventId": _of_type(events, "ActivityTaskStarted")["eventId"],
+                                    "latestCancelRequestedEventId": _of_type(events, "ActivityTaskCancelRequested")["eventId"]}
+    assert events[-1]["eventType"] == "DecisionTaskScheduled"
