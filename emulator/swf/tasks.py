@@ -72,7 +72,7 @@ class TaskLists:
                     self._waiters.get(key, set()).discard(event)
 
     def waiting(self) -> int:
-        """How many polls wait now (for the console, and for tests that must know a poll began)."""
+        """How many polls wait now (a test that must know its poll began asks this)."""
         with self._waiters_lock:
             return sum(len(waiting) for waiting in self._waiters.values())
 
