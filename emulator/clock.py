@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timedelta, timezone
-from typing import Protocol
+from typing import Callable, Protocol
 
 MODES = ("auto", "manual", "real")
 
@@ -74,6 +74,7 @@ class Clock:
         self._anchor_wall = time.monotonic()
         self._held = False  # auto mode: standing still until the engine releases it
         self._listener: TimeListener | None = None
+        self._watchers: list[Callable[[], None]] = []  # told whenever time is moved (long polls wake)
 
     # -- reading -----------------------------------------------------------------------------
     @property
@@ -119,6 +120,11 @@ class Clock:
             self._listener = listener
             self._held = self._mode == "auto"
 
+    def watch(self, moved: Callable[[], None]) -> None:
+        """Call `moved` (from the moving thread, holding no lock of the clock: it must only signal)
+        whenever time is moved at once: a jump, `advance`, `set` or a change of mode."""
+        self._watchers.append(moved)
+
     def jump_to(self, moment: datetime) -> None:
         """Move time forward to `moment` (used by the engine in auto mode) and hold it there until
         `release`; never backwards."""
@@ -126,6 +132,7 @@ class Clock:
             if moment > self.now():
                 self._reanchor(moment)
                 self._held = True
+        self._tell_watchers()
 
     def hold(self) -> None:
         """Stop time where it is until `release` (the engine's call, in auto mode, when nothing needs time)."""
@@ -181,7 +188,12 @@ class Clock:
         self._anchor_wall = time.monotonic()
         self._held = False
 
+    def _tell_watchers(self) -> None:
+        for moved in list(self._watchers):
+            moved()
+
     def _notify(self) -> None:
+        self._tell_watchers()
         if self._listener:
             self._listener.wake()
             self._listener.run_until_idle()

@@ -1,4 +1,4 @@
-"""In-process mode: boto3 Step Functions clients reach an emulator in this process with no socket.
+"""In-process mode: boto3 Step Functions (and Amazon SWF) clients reach an emulator in this process with no socket.
 
     from sfn_emulator.config import Settings
     from sfn_emulator.inprocess import intercept
@@ -9,7 +9,8 @@
 
 While `intercept` is active, every request a Step Functions client sends to AWS's own endpoint
 (`states.<region>.amazonaws.com`, and `sync-states.<region>...` where botocore sends
-StartSyncExecution and TestState) is handed to the emulator's WSGI app and its answer returned to
+StartSyncExecution and TestState), and every request an SWF client sends to `swf.<region>...`, is
+handed to the emulator's WSGI app and its answer returned to
 botocore, exactly as the HTTP server would answer it. Clients with an explicit `endpoint_url`
 (a server on localhost, say) and clients of other services are left alone: they go where they
 would have gone, or to moto when moto's `mock_aws` is active (moto is told to leave Step
@@ -46,8 +47,10 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 STEP_FUNCTIONS_HOST = re.compile(
     r"^(?:sync-)?states(?:-fips)?\.[a-z0-9-]+\.(?:amazonaws\.com(?:\.cn)?|api\.aws|c2s\.ic\.gov|sc2s\.sgov\.gov)$"
 )
-MOTO_SERVICE_NAME = "stepfunctions"
-_EVENT = "before-send.sfn"  # botocore's event for every request of a Step Functions client
+SWF_HOST = re.compile(r"^swf(?:-fips)?\.[a-z0-9-]+\.(?:amazonaws\.com(?:\.cn)?|api\.aws|c2s\.ic\.gov|sc2s\.sgov\.gov)$")
+MOTO_SERVICE_NAMES = ("stepfunctions", "swf")
+# botocore's events for every request of a Step Functions client and of an SWF client
+_EVENTS = ("before-send.sfn", "before-send.swf")
 _HANDLER_ID = "sfn-emulator-inprocess"
 # SigV4 `Credential=AKID/...`: the access key id that names the caller's account.
 _ACCESS_KEY = re.compile(r"(Credential=)[^/,\s]*/")
@@ -108,16 +111,17 @@ def intercept(emulator: Any, *, account: str | None = None) -> Iterator[None]:
 
 def _tell_moto_to_pass_step_functions_through(passing: bool) -> None:
     """botocore calls every `before-send` handler, moto's too, and uses the first answer: ours comes
-    first, but moto's `mock_aws` would still act on the request in its own Step Functions backend.
-    moto's documented passthrough setting makes it leave Step Functions alone while we answer."""
+    first, but moto's `mock_aws` would still act on the request in its own Step Functions (or SWF)
+    backend. moto's documented passthrough setting makes it leave them alone while we answer."""
     global _added_to_moto_passthrough
     services = default_user_config["core"]["passthrough"]["services"]
-    if passing and MOTO_SERVICE_NAME not in services:
-        services.append(MOTO_SERVICE_NAME)
+    if passing and not any(name in services for name in MOTO_SERVICE_NAMES):
+        services.extend(MOTO_SERVICE_NAMES)
         _added_to_moto_passthrough = True
     elif not passing and _added_to_moto_passthrough:
-        if MOTO_SERVICE_NAME in services:
-            services.remove(MOTO_SERVICE_NAME)
+        for name in MOTO_SERVICE_NAMES:
+            if name in services:
+                services.remove(name)
         _added_to_moto_passthrough = False
 
 
@@ -126,11 +130,16 @@ def is_step_functions_endpoint(url: str) -> bool:
     return STEP_FUNCTIONS_HOST.match(urlsplit(url).hostname or "") is not None
 
 
+def is_swf_endpoint(url: str) -> bool:
+    """Whether `url` is AWS's own Amazon SWF endpoint."""
+    return SWF_HOST.match(urlsplit(url).hostname or "") is not None
+
+
 def _answer_in_process(request: AWSPreparedRequest, **kwargs: Any) -> AWSResponse | None:
     """The `before-send` handler: an answer ends botocore's sending; None lets the request go on."""
     with _lock:
         target = _targets[-1] if _targets else None
-    if target is None or not is_step_functions_endpoint(request.url):
+    if target is None or not (is_step_functions_endpoint(request.url) or is_swf_endpoint(request.url)):
         return None
     return target.answer(request)
 
@@ -150,11 +159,12 @@ def _body_bytes(body: Any) -> bytes:
 
 
 def _install() -> None:
-    botocore.handlers.BUILTIN_HANDLERS.append((_EVENT, _answer_in_process, botocore.handlers.REGISTER_FIRST))
     boto3 = sys.modules.get("boto3")
     default_session = getattr(boto3, "DEFAULT_SESSION", None)
-    if default_session is not None:
-        default_session.events.register_first(_EVENT, _answer_in_process, unique_id=_HANDLER_ID)
+    for event in _EVENTS:
+        botocore.handlers.BUILTIN_HANDLERS.append((event, _answer_in_process, botocore.handlers.REGISTER_FIRST))
+        if default_session is not None:
+            default_session.events.register_first(event, _answer_in_process, unique_id=f"{_HANDLER_ID}-{event}")
 
 
 _install()

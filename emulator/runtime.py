@@ -38,6 +38,7 @@ from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.mocks import MockConfig
 from sfn_emulator.resources.nested_executions import StartExecution
 from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.swf import SwfService
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -128,6 +129,8 @@ class Emulator:
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.coverage = CoverageRecorder()
         self.engine.on_finished.append(self.coverage.record)
+        # Amazon SWF on the same endpoint: its timers on the engine's clock, its Lambda functions the same callables.
+        self.swf = SwfService(self.engine, self.functions, function_hint=function_hint or "--functions")
 
     @cached_property
     def app(self) -> Flask:
@@ -140,7 +143,8 @@ class Emulator:
         from sfn_emulator.wire.insight_api import mount_insight_api
         from sfn_emulator.wire.reset_api import mount_reset_api
 
-        app = create_app(self.service, default_account=self.settings.account, default_region=self.settings.region)
+        app = create_app(self.service, default_account=self.settings.account, default_region=self.settings.region,
+                         more_apis=[("swf", self.swf)])
         mount_clock_api(app, self.clock, self.engine)
         mount_insight_api(app, self.service, self.coverage)
         mount_console(app, self.service, self.engine, self.clock, self.coverage)
@@ -153,6 +157,7 @@ class Emulator:
         `account`; settings, the clock and registered callables stay. moto's backends are shared by
         the whole process: a reset of every account reaches other emulators in it too."""
         self.service.reset(account)
+        self.swf.reset(account)
         reset_moto_backends(account)
 
     def _step_functions_sdk(self) -> TaskResource:
@@ -176,7 +181,8 @@ class Emulator:
             self.mocks.forget_execution(execution.arn)
 
     def close(self) -> None:
-        """Stop the engine's thread; running executions stop where they are."""
+        """Stop the engine's thread; running executions stop where they are (and SWF's long polls end)."""
+        self.swf.close()
         self.engine.close()
 
     def __enter__(self) -> Emulator:

@@ -47,7 +47,7 @@ from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.lifecycle import CompletionWait, Lifecycle
 from sfn_emulator.engine.scheduling.map_runs import MapRuns
 from sfn_emulator.engine.scheduling.time_rule import AutoTime
-from sfn_emulator.engine.scheduling.timers import Timer, Timers
+from sfn_emulator.engine.scheduling.timers import Timer, Timers, new_timer
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.base import SyncResource, TaskResources
 
@@ -86,6 +86,7 @@ class Engine:
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
         self._in_flight = 0
+        self._outside_calls = 0  # work of another service on the clock (`outside_call`), guarded by `_cv`
         self._starting = 0  # executions whose start instant is taken but that the engine has not taken up yet
         self._busy = False
         self._closed = False
@@ -191,6 +192,30 @@ class Engine:
         callbacks, tasks = self._callbacks.outstanding()
         return Outstanding(callbacks, tasks, self._timers.earliest_pending())
 
+    def set_timer(self, due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
+        """A timer set from any thread by another service on the clock (Amazon SWF): `fire` runs on
+        the engine thread once the clock reaches `due`. `skippable=False` marks a deadline someone
+        outside races (rule 3 of the auto clock), exactly as the engine's own activity timeouts."""
+        timer = new_timer(due, fire, skippable=skippable)
+        self._post(lambda: self._timers.add(timer))
+        return timer
+
+    def outside_call(self) -> Callable[[], None]:
+        """Work of another service on the clock (SWF's Lambda functions) begins: until the returned
+        function is called (once, from any thread), it counts as a task resource in flight (rule 1:
+        time follows the wall clock meanwhile)."""
+        with self._cv:
+            self._outside_calls += 1
+            self.clock.release()
+
+        def finished() -> None:
+            with self._cv:
+                self._outside_calls -= 1
+                self._busy = True  # the loop looks at the clock again
+                self._cv.notify_all()
+
+        return finished
+
     def run_until_idle(self, timeout: float | None = None) -> bool:
         """Block until nothing can run: every execution is finished or waits for time or the world."""
         with self._cv:
@@ -246,7 +271,7 @@ class Engine:
             raise failure[0]
 
     def _is_idle(self) -> bool:
-        return not self._busy and not self._commands and self._in_flight == 0
+        return not self._busy and not self._commands and self._in_flight == 0 and self._outside_calls == 0
 
     def _loop(self) -> None:
         while True:
@@ -255,7 +280,7 @@ class Engine:
                     if self._closed:
                         return
                     due = self._timers.next_due()
-                    if self._time.when_idle(due, in_flight=self._in_flight, starting=self._starting,
+                    if self._time.when_idle(due, in_flight=self._in_flight + self._outside_calls, starting=self._starting,
                                             live=self._lifecycle.live):
                         continue
                     self._busy = False

@@ -110,6 +110,16 @@ class LambdaFunctions:
                     return self._functions[key], arn, qualifier
         return None
 
+    def call(self, reference: str, event: Any, *, region: str, account: str) -> Any:
+        """Run the function `reference` names with `event` as Lambda's Invoke would (Amazon SWF's
+        ScheduleLambdaFunction): its JSON result, or its failure as a `StatesError`. LookupError
+        when nothing is registered for it."""
+        found = self.lookup(reference, region, account)
+        if found is None:
+            raise LookupError(reference)
+        function, arn, qualifier = found
+        return self._run(function, event, arn, qualifier, compact=True)
+
     # -- the TaskResource interface ------------------------------------------------------------
     def matches(self, request: TaskRequest) -> bool:
         reference = self._reference(request)

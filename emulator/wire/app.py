@@ -1,7 +1,8 @@
 """The HTTP face of the emulator: AWS JSON 1.0 APIs on one Flask route.
 
 `POST /` carries every operation, named by `X-Amz-Target: <TargetPrefix>.<Operation>`; the target
-prefix picks the API from a small table (Step Functions' `AWSStepFunctions` today; each API's
+prefix picks the API from a small table (Step Functions' `AWSStepFunctions`, Amazon SWF's
+`SimpleWorkflowService`; each API's
 prefix and SigV4 signing name come from its botocore model). A request is parsed, checked against
 the model, handed to that API's control plane with the caller's account and region, and the
 result or `ApiError` is encoded as AWS would.
@@ -153,11 +154,13 @@ def health() -> Response:
     return Response(body, status=200, content_type="application/json")
 
 
-def create_app(service: ControlPlane, *, default_account: str, default_region: str) -> Flask:
-    """The WSGI app serving the Step Functions API and the emulator's health check."""
+def create_app(service: ControlPlane, *, default_account: str, default_region: str,
+               more_apis: Iterable[tuple[str, ControlPlane]] = ()) -> Flask:
+    """The WSGI app serving the Step Functions API, the APIs of `more_apis` ((botocore model name,
+    control plane) pairs: Amazon SWF's) and the emulator's health check."""
     app = Flask(__name__)
-    endpoint = JsonProtocolEndpoint([JsonApi.from_model(SERVICE_NAME, service)],
-                                    default_account=default_account, default_region=default_region)
+    apis = [JsonApi.from_model(SERVICE_NAME, service), *(JsonApi.from_model(name, plane) for name, plane in more_apis)]
+    endpoint = JsonProtocolEndpoint(apis, default_account=default_account, default_region=default_region)
     # No automatic OPTIONS answers: no CORS preflight is served, and every answer is JSON.
     app.add_url_rule("/", "api", endpoint, methods=["POST"], provide_automatic_options=False)
     app.add_url_rule(HEALTH_PATH, "health", health, methods=["GET"], provide_automatic_options=False)

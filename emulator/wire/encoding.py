@@ -41,6 +41,9 @@ def encode_result(result: dict[str, Any]) -> bytes:
 
 
 def error_namespace(error: ApiError) -> str:
+    own = getattr(error, "namespace", None)  # an API whose faults live elsewhere (Amazon SWF's) says so
+    if own:
+        return own
     if isinstance(error, ConstraintViolations):
         return CORAL_VALIDATE_NAMESPACE
     if error.code in FRAMEWORK_ERRORS:

@@ -24,6 +24,14 @@ class Timer:
         self.cancelled = True
 
 
+def new_timer(due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
+    """A timer not yet in any heap; the clock counts whole milliseconds, so a deadline between two
+    falls due at the later one."""
+    if due.microsecond % 1000:
+        due = due.replace(microsecond=due.microsecond - due.microsecond % 1000) + timedelta(milliseconds=1)
+    return Timer(due, fire, skippable)
+
+
 class Timers:
     """Every timer of the engine: Waits, retry intervals, task, heartbeat and execution timeouts."""
 
@@ -34,12 +42,12 @@ class Timers:
 
     def set(self, due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
         """A timer that calls `fire` once the clock reaches `due`."""
-        # The clock counts whole milliseconds: a deadline between two falls due at the later one.
-        if due.microsecond % 1000:
-            due = due.replace(microsecond=due.microsecond - due.microsecond % 1000) + timedelta(milliseconds=1)
-        timer = Timer(due, fire, skippable)
-        heapq.heappush(self._heap, (due, next(self._sequence), timer))
-        if not skippable:
+        return self.add(new_timer(due, fire, skippable=skippable))
+
+    def add(self, timer: Timer) -> Timer:
+        """Put a timer made by `new_timer` in the heap (the engine thread's call)."""
+        heapq.heappush(self._heap, (timer.due, next(self._sequence), timer))
+        if not timer.skippable:
             self._outside_deadlines.add(timer)
         return timer
 
