@@ -121,8 +121,10 @@ def interpreter_for(execution: Execution) -> Callable[[Run], Interpreter]:
 
 def _register_built_in() -> None:
     from sfn_emulator.dialects.asl import ASL_DIALECT
+    from sfn_emulator.dialects.serverless_workflow import SERVERLESS_WORKFLOW
 
     register(ASL_DIALECT)
+    register(SERVERLESS_WORKFLOW)
 
 
 _register_built_in()

@@ -93,6 +93,7 @@ class Fork:
     children: Sequence[Callable[[], Interpreter]]
     max_concurrency: int = 0
     interleave: bool = False
+    needed: int | None = None  # resume once this many children succeeded (the rest cancelled, their results None)
 
 
 @dataclass(frozen=True, slots=True)
