@@ -48,11 +48,14 @@ def checked_events(body: Any) -> list[dict[str, Any]]:
 @dataclass(frozen=True, slots=True)
 class EventMatch:
     """What an execution waits for: an event of `type` (and `source`, when given) whose context
-    attributes have the values in `attributes` (a value of None: the attribute only has to be there)."""
+    attributes have the values in `attributes` (a value of None: the attribute only has to be there).
+    `correlate`: attributes whose value must equal the one the events already consumed by the same
+    wait carry (the event-wait table checks them: it knows those events)."""
 
     type: str
     source: str | None = None
     attributes: tuple[tuple[str, Any], ...] = ()
+    correlate: tuple[str, ...] = ()
 
     def matches(self, event: Mapping[str, Any]) -> bool:
         if event.get("type") != self.type or (self.source is not None and event.get("source") != self.source):

@@ -9,6 +9,7 @@ read them as the error object `{"name", "message"}`, under `error` and in `error
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Callable
@@ -221,12 +222,14 @@ def _match(workflow: _Workflow, ref: str) -> EventMatch:
     """What a consumed event definition accepts: its type and source, and its correlation rules (a
     value given, or the value an earlier event of this execution fixed, or just the attribute's presence)."""
     definition = workflow.model.events[ref]
-    attributes = []
+    attributes, correlate = [], []
     for rule in definition.correlation:
+        name = rule.context_attribute_name
         value = rule.context_attribute_value.evaluate({}) if rule.context_attribute_value is not None else None
-        attributes.append((rule.context_attribute_name, value if value is not None
-                           else workflow.correlation.get(rule.context_attribute_name)))
-    return EventMatch(definition.type, definition.source, tuple(attributes))
+        attributes.append((name, value if value is not None else workflow.correlation.get(name)))
+        if value is None and name not in workflow.correlation:
+            correlate.append(name)  # the first event of the wait fixes it for the others
+    return EventMatch(definition.type, definition.source, tuple(attributes), tuple(correlate))
 
 
 def _fix_correlation(workflow: _Workflow, ref: str, event: dict[str, JSON]) -> None:
@@ -462,7 +465,15 @@ def _filtered(selector: Any, data: JSON) -> JSON:
 
 
 def _error_data(error: StatesError) -> dict[str, JSON]:
-    details = {"name": error.error, "message": error.cause or ""}
+    """The draft's error object: `name` the error, `message` its cause (a callable's `errorMessage`)."""
+    message = error.cause or ""
+    try:
+        reported = json.loads(message)
+    except ValueError:
+        reported = None
+    if isinstance(reported, dict) and isinstance(reported.get("errorMessage"), str):
+        message = reported["errorMessage"]
+    details = {"name": error.error, "message": message}
     return {"error": details, "errors": [details]}
 
 

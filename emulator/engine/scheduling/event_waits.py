@@ -31,6 +31,7 @@ class EventWait:
     effect: AwaitEvent
     owner: EventWaits = field(repr=False)
     received: dict[int, dict[str, Any]] = field(default_factory=dict)  # match index -> event consumed
+    correlated: dict[str, Any] = field(default_factory=dict)  # correlation attribute -> value its events fixed
     timeout: Timer | None = None
 
     def cancel(self) -> None:
@@ -66,10 +67,14 @@ class EventWaits:
         consumers: list[str] = []
         for wait in list(self._waits):
             index = next((number for number, match in enumerate(wait.effect.matches)
-                          if number not in wait.received and match.matches(event)), None)
+                          if number not in wait.received and match.matches(event)
+                          and all(event.get(name) == wait.correlated[name] for name in match.correlate
+                                  if name in wait.correlated)), None)
             if index is None or wait.fiber.done:
                 continue
             wait.received[index] = event
+            for name in wait.effect.matches[index].correlate:
+                wait.correlated.setdefault(name, event.get(name))
             arn = wait.fiber.run.execution.arn
             if arn not in consumers:
                 consumers.append(arn)
