@@ -447,13 +447,25 @@ def _subflow(workflow: _Workflow, workflow_id: str, wait: bool, data: JSON, fram
             result = yield AwaitCompletion(request, result)
     except StatesError as error:
         frame.emit("TaskFailed", "taskFailedEventDetails", {**ids, **_error_details(error)})
-        raise
+        raise _sub_workflow_error(error) from None
     frame.emit("TaskSucceeded", "taskSucceededEventDetails",
                {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
     if resource.pattern == REQUEST_RESPONSE:
         return result
     output = result.get("Output") if isinstance(result, dict) else None
     return output if output is not None else result
+
+
+def _sub_workflow_error(error: StatesError) -> StatesError:
+    """The sub-workflow's own error and cause, which the nested execution's failure carries (as
+    DescribeExecution's `Error` and `Cause`): the draft propagates the called workflow's exception."""
+    try:
+        described = json.loads(error.cause or "")
+    except ValueError:
+        return error
+    if isinstance(described, dict) and isinstance(described.get("Error"), str):
+        return StatesError(described["Error"], described.get("Cause"))
+    return error
 
 
 # -- helpers -----------------------------------------------------------------------------------------
