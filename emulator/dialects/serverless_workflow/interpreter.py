@@ -50,14 +50,15 @@ class _Workflow:
 
     model: m.Workflow
     run: Run
+    input: JSON  # what top-level expressions (a correlation's contextAttributeValue) read, as the draft says
     correlation: dict[str, JSON] = field(default_factory=dict)
 
 
 def run_workflow(run: Run) -> Interpreter:
     """The whole execution: from the workflow data input to the output of its end state."""
-    workflow = _Workflow(run.execution.machine, run)
-    frame = Frame(run, prev_event_id=run.execution.history[-1]["id"] if run.execution.history else 0)
     data = run.execution_context["Input"]
+    workflow = _Workflow(run.execution.machine, run, data)
+    frame = Frame(run, prev_event_id=run.execution.history[-1]["id"] if run.execution.history else 0)
     if not isinstance(data, dict):
         raise StatesError(names.RUNTIME, "The workflow data input must be a JSON object (the draft's Workflow Data Input)")
     name: str | None = workflow.model.start_at
@@ -225,7 +226,7 @@ def _match(workflow: _Workflow, ref: str) -> EventMatch:
     attributes, correlate = [], []
     for rule in definition.correlation:
         name = rule.context_attribute_name
-        value = rule.context_attribute_value.evaluate({}) if rule.context_attribute_value is not None else None
+        value = rule.context_attribute_value.evaluate(workflow.input) if rule.context_attribute_value is not None else None
         attributes.append((name, value if value is not None else workflow.correlation.get(name)))
         if value is None and name not in workflow.correlation:
             correlate.append(name)  # the first event of the wait fixes it for the others
@@ -289,7 +290,12 @@ def _run_actions(workflow: _Workflow, actions: tuple[m.Action, ...], mode: str, 
 
 
 def _action_runner(workflow: _Workflow, action: m.Action, data: JSON, frame: Frame) -> Callable[[], Interpreter]:
-    return lambda: _run_action(workflow, action, data, frame.child(interleave=True))
+    def action_run() -> Interpreter:
+        child = frame.child(interleave=True)
+        child.state_name = frame.state_name  # an unnamed action's mock is its state's
+        return (yield from _run_action(workflow, action, data, child))
+
+    return action_run
 
 
 def _run_action(workflow: _Workflow, action: m.Action, data: JSON, frame: Frame) -> Interpreter:
@@ -391,11 +397,8 @@ def _foreach(workflow: _Workflow, state: m.State, body: m.ForEachBody, data: JSO
     frame.emit("MapStateSucceeded")
     if body.output_collection is None:
         return data
-    from sfn_emulator.dialects.serverless_workflow.expressions import compile_selector
-
-    name = compile_selector(body.output_collection).query.member_name or "results"
-    existing = data.get(name) if isinstance(data, dict) else None
-    return {**data, name: (existing if isinstance(existing, list) else []) + results}
+    existing = data.get(body.output_collection)
+    return {**data, body.output_collection: (existing if isinstance(existing, list) else []) + results}
 
 
 def _iteration_runner(workflow: _Workflow, state: m.State, body: m.ForEachBody, data: JSON, index: int, item: JSON,

@@ -194,7 +194,7 @@ class InjectBody:
 class ForEachBody:
     input_collection: Template
     iteration_param: str
-    output_collection: str | None = None  # a definite member path, `$.results`
+    output_collection: str | None = None  # the state data member `{{ $.results }}` names
     max: int | None = None
     actions: tuple[Action, ...] = ()
     workflow_id: str | None = None

@@ -475,7 +475,8 @@ class _Reader:
         output = self.get(entry, "outputCollection", where, str)
         if output is not None:
             selector = self.compiled(compile_selector, output, f"{where}/outputCollection")
-            if selector is not None and selector.query.member_name is None:
+            output = selector.query.member_name if selector is not None else None
+            if selector is not None and output is None:
                 self.problem("'outputCollection' must name a member of the state data, such as {{ $.results }}",
                              f"{where}/outputCollection")
         limit = entry.get("max")
