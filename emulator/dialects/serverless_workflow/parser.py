@@ -5,6 +5,10 @@ ValidateStateMachineDefinition; CreateStateMachine refuses a document with any, 
 Checked: the draft's schema (required members, their types, enums), unique state, function and
 event names, references (`nextState`, `refName`, `eventRef(s)`, trigger/result events), exactly one
 start state, every state reachable from it, and each `{{ }}` expression compiles.
+
+One reader class for the whole document (over 400 lines, on purpose): every check reads and writes
+the same tables (the names of states, functions and events, the transition targets, the problem
+list), which a split would pass around between modules.
 """
 
 from __future__ import annotations
