@@ -73,17 +73,17 @@ def with_event(data: JSON, event: dict[str, JSON], selector: Any) -> JSON:
     return merged(data, selected) if selected is not None else data
 
 
-def produce(workflow: WorkflowRun, produce: m.ProducedEvent, data: JSON, frame: Frame) -> Interpreter:
+def produce(workflow: WorkflowRun, produced: m.ProducedEvent, data: JSON, frame: Frame) -> Interpreter:
     """Publish a produced event: recorded as a task of the `events` resource, and delivered."""
-    definition = workflow.model.events[produce.event_ref]
+    definition = workflow.model.events[produced.event_ref]
     run = frame.run
-    payload = produce.data.evaluate(data) if produce.data is not None else data
+    payload = produced.data.evaluate(data) if produced.data is not None else data
     event: dict[str, JSON] = {
         "specversion": "1.0", "id": run.randomness.uuid(),
         "source": definition.source or run.execution.state_machine_arn, "type": definition.type,
         "time": format_time(run.now()), "datacontenttype": "application/json",
     }
-    attributes = produce.context_attributes.evaluate(data) if produce.context_attributes is not None else {}
+    attributes = produced.context_attributes.evaluate(data) if produced.context_attributes is not None else {}
     if isinstance(attributes, dict):
         event.update({key: value for key, value in attributes.items() if key != "data"})
     event["data"] = payload
