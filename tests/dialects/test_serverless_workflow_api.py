@@ -102,3 +102,15 @@ def test_the_dialect_tag_decides_over_the_shape(emulator_server, sfn) -> None:
     yaml_text = "id: y\nname: Y\nstates:\n- name: A\n  type: inject\n  start: {kind: default}\n  end: {kind: default}\n"
     arn = sfn.create_state_machine(name="yaml-sw", roleArn=ROLE, definition=yaml_text, tags=tag)["stateMachineArn"]
     assert sfn.describe_state_machine(stateMachineArn=arn)["definition"] == yaml_text
+
+
+def test_the_pytest_plugin_publishes_events_and_reads_produced_ones(sfn_emulator) -> None:
+    producer = {"id": "p", "name": "Producer", "events": [{"name": "Done", "type": "done", "kind": "produced"}],
+                "states": [{"name": "Finish", "type": "inject", "start": {"kind": "default"}, "data": {"ok": True},
+                            "end": {"kind": "event", "produceEvent": {"eventRef": "Done", "data": "{{ $.ok }}"}}}]}
+    result = sfn_emulator.run(producer)
+    result.assert_succeeded(output={"ok": True})
+    [event] = sfn_emulator.produced_events(result.execution_arn)
+    assert (event["type"], event["data"], event["specversion"]) == ("done", True, "1.0")
+    with pytest.raises(ValueError, match="'source'"):
+        sfn_emulator.publish_event({"specversion": "1.0", "id": "x", "type": "t"})
