@@ -12,7 +12,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF")
+SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF", "Serverless Workflow")
 
 
 def _section(title: str) -> str:
