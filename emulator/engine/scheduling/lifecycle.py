@@ -132,6 +132,37 @@ class Lifecycle:
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
 
+    def resume(self, execution: Execution, point: tuple[str, Any] | None) -> None:
+        """Continue an execution a store loaded (see `sfn_emulator.persistence.resume`): its history
+        goes on from its last event; the top-level state it was in is entered again with its
+        recorded input. Its ids are drawn afresh (seeded by where the history stood), so nothing
+        it makes now takes the name of something it made before the stop."""
+        self._executions[execution.arn] = execution
+        if not execution.history:
+            self.start(execution)
+            return
+        run = Run(execution, self._now,
+                  f"{self._seed}:{execution.arn}:{execution.redrive_count}:resumed:{len(execution.history)}")
+        frame = Frame(run, run.execution.history[-1]["id"])
+        machine = execution.machine
+        if point is None:
+            self._launch(run, run_machine(machine, run.execution_context["Input"], frame))
+            return
+        state_name, state_input = point
+        restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
+        self._launch(run, run_machine(restart, state_input, frame))
+
+    def abandon(self, execution: Execution, cause: str) -> None:
+        """End a RUNNING execution a store loaded that cannot go on by itself (a map run's child:
+        its parent's Map state starts a new run), as aborted with `cause`."""
+        self._executions[execution.arn] = execution
+        self._runs[execution.arn] = Run(execution, self._now)
+        self.abort(execution, names.RUNTIME, cause)
+
+    def restart_point(self, arn: str) -> tuple[str, Any] | None:
+        run = self._runs.get(arn)
+        return run.restart_point if run is not None else None
+
     def await_completion(self, waiter: CompletionWait, awaited: Execution) -> None:
         """Resume the waiter's fiber with its result once `awaited` has ended."""
         waiter.fiber.waiting = waiter
