@@ -13,6 +13,7 @@ from typing import Sequence
 import sfn_emulator
 from sfn_emulator.cli_definitions import add_commands as add_definition_commands
 from sfn_emulator.cli_insight import add_commands as add_insight_commands
+from sfn_emulator.cli_snapshot import add_commands as add_snapshot_commands
 from sfn_emulator.config import Settings, SettingsError, add_arguments
 
 SNIPPET = """\
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(handler=serve_command)
     add_definition_commands(commands)
     add_insight_commands(commands)
+    add_snapshot_commands(commands)
     return parser
 
 
