@@ -120,7 +120,7 @@ class Frame:
 
     __slots__ = (
         "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count", "counts_retries",
-        "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned",
+        "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned", "resumed_entry",
     )
 
     def __init__(self, run: Run, prev_event_id: int, *, nested: bool = False, interleave: bool = False,
@@ -142,6 +142,9 @@ class Frame:
         # What the running state's Assign evaluated to: bound when the state exits, so that its
         # Output (or OutputPath) still reads the values from before the state.
         self.assigned: dict[str, JSON] | None = None
+        # (event id, time) of the …StateEntered event of the state the frame resumes in, already in
+        # the history (an execution continued after a restart): that state is not entered again.
+        self.resumed_entry: tuple[int, datetime] | None = None
 
     def inspect(self, step: str, value: JSON) -> None:
         if self.inspection is not None:

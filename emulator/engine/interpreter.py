@@ -93,14 +93,17 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     """Enter a state, run it with its Retry and Catch, exit it. Returns (output, next state name)."""
     yield TRANSITION
     frame.state_name = state.name
-    frame.entered_time = frame.run.now()
     frame.retry_count = 0
     frame.counts_retries = hasattr(state, "retry")
     frame.task_token = None
-    frame.entered_event_id = frame.emit(
-        ENTERED[state.type], "stateEnteredEventDetails",
-        {"name": state.name, "input": frame.run.payload_text(state_input), "inputDetails": {"truncated": False}},
-    )
+    if frame.resumed_entry is not None:  # a state entered before a restart (`persistence.restore`)
+        (frame.entered_event_id, frame.entered_time), frame.resumed_entry = frame.resumed_entry, None
+    else:
+        frame.entered_time = frame.run.now()
+        frame.entered_event_id = frame.emit(
+            ENTERED[state.type], "stateEnteredEventDetails",
+            {"name": state.name, "input": frame.run.payload_text(state_input), "inputDetails": {"truncated": False}},
+        )
     if frame.interleave:
         yield Reschedule()
     retry: tuple[Retrier, ...] = getattr(state, "retry", ())
@@ -387,7 +390,7 @@ def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
     if state.jsonata:
         return (yield from run_jsonata_wait(state, raw, frame))
     value = _input(state, raw, frame)
-    now = frame.run.now()
+    now = frame.entered_time or frame.run.now()  # a Wait counts from its state's entry
     if state.seconds is not None:
         due = now + timedelta(seconds=state.seconds)
     elif state.seconds_path is not None:
@@ -407,7 +410,7 @@ def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
 
 def run_jsonata_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
     states = {"input": raw}
-    now = frame.run.now()
+    now = frame.entered_time or frame.run.now()  # a Wait counts from its state's entry
     if state.seconds is not None:
         due = now + timedelta(seconds=state.seconds)
     elif state.seconds_expression is not None:

@@ -20,6 +20,18 @@ from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
 
 
+def _open_entry(history: list[Any], state_name: str) -> tuple[int, datetime] | None:
+    """(id, time) of the …StateEntered event of `state_name`'s current visit, if the history has it:
+    its last entry, when no …StateExited of it follows (else the stop came before it was entered)."""
+    for event in reversed(history):
+        event_type = event["type"]
+        if event_type.endswith(("StateEntered", "StateExited")):
+            key = "stateEnteredEventDetails" if event_type.endswith("Entered") else "stateExitedEventDetails"
+            if event[key].get("name") == state_name:
+                return (event["id"], event["timestamp"]) if event_type.endswith("Entered") else None
+    return None
+
+
 @dataclass(eq=False)
 class CompletionWait:
     """A `.sync` task waiting for an execution of this emulator to end (or for its own task token
@@ -133,10 +145,11 @@ class Lifecycle:
         self._launch(run, run_machine(restart, state_input, frame))
 
     def resume(self, execution: Execution, point: tuple[str, Any] | None) -> None:
-        """Continue an execution a store loaded (see `sfn_emulator.persistence.resume`): its history
-        goes on from its last event; the top-level state it was in is entered again with its
-        recorded input. Its ids are drawn afresh (seeded by where the history stood), so nothing
-        it makes now takes the name of something it made before the stop."""
+        """Continue an execution a store loaded (see `sfn_emulator.persistence.restore`): its
+        history goes on from its last event, in the top-level state it was in, from the input that
+        state was entered with (its …StateEntered event is not written again when the history has
+        it). Its ids are drawn afresh (seeded by where the history stood), so nothing it makes now
+        takes the name of something it made before the stop."""
         self._executions[execution.arn] = execution
         if not execution.history:
             self.start(execution)
@@ -149,6 +162,7 @@ class Lifecycle:
             self._launch(run, run_machine(machine, run.execution_context["Input"], frame))
             return
         state_name, state_input = point
+        frame.resumed_entry = _open_entry(execution.history, state_name)
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
 
