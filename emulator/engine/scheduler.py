@@ -153,6 +153,11 @@ class Engine:
         names with its recorded input (None: from the start, as its history has no state yet)."""
         self._post(lambda: self._lifecycle.resume(execution, point))
 
+    def adopt(self, execution: Execution, point: tuple[str, Any]) -> None:
+        """Take a closed execution loaded from a store, stopped in the top-level state `point`
+        names, as redrivable from there (RedriveExecution)."""
+        self._call(lambda: self._lifecycle.adopt(execution, point))
+
     def abandon(self, execution: Execution, cause: str) -> None:
         """Close a RUNNING execution loaded from a store that cannot go on, as aborted (returns once closed)."""
         self._call(lambda: self._lifecycle.abandon(execution, cause))

@@ -11,6 +11,7 @@ What a loaded execution that was RUNNING does (the rule the README's Persistence
 - a Distributed Map's child execution is closed as aborted (States.Runtime, `INTERRUPTED_CAUSE`),
   and its map run too: its parent enters the Map state again and starts a new run.
 - an execution whose history is empty starts from the beginning (ExecutionStarted is written).
+A failed, timed-out or aborted execution keeps the state it stopped in: RedriveExecution works on it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from sfn_emulator.clock import Clock
 from sfn_emulator.engine import Engine
-from sfn_emulator.engine.execution import ABORTED, RUNNING
+from sfn_emulator.engine.execution import ABORTED, RUNNING, SUCCEEDED
 from sfn_emulator.persistence import records
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
@@ -61,6 +62,7 @@ class Loaded:
 
     stores: list[Store]
     running: list[tuple[ExecutionEntry, tuple[str, Any] | None, str]] = field(default_factory=list)  # + revision type
+    redrivable: list[tuple[ExecutionEntry, tuple[str, Any]]] = field(default_factory=list)  # closed, not succeeded
     map_runs_interrupted: list[Any] = field(default_factory=list)
 
 
@@ -97,6 +99,8 @@ def _build(state: records.Document) -> Loaded:
         store.add_execution(entry)
         if entry.execution.is_running:
             loaded.running.append((entry, point, start["revisionType"]))
+        elif point is not None and entry.execution.status != SUCCEEDED:
+            loaded.redrivable.append((entry, point))
     for store in stores.values():
         store.continue_sequence(max((e.sequence for e in store.executions.values()), default=-1))
     for document in state["mapRuns"]:
@@ -117,6 +121,8 @@ def install(loaded: Loaded, service: StepFunctionsService, engine: Engine) -> li
     for map_run in loaded.map_runs_interrupted:
         map_run.status, map_run.stop_date = ABORTED, now
     service.install(loaded.stores)
+    for entry, point in loaded.redrivable:
+        engine.adopt(entry.execution, point)
     for entry, point, _ in loaded.running:
         execution = entry.execution
         if entry.map_run_arn is not None:

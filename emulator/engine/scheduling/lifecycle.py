@@ -166,6 +166,13 @@ class Lifecycle:
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
 
+    def adopt(self, execution: Execution, point: tuple[str, Any]) -> None:
+        """Know a closed execution a store loaded, with the state it stopped in, so it can be redriven."""
+        self._executions[execution.arn] = execution
+        run = self._new_run(execution)
+        run.restart_point = point
+        self._runs[execution.arn] = run
+
     def abandon(self, execution: Execution, cause: str) -> None:
         """End a RUNNING execution a store loaded that cannot go on by itself (a map run's child:
         its parent's Map state starts a new run), as aborted with `cause`."""
