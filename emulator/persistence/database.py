@@ -37,8 +37,10 @@ class Database:
             self._connection.execute("PRAGMA journal_mode=WAL")
             self._connection.execute("PRAGMA synchronous=NORMAL")
             self._connection.execute("PRAGMA busy_timeout=10000")
-        except (OSError, sqlite3.Error) as error:
+        except (OSError, sqlite3.OperationalError) as error:
             raise StoreError(f"cannot open the state database {self.path}: {error}") from None
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path} is not a usable sfn-emulator state database: {error}") from None
         self._lock = threading.RLock()
         try:
             with self.transaction() as sql:
