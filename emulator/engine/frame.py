@@ -48,6 +48,7 @@ class Run:
     """One execution's shared interpreter state."""
 
     __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
+                 "top_variables",
                  "resources", "item_reader_items", "_last_payload")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None) -> None:
@@ -57,6 +58,7 @@ class Run:
         self._random: random.Random | None = None
         self._randomness: Randomness | None = None
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
+        self.top_variables: Variables | None = None  # the top level's workflow variables (kept by a store)
         self.resources: Any = None  # a TaskResources chain of this run's own (TestState mocks), else the engine's
         self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
         self.execution_context = {

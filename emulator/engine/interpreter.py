@@ -85,6 +85,7 @@ def run_machine(machine: StateMachine, value: JSON, frame: Frame) -> Interpreter
     while name is not None:
         if not frame.nested:
             frame.run.restart_point = (name, value)
+            frame.run.top_variables = frame.variables
         value, name = yield from run_state(machine.states[name], value, frame)
     return value
 

@@ -148,10 +148,12 @@ class Engine:
         """Run a failed, timed-out or aborted execution again from the state where it stopped."""
         self._call(lambda: self._lifecycle.redrive(execution))
 
-    def resume(self, execution: Execution, point: tuple[str, Any] | None) -> None:
-        """Continue a RUNNING execution loaded from a store, re-entering the top-level state `point`
-        names with its recorded input (None: from the start, as its history has no state yet)."""
-        self._post(lambda: self._lifecycle.resume(execution, point))
+    def resume(self, execution: Execution, point: tuple[str, Any] | None,
+               variables: dict[str, Any] | None = None) -> None:
+        """Continue a RUNNING execution loaded from a store in the top-level state `point` names,
+        from its recorded input, with the workflow variables it had then (None: from the start,
+        as its history has no state yet)."""
+        self._post(lambda: self._lifecycle.resume(execution, point, variables or {}))
 
     def adopt(self, execution: Execution, point: tuple[str, Any]) -> None:
         """Take a closed execution loaded from a store, stopped in the top-level state `point`
@@ -166,6 +168,11 @@ class Engine:
         """The top-level state the execution is in and the input it entered with (what `resume` and
         redrive re-enter), None before its first state."""
         return self._lifecycle.restart_point(execution_arn)
+
+    def top_variables(self, execution_arn: str) -> dict[str, Any]:
+        """A copy of the workflow variables of the execution's top level (as bound when its current
+        top-level state was entered, or since)."""
+        return self._lifecycle.top_variables(execution_arn)
 
     def barrier(self) -> None:
         """Return once every command posted before has been served and the round it made

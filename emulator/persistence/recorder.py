@@ -134,7 +134,9 @@ class Recorder:
             self._map_runs[map_run.arn] = _FollowedMapRun(map_run)
 
     def _progress(self, entry: ExecutionEntry) -> records.Document:
-        return records.execution_progress_document(entry, self._engine.restart_point(entry.execution.arn))
+        arn = entry.execution.arn
+        return records.execution_progress_document(entry, self._engine.restart_point(arn),
+                                                   self._engine.top_variables(arn))
 
     def _progress_key(self, execution: Execution) -> tuple[Any, ...]:
         """What the progress document is made from; the restart point compared by identity (the

@@ -130,14 +130,17 @@ def execution_start_document(entry: ExecutionEntry, revision_type: str) -> Docum
     }
 
 
-def execution_progress_document(entry: ExecutionEntry, restart_point: tuple[str, Any] | None) -> Document:
-    """Where an execution stands: rewritten as it changes."""
+def execution_progress_document(entry: ExecutionEntry, restart_point: tuple[str, Any] | None,
+                                variables: dict[str, Any]) -> Document:
+    """Where an execution stands: rewritten as it changes. `variables`: its top level's workflow
+    variables as its current top-level state found them."""
     e = entry.execution
     return {
         "status": e.status, "stopDate": e.stop_date, "output": e.output, "error": e.error, "cause": e.cause,
         "redriveCount": e.redrive_count, "redriveDate": e.redrive_date,
         "redriveClientToken": entry.redrive_client_token,
-        "restartPoint": None if restart_point is None else {"state": restart_point[0], "input": restart_point[1]},
+        "restartPoint": None if restart_point is None else {"state": restart_point[0], "input": restart_point[1],
+                                                            "variables": variables},
     }
 
 
@@ -153,8 +156,8 @@ def event_from(document: Document) -> HistoryEvent:
 
 
 def execution_from(start: Document, progress: Document, events: list[Document],
-                   definitions: Definitions) -> tuple[ExecutionEntry, tuple[str, Any] | None]:
-    """The entry and its restart point."""
+                   definitions: Definitions) -> tuple[ExecutionEntry, tuple[str, Any] | None, dict[str, Any]]:
+    """The entry, its restart point and its top level's workflow variables."""
     revision = revision_from(start["revision"], start["revisionType"], definitions)
     machine = revision.machine
     if start["mapRunArn"]:  # a map run's child runs its Map state's item processor
@@ -174,7 +177,9 @@ def execution_from(start: Document, progress: Document, events: list[Document],
         execution.finished.set()
     entry = ExecutionEntry(execution, revision, start["sequence"], progress["redriveClientToken"], start["mapRunArn"])
     point = progress["restartPoint"]
-    return entry, (point["state"], point["input"]) if point is not None else None
+    if point is None:
+        return entry, None, {}
+    return entry, (point["state"], point["input"]), point.get("variables", {})
 
 
 def item_processor(machine: StateMachine, label: str) -> StateMachine | None:

@@ -1,13 +1,14 @@
 """The whole state as one document (`capture`), and back into a running emulator (`build`, then
-`install` and `resume`).
+`install`, which resumes what was running).
 
 What a loaded execution that was RUNNING does (the rule the README's Persistence section states):
-- a top-level execution continues its history from its last event: the top-level state it was in
-  is entered again with the input recorded when it was entered (a new …StateEntered event follows
-  the old ones). Work that state had under way (a Task's call, a Wait, a Parallel's branches, an
-  inline Map's iterations) starts again; a Task calls its resource again, as a retry would; a
-  callback Task issues a new task token. Its TimeoutSeconds still counts from its start date, on
-  the clock; a Wait counts from the re-entry.
+- a top-level execution goes on in the top-level state it was in, from the input and with the
+  workflow variables that state was entered with; its history goes on from its last event (the
+  state is not entered again when its …StateEntered event is there). Work that state had under way
+  starts again within it: a Wait ends at its entry time plus its duration, on the clock; a Task
+  calls its resource again, as a retry would (a callback Task issues a new token, an activity task
+  is scheduled again); a Parallel's branches or an inline Map's iterations run again. Its
+  TimeoutSeconds still counts from its start date, on the clock.
 - a Distributed Map's child execution is closed as aborted (States.Runtime, `INTERRUPTED_CAUSE`),
   and its map run too: its parent enters the Map state again and starts a new run.
 - an execution whose history is empty starts from the beginning (ExecutionStarted is written).
@@ -49,7 +50,8 @@ def capture(service: StepFunctionsService, engine: Engine, clock: Clock) -> reco
                 events = execution.history[:]  # read after the status the progress document holds
                 state["executions"].append({
                     "start": records.execution_start_document(entry, record.type if record else execution.type),
-                    "progress": records.execution_progress_document(entry, engine.restart_point(execution.arn)),
+                    "progress": records.execution_progress_document(entry, engine.restart_point(execution.arn),
+                                                                    engine.top_variables(execution.arn)),
                     "events": [records.event_document(event) for event in events],
                 })
     state["clock"] = {"time": clock.now(), "mode": clock.mode}
@@ -61,7 +63,8 @@ class Loaded:
     """Stores built from a state document, not yet installed, and what was running in them."""
 
     stores: list[Store]
-    running: list[tuple[ExecutionEntry, tuple[str, Any] | None, str]] = field(default_factory=list)  # + revision type
+    # (entry, restart point, top-level variables, type of the state machine whose configuration it runs)
+    running: list[tuple[ExecutionEntry, tuple[str, Any] | None, dict[str, Any], str]] = field(default_factory=list)
     redrivable: list[tuple[ExecutionEntry, tuple[str, Any]]] = field(default_factory=list)  # closed, not succeeded
     map_runs_interrupted: list[Any] = field(default_factory=list)
 
@@ -95,10 +98,10 @@ def _build(state: records.Document) -> Loaded:
         store = store_for(start["arn"])
         if start["stateMachineArn"].split("/")[0] not in store.state_machines:
             continue  # its state machine was deleted: it went with it
-        entry, point = records.execution_from(start, document["progress"], document["events"], definitions)
+        entry, point, variables = records.execution_from(start, document["progress"], document["events"], definitions)
         store.add_execution(entry)
         if entry.execution.is_running:
-            loaded.running.append((entry, point, start["revisionType"]))
+            loaded.running.append((entry, point, variables, start["revisionType"]))
         elif point is not None and entry.execution.status != SUCCEEDED:
             loaded.redrivable.append((entry, point))
     for store in stores.values():
@@ -123,13 +126,13 @@ def install(loaded: Loaded, service: StepFunctionsService, engine: Engine) -> li
     service.install(loaded.stores)
     for entry, point in loaded.redrivable:
         engine.adopt(entry.execution, point)
-    for entry, point, _ in loaded.running:
+    for entry, point, variables, _ in loaded.running:
         execution = entry.execution
         if entry.map_run_arn is not None:
             engine.abandon(execution, INTERRUPTED_CAUSE)
         else:
-            engine.resume(execution, point)
-    return [(entry, revision_type) for entry, _, revision_type in loaded.running]
+            engine.resume(execution, point, variables)
+    return [(entry, revision_type) for entry, _, _, revision_type in loaded.running]
 
 
 def clock_document(state: records.Document) -> tuple[Any, str] | None:

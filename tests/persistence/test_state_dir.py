@@ -77,6 +77,21 @@ def test_a_wait_counts_from_its_entry_across_a_restart(reopen: Any) -> None:
                                           "ExecutionSucceeded"]
 
 
+def test_workflow_variables_are_those_the_state_was_entered_with(reopen: Any) -> None:
+    emulator = reopen()
+    arn = machine(emulator, {"StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"x": 42, "y": "kept"}, "Next": "Hold"},
+        "Hold": {"Type": "Wait", "Seconds": 10, "Next": "Use"},
+        "Use": {"Type": "Pass", "Parameters": {"x.$": "$x", "y.$": "$y"}, "End": True},
+    }})
+    execution = emulator.service.start_execution(stateMachineArn=arn)["executionArn"]
+    assert emulator.clock.run_until_idle(WAIT_BOUND)
+    emulator = reopen()
+    emulator.clock.advance(10)
+    described = emulator.service.describe_execution(executionArn=execution)
+    assert (described["status"], json.loads(described["output"])) == ("SUCCEEDED", {"x": 42, "y": "kept"})
+
+
 def test_the_execution_timeout_counts_from_the_start_across_a_restart(reopen: Any) -> None:
     emulator = reopen()
     arn = machine(emulator, {"TimeoutSeconds": 100, "StartAt": "Hold",

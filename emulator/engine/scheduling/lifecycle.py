@@ -18,6 +18,7 @@ from sfn_emulator.engine.interpreter import run_execution, run_machine
 from sfn_emulator.engine.scheduling.callbacks import TokenWait
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
+from sfn_emulator.engine.variables import Variables
 
 
 def _open_entry(history: list[Any], state_name: str) -> tuple[int, datetime] | None:
@@ -144,7 +145,7 @@ class Lifecycle:
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
 
-    def resume(self, execution: Execution, point: tuple[str, Any] | None) -> None:
+    def resume(self, execution: Execution, point: tuple[str, Any] | None, variables: dict[str, Any]) -> None:
         """Continue an execution a store loaded (see `sfn_emulator.persistence.restore`): its
         history goes on from its last event, in the top-level state it was in, from the input that
         state was entered with (its …StateEntered event is not written again when the history has
@@ -156,7 +157,7 @@ class Lifecycle:
             return
         run = Run(execution, self._now,
                   f"{self._seed}:{execution.arn}:{execution.redrive_count}:resumed:{len(execution.history)}")
-        frame = Frame(run, run.execution.history[-1]["id"])
+        frame = Frame(run, run.execution.history[-1]["id"], variables=Variables(values=variables))
         machine = execution.machine
         if point is None:
             self._launch(run, run_machine(machine, run.execution_context["Input"], frame))
@@ -183,6 +184,10 @@ class Lifecycle:
     def restart_point(self, arn: str) -> tuple[str, Any] | None:
         run = self._runs.get(arn)
         return run.restart_point if run is not None else None
+
+    def top_variables(self, arn: str) -> dict[str, Any]:
+        run = self._runs.get(arn)
+        return dict(run.top_variables.values) if run is not None and run.top_variables is not None else {}
 
     def await_completion(self, waiter: CompletionWait, awaited: Execution) -> None:
         """Resume the waiter's fiber with its result once `awaited` has ended."""
