@@ -85,7 +85,7 @@ def run_machine(machine: StateMachine, value: JSON, frame: Frame) -> Interpreter
     while name is not None:
         if not frame.nested:
             frame.run.restart_point = (name, value)
-            frame.run.top_variables = frame.variables
+            frame.run.top_frame = frame
         value, name = yield from run_state(machine.states[name], value, frame)
     return value
 
@@ -472,7 +472,8 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     # (AWS records a `.sync` task completed by SendTaskSuccess with the token it passed on)
     needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
     if needs_token:
-        frame.task_token = new_task_token(frame.run.randomness)
+        frame.task_token = frame.resumed_token or new_task_token(frame.run.randomness)
+    frame.resumed_token = None
     if state.jsonata:
         value: JSON = {"input": raw}
         payload = _arguments(state, value, raw, frame)

@@ -149,11 +149,11 @@ class Engine:
         self._call(lambda: self._lifecycle.redrive(execution))
 
     def resume(self, execution: Execution, point: tuple[str, Any] | None,
-               variables: dict[str, Any] | None = None) -> None:
+               variables: dict[str, Any] | None = None, task_token: str | None = None) -> None:
         """Continue a RUNNING execution loaded from a store in the top-level state `point` names,
         from its recorded input, with the workflow variables it had then (None: from the start,
-        as its history has no state yet)."""
-        self._post(lambda: self._lifecycle.resume(execution, point, variables or {}))
+        as its history has no state yet); a Task there gives out `task_token` again."""
+        self._post(lambda: self._lifecycle.resume(execution, point, variables or {}, task_token))
 
     def adopt(self, execution: Execution, point: tuple[str, Any]) -> None:
         """Take a closed execution loaded from a store, stopped in the top-level state `point`
@@ -172,7 +172,13 @@ class Engine:
     def top_variables(self, execution_arn: str) -> dict[str, Any]:
         """A copy of the workflow variables of the execution's top level (as bound when its current
         top-level state was entered, or since)."""
-        return self._lifecycle.top_variables(execution_arn)
+        frame = self._lifecycle.top_frame(execution_arn)
+        return dict(frame.variables.values) if frame is not None else {}
+
+    def top_task_token(self, execution_arn: str) -> str | None:
+        """The task token the Task the execution's top level is in gave out, if any."""
+        frame = self._lifecycle.top_frame(execution_arn)
+        return frame.task_token if frame is not None else None
 
     def barrier(self) -> None:
         """Return once every command posted before has been served and the round it made

@@ -29,6 +29,7 @@ from sfn_emulator.service.store import ExecutionEntry, Store
 _SERVED_BY_ENGINE = frozenset({"SendTaskSuccess", "SendTaskFailure", "SendTaskHeartbeat", "StopExecution",
                                "RedriveExecution"})
 _EXECUTION_STARTS = frozenset({"StartExecution", "RedriveExecution"})
+_NOTHING_KEPT = frozenset({"StartSyncExecution"})  # EXPRESS executions are not kept (as AWS keeps none)
 
 
 @dataclass(eq=False)
@@ -65,6 +66,8 @@ class Recorder:
     def _service_changed(self, store: Store | None, action: str, params: dict[str, Any], result: Any) -> None:
         if store is None:  # a reset
             self._forget(params.get("account"))
+            return
+        if action in _NOTHING_KEPT:
             return
         if action in _SERVED_BY_ENGINE:
             self._engine.barrier()
@@ -136,12 +139,13 @@ class Recorder:
     def _progress(self, entry: ExecutionEntry) -> records.Document:
         arn = entry.execution.arn
         return records.execution_progress_document(entry, self._engine.restart_point(arn),
-                                                   self._engine.top_variables(arn))
+                                                   self._engine.top_variables(arn), self._engine.top_task_token(arn))
 
     def _progress_key(self, execution: Execution) -> tuple[Any, ...]:
         """What the progress document is made from; the restart point compared by identity (the
         engine makes a new one per top-level state), never by its possibly large input."""
-        return (execution.status, execution.redrive_count, _Identity(self._engine.restart_point(execution.arn)))
+        return (execution.status, execution.redrive_count, _Identity(self._engine.restart_point(execution.arn)),
+                self._engine.top_task_token(execution.arn))
 
     # -- the engine's rounds -------------------------------------------------------------------------
     def flush(self) -> None:

@@ -24,7 +24,7 @@ _EVENT_KEYS = ("timestamp", "type", "id", "previousEventId")
 
 def dumps(document: Any) -> str:
     """JSON text of a document; datetimes anywhere become {"$time": ISO-8601}."""
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False, default=_encode_time)
+    return _ENCODER.encode(document)
 
 
 def loads(text: str | bytes) -> Any:
@@ -35,6 +35,9 @@ def _encode_time(value: Any) -> Any:
     if isinstance(value, datetime):
         return {_TIME_TAG: value.isoformat()}
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_encode_time)  # made once: a history has many events
 
 
 def _decode_time(value: dict[str, Any]) -> Any:
@@ -131,22 +134,24 @@ def execution_start_document(entry: ExecutionEntry, revision_type: str) -> Docum
 
 
 def execution_progress_document(entry: ExecutionEntry, restart_point: tuple[str, Any] | None,
-                                variables: dict[str, Any]) -> Document:
+                                variables: dict[str, Any], task_token: str | None) -> Document:
     """Where an execution stands: rewritten as it changes. `variables`: its top level's workflow
-    variables as its current top-level state found them."""
+    variables as its current top-level state found them; `task_token`: the one that state gave out."""
     e = entry.execution
     return {
         "status": e.status, "stopDate": e.stop_date, "output": e.output, "error": e.error, "cause": e.cause,
         "redriveCount": e.redrive_count, "redriveDate": e.redrive_date,
         "redriveClientToken": entry.redrive_client_token,
         "restartPoint": None if restart_point is None else {"state": restart_point[0], "input": restart_point[1],
-                                                            "variables": variables},
+                                                            "variables": variables, "taskToken": task_token},
     }
 
 
 def event_document(event: Any) -> Document:
     """One history event as GetExecutionHistory shows it (a mapping), with its details."""
-    return {key: event[key] for key in event}
+    document = {key: event[key] for key in event}
+    document["timestamp"] = {_TIME_TAG: document["timestamp"].isoformat()}  # no encoder callback per event
+    return document
 
 
 def event_from(document: Document) -> HistoryEvent:
@@ -156,8 +161,8 @@ def event_from(document: Document) -> HistoryEvent:
 
 
 def execution_from(start: Document, progress: Document, events: list[Document],
-                   definitions: Definitions) -> tuple[ExecutionEntry, tuple[str, Any] | None, dict[str, Any]]:
-    """The entry, its restart point and its top level's workflow variables."""
+                   definitions: Definitions) -> tuple[ExecutionEntry, tuple[str, Any] | None, dict[str, Any], str | None]:
+    """The entry, its restart point, its top level's workflow variables and task token."""
     revision = revision_from(start["revision"], start["revisionType"], definitions)
     machine = revision.machine
     if start["mapRunArn"]:  # a map run's child runs its Map state's item processor
@@ -178,8 +183,8 @@ def execution_from(start: Document, progress: Document, events: list[Document],
     entry = ExecutionEntry(execution, revision, start["sequence"], progress["redriveClientToken"], start["mapRunArn"])
     point = progress["restartPoint"]
     if point is None:
-        return entry, None, {}
-    return entry, (point["state"], point["input"]), point.get("variables", {})
+        return entry, None, {}, None
+    return entry, (point["state"], point["input"]), point.get("variables", {}), point.get("taskToken")
 
 
 def item_processor(machine: StateMachine, label: str) -> StateMachine | None:

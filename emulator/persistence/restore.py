@@ -6,8 +6,8 @@ What a loaded execution that was RUNNING does (the rule the README's Persistence
   workflow variables that state was entered with; its history goes on from its last event (the
   state is not entered again when its …StateEntered event is there). Work that state had under way
   starts again within it: a Wait ends at its entry time plus its duration, on the clock; a Task
-  calls its resource again, as a retry would (a callback Task issues a new token, an activity task
-  is scheduled again); a Parallel's branches or an inline Map's iterations run again. Its
+  calls its resource again, as a retry would, with the task token it gave out before (an activity
+  task is scheduled again; a callback is sent again); a Parallel's branches or an inline Map's iterations run again. Its
   TimeoutSeconds still counts from its start date, on the clock.
 - a Distributed Map's child execution is closed as aborted (States.Runtime, `INTERRUPTED_CAUSE`),
   and its map run too: its parent enters the Map state again and starts a new run.
@@ -50,8 +50,9 @@ def capture(service: StepFunctionsService, engine: Engine, clock: Clock) -> reco
                 events = execution.history[:]  # read after the status the progress document holds
                 state["executions"].append({
                     "start": records.execution_start_document(entry, record.type if record else execution.type),
-                    "progress": records.execution_progress_document(entry, engine.restart_point(execution.arn),
-                                                                    engine.top_variables(execution.arn)),
+                    "progress": records.execution_progress_document(
+                        entry, engine.restart_point(execution.arn), engine.top_variables(execution.arn),
+                        engine.top_task_token(execution.arn)),
                     "events": [records.event_document(event) for event in events],
                 })
     state["clock"] = {"time": clock.now(), "mode": clock.mode}
@@ -63,8 +64,10 @@ class Loaded:
     """Stores built from a state document, not yet installed, and what was running in them."""
 
     stores: list[Store]
-    # (entry, restart point, top-level variables, type of the state machine whose configuration it runs)
-    running: list[tuple[ExecutionEntry, tuple[str, Any] | None, dict[str, Any], str]] = field(default_factory=list)
+    # (entry, restart point, top-level variables and task token, type of the state machine whose
+    # configuration it runs)
+    running: list[tuple[ExecutionEntry, tuple[str, Any] | None, dict[str, Any], str | None, str]] = field(
+        default_factory=list)
     redrivable: list[tuple[ExecutionEntry, tuple[str, Any]]] = field(default_factory=list)  # closed, not succeeded
     map_runs_interrupted: list[Any] = field(default_factory=list)
 
@@ -98,10 +101,11 @@ def _build(state: records.Document) -> Loaded:
         store = store_for(start["arn"])
         if start["stateMachineArn"].split("/")[0] not in store.state_machines:
             continue  # its state machine was deleted: it went with it
-        entry, point, variables = records.execution_from(start, document["progress"], document["events"], definitions)
+        entry, point, variables, token = records.execution_from(start, document["progress"], document["events"],
+                                                                 definitions)
         store.add_execution(entry)
         if entry.execution.is_running:
-            loaded.running.append((entry, point, variables, start["revisionType"]))
+            loaded.running.append((entry, point, variables, token, start["revisionType"]))
         elif point is not None and entry.execution.status != SUCCEEDED:
             loaded.redrivable.append((entry, point))
     for store in stores.values():
@@ -126,13 +130,13 @@ def install(loaded: Loaded, service: StepFunctionsService, engine: Engine) -> li
     service.install(loaded.stores)
     for entry, point in loaded.redrivable:
         engine.adopt(entry.execution, point)
-    for entry, point, variables, _ in loaded.running:
+    for entry, point, variables, token, _ in loaded.running:
         execution = entry.execution
         if entry.map_run_arn is not None:
             engine.abandon(execution, INTERRUPTED_CAUSE)
         else:
-            engine.resume(execution, point, variables)
-    return [(entry, revision_type) for entry, _, _, revision_type in loaded.running]
+            engine.resume(execution, point, variables, token)
+    return [(entry, revision_type) for entry, _, _, _, revision_type in loaded.running]
 
 
 def clock_document(state: records.Document) -> tuple[Any, str] | None:

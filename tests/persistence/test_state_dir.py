@@ -103,22 +103,23 @@ def test_the_execution_timeout_counts_from_the_start_across_a_restart(reopen: An
     assert status(emulator, execution) == "TIMED_OUT"
 
 
-def test_an_activity_task_is_scheduled_again_and_completes(reopen: Any) -> None:
+def test_an_activity_task_is_scheduled_again_with_the_token_it_gave_out(reopen: Any) -> None:
     emulator = reopen()
     activity = emulator.service.create_activity(name="worker")["activityArn"]
     arn = machine(emulator, {"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": activity, "End": True}}})
     execution = emulator.service.start_execution(stateMachineArn=arn, input='{"job": 7}')["executionArn"]
+    taken = emulator.service.get_activity_task(activityArn=activity)
     assert emulator.clock.run_until_idle(WAIT_BOUND)
     emulator = reopen()
-    task = emulator.service.get_activity_task(activityArn=activity)
-    assert json.loads(task["input"]) == {"job": 7}
-    emulator.service.send_task_success(taskToken=task["taskToken"], output='{"done": true}')
+    again = emulator.service.get_activity_task(activityArn=activity)
+    assert (again["taskToken"], json.loads(again["input"])) == (taken["taskToken"], {"job": 7})
+    emulator.service.send_task_success(taskToken=taken["taskToken"], output='{"done": true}')
     assert emulator.clock.run_until_idle(WAIT_BOUND)
     described = emulator.service.describe_execution(executionArn=execution)
     assert (described["status"], described["output"]) == ("SUCCEEDED", '{"done":true}')
     assert types(emulator, execution) == ["ExecutionStarted", "TaskStateEntered", "ActivityScheduled",
-                                          "ActivityScheduled", "ActivityStarted", "ActivitySucceeded",
-                                          "TaskStateExited", "ExecutionSucceeded"]
+                                          "ActivityStarted", "ActivityScheduled", "ActivityStarted",
+                                          "ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"]
 
 
 def test_a_failed_execution_can_be_redriven_after_a_restart(reopen: Any) -> None:

@@ -145,7 +145,8 @@ class Lifecycle:
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
 
-    def resume(self, execution: Execution, point: tuple[str, Any] | None, variables: dict[str, Any]) -> None:
+    def resume(self, execution: Execution, point: tuple[str, Any] | None, variables: dict[str, Any],
+               task_token: str | None) -> None:
         """Continue an execution a store loaded (see `sfn_emulator.persistence.restore`): its
         history goes on from its last event, in the top-level state it was in, from the input that
         state was entered with (its …StateEntered event is not written again when the history has
@@ -164,6 +165,7 @@ class Lifecycle:
             return
         state_name, state_input = point
         frame.resumed_entry = _open_entry(execution.history, state_name)
+        frame.resumed_token = task_token
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
 
@@ -185,9 +187,9 @@ class Lifecycle:
         run = self._runs.get(arn)
         return run.restart_point if run is not None else None
 
-    def top_variables(self, arn: str) -> dict[str, Any]:
+    def top_frame(self, arn: str) -> Frame | None:
         run = self._runs.get(arn)
-        return dict(run.top_variables.values) if run is not None and run.top_variables is not None else {}
+        return run.top_frame if run is not None else None
 
     def await_completion(self, waiter: CompletionWait, awaited: Execution) -> None:
         """Resume the waiter's fiber with its result once `awaited` has ended."""
