@@ -12,6 +12,7 @@ loads the state into the service and engine, then records every change.
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,14 @@ class StateDirectory:
 
     def __init__(self, directory: str | Path) -> None:
         self.database = Database(directory)
-        self._state = self.database.load()
-        self._loaded = restore.build(self._state)  # refuses a malformed store before anything runs
+        try:
+            self._state = self.database.load()
+            self._loaded = restore.build(self._state)  # refuses a malformed store before anything runs
+        except (ValueError, sqlite3.DatabaseError) as error:  # StateError is a ValueError
+            self.database.close()
+            raise StoreError(f"cannot load the state in {self.database.path}: {error}") from None
         self.recorder: Recorder | None = None
+        self._closed = False
 
     def clock_start(self, mode: str, default: datetime | None) -> datetime | None:
         """Where the clock starts: where it stood when the state was last written (in real mode,
@@ -61,6 +67,10 @@ class StateDirectory:
         self._state, self._loaded = {}, restore.Loaded([])
 
     def close(self) -> None:
+        """Write what is left and close the database (once; later calls do nothing)."""
+        if self._closed:
+            return
+        self._closed = True
         if self.recorder is not None:
             self.recorder.flush()
         self.database.close()

@@ -46,6 +46,13 @@ def _decode_time(value: dict[str, Any]) -> Any:
     return value
 
 
+def _at(value: Any, optional: bool = False) -> Any:
+    """A loaded time, which must be one ({"$time": ...} in the JSON); ValueError otherwise."""
+    if isinstance(value, datetime) and value.tzinfo is not None or (optional and value is None):
+        return value
+    raise ValueError(f"expected a time ({{\"{_TIME_TAG}\": ISO-8601}}), found {value!r:.80}")
+
+
 class Definitions:
     """Parses each (definition text, type) once while a whole state is loaded."""
 
@@ -72,7 +79,7 @@ def revision_document(revision: Revision) -> Document:
 def revision_from(document: Document, machine_type: str, definitions: Definitions) -> Revision:
     return Revision(document["definition"], definitions.parse(document["definition"], machine_type),
                     document["roleArn"], document["logging"], document["tracing"], document["encryption"],
-                    document["revisionId"], document["updateDate"], document["number"])
+                    document["revisionId"], _at(document["updateDate"]), document["number"])
 
 
 def state_machine_document(record: StateMachineRecord) -> Document:
@@ -99,11 +106,11 @@ def state_machine_from(document: Document, definitions: Definitions) -> StateMac
             revisions[doc["number"]] = revision_from(doc, machine_type, definitions)
         return revisions[doc["number"]]
 
-    versions = {v["number"]: Version(v["arn"], v["number"], revision(v["revision"]), v["description"], v["creationDate"])
+    versions = {v["number"]: Version(v["arn"], v["number"], revision(v["revision"]), v["description"], _at(v["creationDate"]))
                 for v in document["versions"]}
-    aliases = {a["name"]: Alias(a["arn"], a["name"], a["description"], a["routing"], a["creationDate"],
-                                a["sequence"], a["updateDate"]) for a in document["aliases"]}
-    return StateMachineRecord(document["arn"], document["name"], machine_type, document["creationDate"], current,
+    aliases = {a["name"]: Alias(a["arn"], a["name"], a["description"], a["routing"], _at(a["creationDate"]),
+                                a["sequence"], _at(a["updateDate"])) for a in document["aliases"]}
+    return StateMachineRecord(document["arn"], document["name"], machine_type, _at(document["creationDate"]), current,
                               document["createdWith"], dict(document["tags"]), document["status"], versions,
                               document["nextVersion"], aliases)
 
@@ -114,7 +121,7 @@ def activity_document(record: ActivityRecord) -> Document:
 
 
 def activity_from(document: Document) -> ActivityRecord:
-    return ActivityRecord(document["arn"], document["name"], document["creationDate"], document["encryption"],
+    return ActivityRecord(document["arn"], document["name"], _at(document["creationDate"]), document["encryption"],
                           dict(document["tags"]))
 
 
@@ -156,7 +163,7 @@ def event_document(event: Any) -> Document:
 
 def event_from(document: Document) -> HistoryEvent:
     details_key = next((key for key in document if key not in _EVENT_KEYS), None)
-    return HistoryEvent(document["timestamp"], document["type"], document["id"], document["previousEventId"],
+    return HistoryEvent(_at(document["timestamp"]), document["type"], document["id"], document["previousEventId"],
                         details_key, document[details_key] if details_key is not None else None)
 
 
@@ -170,12 +177,12 @@ def execution_from(start: Document, progress: Document, events: list[Document],
     execution = Execution(
         arn=start["arn"], name=start["name"], state_machine_arn=start["stateMachineArn"],
         state_machine_name=start["stateMachineName"], machine=machine,
-        definition=revision.definition, input=start["input"], start_date=start["startDate"],
+        definition=revision.definition, input=start["input"], start_date=_at(start["startDate"]),
         account=start["account"], region=start["region"], role_arn=start["roleArn"], type=start["type"],
         state_machine_version_arn=start["versionArn"], state_machine_alias_arn=start["aliasArn"],
         trace_header=start["traceHeader"], test_case=start["testCase"], parent_execution_arn=start["parentExecutionArn"],
-        status=progress["status"], stop_date=progress["stopDate"], output=progress["output"], error=progress["error"],
-        cause=progress["cause"], redrive_count=progress["redriveCount"], redrive_date=progress["redriveDate"],
+        status=progress["status"], stop_date=_at(progress["stopDate"], optional=True), output=progress["output"], error=progress["error"],
+        cause=progress["cause"], redrive_count=progress["redriveCount"], redrive_date=_at(progress["redriveDate"], optional=True),
         history=[event_from(event) for event in events],
     )
     if not execution.is_running:
@@ -213,8 +220,8 @@ def map_run_document(map_run: MapRun) -> Document:
 
 def map_run_from(document: Document, executions: dict[str, ExecutionEntry]) -> MapRun:
     return MapRun(
-        document["arn"], document["executionArn"], document["stateMachineArn"], document["startDate"],
+        document["arn"], document["executionArn"], document["stateMachineArn"], _at(document["startDate"]),
         document["maxConcurrency"], document["toleratedFailurePercentage"], document["toleratedFailureCount"],
-        document["status"], document["stopDate"], document["totalItems"], document["resultsWritten"],
+        document["status"], _at(document["stopDate"], optional=True), document["totalItems"], document["resultsWritten"],
         [executions[arn].execution for arn in document["executions"] if arn in executions], document["redriveCount"],
     )

@@ -189,6 +189,16 @@ def test_a_snapshot_with_a_definition_that_no_longer_parses_is_refused(serve: An
     assert status == 400 and "a stored definition is not valid" in answer["message"]
 
 
+def test_a_snapshot_whose_records_are_malformed_is_refused(serve: Any) -> None:
+    served = serve()
+    seed(served)
+    state = snapshot.decode(served.snapshot())
+    state["activities"][0]["creationDate"] = "yesterday"
+    status, answer = served.load(snapshot.encode(state))
+    assert status == 400
+    assert "the state is malformed (ValueError: expected a time" in answer["message"]
+
+
 def test_the_cli_saves_and_loads_snapshots(serve: Any, tmp_path: Path) -> None:
     original, copy = serve(), serve()
     arns = seed(original)

@@ -256,6 +256,16 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
         Emulator(Settings(state_dir=state_dir))
 
 
+def test_a_database_with_a_malformed_record_is_refused(reopen: Any, tmp_path: Path) -> None:
+    emulator = reopen()
+    machine(emulator, {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
+    emulator.close()
+    with sqlite3.connect(tmp_path / "state" / DATABASE_NAME) as database:
+        database.execute("UPDATE state_machines SET body = '{\"arn\": 1'")
+    with pytest.raises(StoreError, match="cannot load the state in .*sfn-emulator.sqlite3: "):
+        Emulator(Settings(state_dir=tmp_path / "state"))
+
+
 def test_without_a_state_directory_nothing_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with Emulator(Settings(clock="manual")) as emulator:
