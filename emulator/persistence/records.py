@@ -154,9 +154,9 @@ def execution_progress_document(entry: ExecutionEntry, restart_point: tuple[str,
     }
 
 
-def event_document(event: Any) -> Document:
-    """One history event as GetExecutionHistory shows it (a mapping), with its details."""
-    document = {key: event[key] for key in event}
+def event_document(event: HistoryEvent) -> Document:
+    """One history event as GetExecutionHistory answers it (`as_dict`, the execution's public reading API)."""
+    document = event.as_dict()
     document["timestamp"] = {_TIME_TAG: document["timestamp"].isoformat()}  # no encoder callback per event
     return document
 
