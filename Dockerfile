@@ -23,7 +23,7 @@ FROM ${BASE_IMAGE}
 COPY --from=build /opt/sfn-emulator /opt/sfn-emulator
 COPY docker/healthcheck.py /opt/sfn-emulator/healthcheck.py
 RUN useradd --uid 10001 --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sfn \
-    && mkdir /config
+    && mkdir /config /state && chown sfn:sfn /state
 ENV PATH=/opt/sfn-emulator/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
@@ -35,6 +35,10 @@ ENV PATH=/opt/sfn-emulator/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
 # for the host (Docker Desktop, Podman). Another service name or alias: set the variable to it.
 # Mount functions maps, their Python files and mock configuration files here, and name them with
 # SFN_EMULATOR_FUNCTIONS and SFN_MOCK_CONFIG (the other variables: see the README's Configuration).
+# State that survives a restart of the container: with SFN_EMULATOR_STATE_DIR=/state, state machines,
+# executions with their histories, activities and the clock are kept in an SQLite database here
+# (see the README's Persistence). Mount a named volume on it to keep it across `docker rm` too.
+VOLUME ["/state"]
 WORKDIR /config
 USER sfn
 EXPOSE 8083

@@ -13,11 +13,13 @@ from __future__ import annotations
 import compileall
 import gc
 import json
+import os
 import re
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -140,7 +142,10 @@ def run_chain_ours(executions: int, limit: int) -> tuple[float, int, str | None]
     from sfn_emulator.config import Settings
     from sfn_emulator.runtime import Emulator
 
-    with Emulator(Settings(log_level="WARNING")) as emulator:
+    # With SFN_EMULATOR_STATE_DIR set, the chain runs with persistence on, in a fresh directory under it.
+    state_root = os.environ.get("SFN_EMULATOR_STATE_DIR")
+    state_dir = Path(tempfile.mkdtemp(dir=state_root)) if state_root else None
+    with Emulator(Settings(log_level="WARNING", state_dir=state_dir)) as emulator:
         service = emulator.service
         machine = service.create_state_machine(name="chain", definition=json.dumps(COUNTER_LOOP),
                                                roleArn="arn:aws:iam::123456789012:role/bench")["stateMachineArn"]

@@ -13,6 +13,7 @@ from typing import Sequence
 import sfn_emulator
 from sfn_emulator.cli_definitions import add_commands as add_definition_commands
 from sfn_emulator.cli_insight import add_commands as add_insight_commands
+from sfn_emulator.cli_snapshot import add_commands as add_snapshot_commands
 from sfn_emulator.config import Settings, SettingsError, add_arguments
 
 SNIPPET = """\
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(handler=serve_command)
     add_definition_commands(commands)
     add_insight_commands(commands)
+    add_snapshot_commands(commands)
     return parser
 
 
@@ -68,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
+    from sfn_emulator.persistence.database import StoreError
     from sfn_emulator.resources.function_map import FunctionMapError
     from sfn_emulator.resources.mocks import MockConfigError
     from sfn_emulator.runtime import Emulator
@@ -78,7 +81,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     try:
         instance = Emulator(settings, function_hint="map its name or ARN to a Python callable in a functions map and "
                             "restart with `sfn-emulator serve --functions FILE` (or SFN_EMULATOR_FUNCTIONS)")
-    except (FunctionMapError, MockConfigError) as error:  # a bad functions map or mock file must not serve
+    except (FunctionMapError, MockConfigError, StoreError) as error:  # a bad functions map, mock file or store must not serve
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return 2
     with instance:

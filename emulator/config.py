@@ -41,6 +41,7 @@ class Settings:
     functions: Path | None = None
     function_timeout: float = DEFAULT_FUNCTION_TIMEOUT
     mock_config: Path | None = None
+    state_dir: Path | None = None
     log_level: str = "INFO"
     lambda_endpoint: str | None = None
     sqs_endpoint: str | None = None
@@ -222,6 +223,9 @@ OPTIONS: tuple[Option, ...] = (
            "functions map entry gives its own (at most 900, Lambda's largest)", metavar="SECONDS"),
     Option("mock_config", "--mock-config", "SFN_MOCK_CONFIG", _path,
            "mock configuration file (AWS Step Functions Local's format)", metavar="FILE"),
+    Option("state_dir", "--state-dir", "SFN_EMULATOR_STATE_DIR", _path,
+           "keep every resource, execution and history, and the clock, in an SQLite database in DIR, "
+           "loaded at start (default: in memory only)", metavar="DIR"),
     Option("log_level", "--log-level", "SFN_EMULATOR_LOG_LEVEL", _one_of(LOG_LEVELS, upper=True),
            "logging threshold", choices=LOG_LEVELS),
     *(Option(field_name, f"--{field_name.replace('_', '-')}", field_name.upper(), _endpoint_url,

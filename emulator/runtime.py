@@ -45,6 +45,8 @@ from sfn_emulator.swf import SwfService
 if TYPE_CHECKING:
     from flask import Flask
 
+    from sfn_emulator.persistence import StateDirectory
+
 
 class _BuiltOnFirstUse:
     """A task resource made, and its modules imported, the first time a Task reaches it: the AWS
@@ -102,6 +104,15 @@ def _remote_endpoints(settings: Settings) -> list[TaskResource]:
     return remote_resources(endpoints)
 
 
+def _open_state_dir(directory: Path | None) -> StateDirectory | None:
+    """The state directory's store, opened and read (persistence imported only when one is given)."""
+    if directory is None:
+        return None
+    from sfn_emulator.persistence import StateDirectory
+
+    return StateDirectory(directory)
+
+
 class Emulator:
     """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
     (of every execution it finished), `.events` (the CloudEvents bus) and the WSGI `.app`."""
@@ -111,7 +122,10 @@ class Emulator:
         (`--functions` for the CLI, `sfn_emulator.register` in pytest, ...)."""
         self.settings = settings
         self.function_hint = function_hint
-        self.clock = Clock(mode=settings.clock, start=settings.clock_start, scale=settings.wait_time_scale)
+        self.state = _open_state_dir(settings.state_dir)
+        clock_mode = self.state.clock_mode(settings.clock) if self.state else settings.clock
+        clock_start = self.state.clock_start(clock_mode, settings.clock_start) if self.state else settings.clock_start
+        self.clock = Clock(mode=clock_mode, start=clock_start, scale=settings.wait_time_scale)
         self.functions = LambdaFunctions(self.clock.now, default_timeout=settings.function_timeout)
         if settings.functions is not None:
             self.functions.update(load_function_map(settings.functions))
@@ -135,6 +149,8 @@ class Emulator:
         self.engine.on_finished.append(self.coverage.record)
         # Amazon SWF on the same endpoint: its timers on the engine's clock, its Lambda functions the same callables.
         self.swf = SwfService(self.engine, self.functions, function_hint=function_hint or "--functions")
+        if self.state is not None:
+            self.state.attach(self.service, self.engine, self.clock)
 
     @cached_property
     def app(self) -> Flask:
@@ -147,6 +163,7 @@ class Emulator:
         from sfn_emulator.wire.events_api import mount_events_api
         from sfn_emulator.wire.insight_api import mount_insight_api
         from sfn_emulator.wire.reset_api import mount_reset_api
+        from sfn_emulator.wire.snapshot_api import mount_snapshot_api
 
         app = create_app(self.service, default_account=self.settings.account, default_region=self.settings.region,
                          more_apis=[("swf", self.swf)])
@@ -156,7 +173,23 @@ class Emulator:
         mount_aws_passthrough(app, default_account=self.settings.account)
         mount_reset_api(app, self.reset, self.service.reset)
         mount_events_api(app, self.events)
+        mount_snapshot_api(app, self.export_snapshot, self.import_snapshot)
         return app
+
+    def export_snapshot(self) -> bytes:
+        """The whole Step Functions state (resources, executions with histories, the clock) as a
+        snapshot file (`sfn_emulator.persistence.snapshot`)."""
+        from sfn_emulator.persistence import export_snapshot
+
+        return export_snapshot(self.service, self.engine, self.clock)
+
+    def import_snapshot(self, data: bytes) -> dict[str, int]:
+        """Replace the whole Step Functions state by a snapshot file's; `SnapshotError` (nothing
+        changed) when it cannot be loaded. Answers counts of what was loaded."""
+        from sfn_emulator.persistence import import_snapshot
+
+        return import_snapshot(data, self.service, self.engine, self.clock,
+                               self.state.recorder if self.state is not None else None)
 
     def reset(self, account: str | None = None) -> None:
         """Forget every resource, of Step Functions and of moto's AWS services, or only those of
@@ -189,7 +222,11 @@ class Emulator:
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are (and SWF's long polls end)."""
         self.swf.close()
+        """Stop the engine's thread; running executions stop where they are (with a state
+        directory, they go on from there at the next start)."""
         self.engine.close()
+        if self.state is not None:
+            self.state.close()
 
     def __enter__(self) -> Emulator:
         return self

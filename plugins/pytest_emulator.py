@@ -108,6 +108,20 @@ class SessionEmulator:
         return cls(endpoint_url.rstrip("/"), clock, local=None, server=None, scratch=scratch,
                    region=settings.region, default_account=settings.account)
 
+    def load_snapshot(self, path: Path) -> None:
+        """Replace the emulator's whole state by a snapshot file's; ValueError when it is refused."""
+        data = path.read_bytes()
+        if self.local is not None:
+            self.local.import_snapshot(data)
+            return
+        request = urllib.request.Request(f"{self.endpoint_url}/_emulator/snapshot", data=data, method="PUT",
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=DEFAULT_TIMEOUT):
+                pass
+        except urllib.error.HTTPError as error:
+            raise ValueError(json.loads(error.read() or b"{}").get("message", error.reason)) from None
+
     def coverage_json(self) -> dict[str, Any]:
         """The workflow coverage of every execution this emulator finished (see `sfn_emulator.coverage`)."""
         if self.local is not None:

@@ -19,7 +19,10 @@ moved stays moved.
 
 Options (or ini keys `sfn_emulator_endpoint`, `sfn_emulator_clock`): `--sfn-emulator-endpoint URL`
 uses a server already running there instead of starting one; `--sfn-emulator-clock
-auto|manual|real` (default auto) chooses the clock mode.
+auto|manual|real` (default auto) chooses the clock mode; `--sfn-emulator-snapshot FILE` (ini
+`sfn_emulator_snapshot`) starts the session's emulator from a snapshot file (`sfn-emulator snapshot
+save`), whose resources live in the snapshot's accounts (tests marked `sfn_emulator_shared` see the
+default account's).
 
 Nothing of the emulator is imported until a test asks for one of these fixtures.
 """
@@ -27,6 +30,7 @@ Nothing of the emulator is imported until a test asks for one of these fixtures.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -50,6 +54,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "[ini sfn_emulator_endpoint]")
     group.addoption("--sfn-emulator-clock", choices=CLOCK_MODES, default=None,
                     help="clock mode of the emulator: auto (default), manual or real [ini sfn_emulator_clock]")
+    group.addoption("--sfn-emulator-snapshot", metavar="FILE", default=None,
+                    help="start the session's emulator from this snapshot file (sfn-emulator snapshot save); "
+                         "its resources are in the snapshot's accounts: mark tests sfn_emulator_shared to "
+                         "use them [ini sfn_emulator_snapshot]")
+    parser.addini("sfn_emulator_snapshot", "snapshot file the session's emulator starts from", default="")
     parser.addini("sfn_emulator_endpoint", "URL of an sfn-emulator to use instead of starting one", default="")
     parser.addini("sfn_emulator_clock", "clock mode of the emulator: auto, manual or real", default="")
 
@@ -99,6 +108,13 @@ def sfn_emulator_server(pytestconfig: pytest.Config, tmp_path_factory: pytest.Te
     else:
         session = SessionEmulator.start(Settings(clock=clock or "auto"), scratch)
     pytestconfig.stash.setdefault(SESSION_EMULATORS, []).append(session)
+    snapshot = _setting(pytestconfig, "sfn_emulator_snapshot")
+    if snapshot is not None:
+        try:
+            session.load_snapshot(Path(snapshot))
+        except (OSError, ValueError) as error:
+            session.close()
+            raise pytest.UsageError(f"--sfn-emulator-snapshot {snapshot}: {error}") from None
     try:
         yield session
     finally:

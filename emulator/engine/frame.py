@@ -48,6 +48,7 @@ class Run:
     """One execution's shared interpreter state."""
 
     __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
+                 "top_frame",
                  "resources", "item_reader_items", "_last_payload")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None) -> None:
@@ -57,6 +58,7 @@ class Run:
         self._random: random.Random | None = None
         self._randomness: Randomness | None = None
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
+        self.top_frame: Frame | None = None  # the top level's frame: its variables and task token (kept by a store)
         self.resources: Any = None  # a TaskResources chain of this run's own (TestState mocks), else the engine's
         self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
         self.execution_context = {
@@ -120,7 +122,8 @@ class Frame:
 
     __slots__ = (
         "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count", "counts_retries",
-        "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned",
+        "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned", "resumed_entry",
+        "resumed_token",
     )
 
     def __init__(self, run: Run, prev_event_id: int, *, nested: bool = False, interleave: bool = False,
@@ -142,6 +145,10 @@ class Frame:
         # What the running state's Assign evaluated to: bound when the state exits, so that its
         # Output (or OutputPath) still reads the values from before the state.
         self.assigned: dict[str, JSON] | None = None
+        # (event id, time) of the …StateEntered event of the state the frame resumes in, already in
+        # the history (an execution continued after a restart): that state is not entered again.
+        self.resumed_entry: tuple[int, datetime] | None = None
+        self.resumed_token: str | None = None  # the task token its Task gave out before the restart: kept
 
     def inspect(self, step: str, value: JSON) -> None:
         if self.inspection is not None:

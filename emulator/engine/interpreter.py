@@ -69,6 +69,7 @@ def run_machine(machine: StateMachine, value: JSON, frame: Frame) -> Interpreter
     while name is not None:
         if not frame.nested:
             frame.run.restart_point = (name, value)
+            frame.run.top_frame = frame
         value, name = yield from run_state(machine.states[name], value, frame)
     return value
 
@@ -77,14 +78,17 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     """Enter a state, run it with its Retry and Catch, exit it. Returns (output, next state name)."""
     yield TRANSITION
     frame.state_name = state.name
-    frame.entered_time = frame.run.now()
     frame.retry_count = 0
     frame.counts_retries = hasattr(state, "retry")
     frame.task_token = None
-    frame.entered_event_id = frame.emit(
-        f"{state.type}StateEntered", "stateEnteredEventDetails",
-        {"name": state.name, "input": frame.run.payload_text(state_input), "inputDetails": {"truncated": False}},
-    )
+    if frame.resumed_entry is not None:  # a state entered before a restart (`persistence.restore`)
+        (frame.entered_event_id, frame.entered_time), frame.resumed_entry = frame.resumed_entry, None
+    else:
+        frame.entered_time = frame.run.now()
+        frame.entered_event_id = frame.emit(
+            f"{state.type}StateEntered", "stateEnteredEventDetails",
+            {"name": state.name, "input": frame.run.payload_text(state_input), "inputDetails": {"truncated": False}},
+        )
     if frame.interleave:
         yield Reschedule()
     retry: tuple[Retrier, ...] = getattr(state, "retry", ())

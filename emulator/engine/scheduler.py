@@ -90,6 +90,9 @@ class Engine:
         self.on_finished: list[Callable[[Execution], None]] = []
         self.on_map_run: list[Callable[[MapRun], None]] = []  # a Distributed Map run begins
         self.on_child_execution: list[Callable[[Execution, MapRun], None]] = []  # one of its items starts
+        # Told after each round of commands, timers and turns (on the engine thread): a store writes
+        # what the round changed in one transaction (`sfn_emulator.persistence`).
+        self.on_round: list[Callable[[], None]] = []
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
         self._in_flight = 0
@@ -154,6 +157,47 @@ class Engine:
     def redrive(self, execution: Execution) -> None:
         """Run a failed, timed-out or aborted execution again from the state where it stopped."""
         self._call(lambda: self._lifecycle.redrive(execution))
+
+    def resume(self, execution: Execution, point: tuple[str, Any] | None,
+               variables: dict[str, Any] | None = None, task_token: str | None = None) -> None:
+        """Continue a RUNNING execution loaded from a store in the top-level state `point` names,
+        from its recorded input, with the workflow variables it had then (None: from the start,
+        as its history has no state yet); a Task there gives out `task_token` again."""
+        self._post(lambda: self._lifecycle.resume(execution, point, variables or {}, task_token))
+
+    def adopt(self, execution: Execution, point: tuple[str, Any]) -> None:
+        """Take a closed execution loaded from a store, stopped in the top-level state `point`
+        names, as redrivable from there (RedriveExecution)."""
+        self._call(lambda: self._lifecycle.adopt(execution, point))
+
+    def abandon(self, execution: Execution, cause: str) -> None:
+        """Close a RUNNING execution loaded from a store that cannot go on, as aborted (returns once closed)."""
+        self._call(lambda: self._lifecycle.abandon(execution, cause))
+
+    def restart_point(self, execution_arn: str) -> tuple[str, Any] | None:
+        """The top-level state the execution is in and the input it entered with (what `resume` and
+        redrive re-enter), None before its first state."""
+        return self._lifecycle.restart_point(execution_arn)
+
+    def top_variables(self, execution_arn: str) -> dict[str, Any]:
+        """A copy of the workflow variables of the execution's top level (as bound when its current
+        top-level state was entered, or since)."""
+        frame = self._lifecycle.top_frame(execution_arn)
+        return dict(frame.variables.values) if frame is not None else {}
+
+    def top_task_token(self, execution_arn: str) -> str | None:
+        """The task token the Task the execution's top level is in gave out, if any."""
+        frame = self._lifecycle.top_frame(execution_arn)
+        return frame.task_token if frame is not None else None
+
+    def barrier(self) -> None:
+        """Return once every command posted before has been served and the round it made
+        runnable has run to its end (its `on_round` listeners told): what an answered API call
+        caused is then recorded."""
+        if threading.current_thread() is self._thread or self._closed:
+            return
+        self._call(lambda: None)  # served after the earlier commands...
+        self._call(lambda: None)  # ...and this one after the round they started
 
     def run_detached(self, run: Run, gen: Interpreter, timeout: float | None = None) -> tuple[Any, StatesError | None]:
         """Run one interpreter outside any execution's lifecycle (TestState) and return its outcome."""
@@ -319,6 +363,8 @@ class Engine:
                     log.exception("engine command failed")
             self._timers.fire_due(self.clock.now())
             self._fibers.run_turns()
+            if self.on_round:
+                self._notify(self.on_round)
 
     def _waiting_outside(self) -> list[str]:
         return [*self._callbacks.waiting_outside(), *self._events.waiting_outside()]

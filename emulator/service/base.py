@@ -28,6 +28,12 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXECUTION_RETENTION = timedelta(days=90)  # AWS's, for closed STANDARD executions
+# Operations that change nothing a store keeps (GetActivityTask's effect is the engine's to record).
+_READING = ("Describe", "List", "Get", "Validate", "Test")
+
+# A change listener hears (store, action, params, result) after each operation that changes
+# resources, and (None, "Reset", {"account": ...}, None) after a reset.
+ChangeListener = Callable[["Store | None", str, dict[str, Any], Any], None]
 
 
 class MockCases(Protocol):
@@ -74,6 +80,7 @@ class ServiceBase:
         # Alias routing picks versions at random by weight; seeded, so runs are reproducible.
         self._random = random.Random(seed)
         self._ids = Randomness(f"{seed}:ids")  # execution names and ids, revision ids: from the seed too
+        self.on_change: list[ChangeListener] = []  # told before the answer is sent (`sfn_emulator.persistence`)
 
     def _now(self) -> datetime:
         return self.engine.clock.now()
@@ -88,6 +95,11 @@ class ServiceBase:
             for entry in list(store.executions.values()):
                 if entry.execution.is_running:
                     self.engine.stop(entry.execution)
+        self._changed(None, "Reset", {"account": account}, None)
+
+    def _changed(self, store: Store | None, action: str, params: dict[str, Any], result: Any) -> None:
+        for listener in self.on_change:
+            listener(store, action, params, result)
 
     @contextlib.contextmanager
     def _locked(self, store: Store) -> Iterator[Store]:
@@ -123,6 +135,26 @@ class ServiceBase:
         if store is None:
             store = self._stores[key] = Store(*key)
         return store
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The service lock: hold it to read stores consistently from outside an operation."""
+        return self._lock
+
+    def store_of(self, account: str, region: str) -> Store:
+        """The store of (account, region), made if new (persistence fills and reads stores through it)."""
+        with self._lock:
+            return self._store(account, region)
+
+    def install(self, stores: list[Store]) -> None:
+        """Take loaded stores as the resources of their (account, region), replacing any there."""
+        with self._lock:
+            for store in stores:
+                self._stores[(store.account, store.region)] = store
+
+    def stores(self) -> list[Store]:
+        with self._lock:
+            return list(self._stores.values())
 
     def scopes(self) -> list[tuple[str, str]]:
         """Every (account, region) that has been used, sorted (the console shows them all)."""
@@ -185,6 +217,7 @@ def operation(method: F) -> F:
     """
 
     action = _action_name(method)
+    writes = not action.startswith(_READING)
 
     @functools.wraps(method)
     def run(self: ServiceBase, *, account: str | None = None, region: str | None = None, **params: Any) -> Any:
@@ -192,7 +225,10 @@ def operation(method: F) -> F:
             store = self._store(account, region)
         check_owned(store.account, action, params)
         with self._locked(store):
-            return method(self, store, **params)
+            result = method(self, store, **params)
+            if writes and self.on_change:
+                self._changed(store, action, params, result)
+            return result
 
     return run  # type: ignore[return-value]
 
@@ -203,12 +239,16 @@ def unlocked_operation(method: F) -> F:
     the service lock is never held while the engine works (the engine may call back into us)."""
 
     action = _action_name(method)
+    writes = not action.startswith(_READING)
 
     @functools.wraps(method)
     def run(self: ServiceBase, *, account: str | None = None, region: str | None = None, **params: Any) -> Any:
         with self._lock:
             store = self._store(account, region)
         check_owned(store.account, action, params)
-        return method(self, store, **params)
+        result = method(self, store, **params)
+        if writes and self.on_change:
+            self._changed(store, action, params, result)
+        return result
 
     return run  # type: ignore[return-value]

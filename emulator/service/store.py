@@ -108,6 +108,10 @@ class Store:
     def next_sequence(self) -> int:
         return next(self._sequence)
 
+    def continue_sequence(self, last: int) -> None:
+        """Number new executions after `last` (executions loaded from a store keep theirs)."""
+        self._sequence = itertools.count(last + 1)
+
     def add_execution(self, entry: ExecutionEntry) -> None:
         arn = entry.execution.arn
         self.executions[arn] = entry

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.errors import NotRedrivable
 from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
@@ -18,6 +19,19 @@ from sfn_emulator.engine.interpreter import run_execution, run_machine
 from sfn_emulator.engine.scheduling.callbacks import TokenWait
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
+from sfn_emulator.engine.variables import Variables
+
+
+def _open_entry(history: list[Any], state_name: str) -> tuple[int, datetime] | None:
+    """(id, time) of the …StateEntered event of `state_name`'s current visit, if the history has it:
+    its last entry, when no …StateExited of it follows (else the stop came before it was entered)."""
+    for event in reversed(history):
+        event_type = event["type"]
+        if event_type.endswith(("StateEntered", "StateExited")):
+            key = "stateEnteredEventDetails" if event_type.endswith("Entered") else "stateExitedEventDetails"
+            if event[key].get("name") == state_name:
+                return (event["id"], event["timestamp"]) if event_type.endswith("Entered") else None
+    return None
 
 
 @dataclass(eq=False)
@@ -133,6 +147,56 @@ class Lifecycle:
         machine = execution.machine
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
+
+    def resume(self, execution: Execution, point: tuple[str, Any] | None, variables: dict[str, Any],
+               task_token: str | None) -> None:
+        """Continue an execution a store loaded (see `sfn_emulator.persistence.restore`): its
+        history goes on from its last event, in the top-level state it was in, from the input that
+        state was entered with (its …StateEntered event is not written again when the history has
+        it). Its ids are drawn afresh (seeded by where the history stood), so nothing it makes now
+        takes the name of something it made before the stop."""
+        self._executions[execution.arn] = execution
+        if not execution.history:
+            self.start(execution)
+            return
+        if not isinstance(execution.machine, StateMachine):  # only ASL records where it stood
+            self.abandon(execution, "The execution was running when the emulator stopped; executions of "
+                                    "this definition language cannot be resumed after a restart.")
+            return
+        run = Run(execution, self._now,
+                  f"{self._seed}:{execution.arn}:{execution.redrive_count}:resumed:{len(execution.history)}")
+        frame = Frame(run, run.execution.history[-1]["id"], variables=Variables(values=variables))
+        machine = execution.machine
+        if point is None:
+            self._launch(run, run_machine(machine, run.execution_context["Input"], frame))
+            return
+        state_name, state_input = point
+        frame.resumed_entry = _open_entry(execution.history, state_name)
+        frame.resumed_token = task_token
+        restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
+        self._launch(run, run_machine(restart, state_input, frame))
+
+    def adopt(self, execution: Execution, point: tuple[str, Any]) -> None:
+        """Know a closed execution a store loaded, with the state it stopped in, so it can be redriven."""
+        self._executions[execution.arn] = execution
+        run = self._new_run(execution)
+        run.restart_point = point
+        self._runs[execution.arn] = run
+
+    def abandon(self, execution: Execution, cause: str) -> None:
+        """End a RUNNING execution a store loaded that cannot go on by itself (a map run's child:
+        its parent's Map state starts a new run), as aborted with `cause`."""
+        self._executions[execution.arn] = execution
+        self._runs[execution.arn] = Run(execution, self._now)
+        self.abort(execution, names.RUNTIME, cause)
+
+    def restart_point(self, arn: str) -> tuple[str, Any] | None:
+        run = self._runs.get(arn)
+        return run.restart_point if run is not None else None
+
+    def top_frame(self, arn: str) -> Frame | None:
+        run = self._runs.get(arn)
+        return run.top_frame if run is not None else None
 
     def await_completion(self, waiter: CompletionWait, awaited: Execution) -> None:
         """Resume the waiter's fiber with its result once `awaited` has ended."""

@@ -47,7 +47,8 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     # (AWS records a `.sync` task completed by SendTaskSuccess with the token it passed on)
     needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
     if needs_token:
-        frame.task_token = new_task_token(frame.run.randomness)
+        frame.task_token = frame.resumed_token or new_task_token(frame.run.randomness)
+    frame.resumed_token = None
     value = state.io.state_input(raw, frame)
     payload = state.io.arguments(value, raw, frame)
     timeout = state.timeout_seconds.evaluate(value, frame) if state.timeout_seconds is not None else None

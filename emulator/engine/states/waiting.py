@@ -17,7 +17,7 @@ from sfn_emulator.engine.frame import Frame
 
 def run_wait(state: WaitState, raw: JSON, frame: Frame) -> Interpreter:
     value = state.io.state_input(raw, frame)
-    now = frame.run.now()
+    now = frame.entered_time or frame.run.now()  # a Wait counts from its state's entry
     if state.seconds is not None:
         due = now + timedelta(seconds=state.seconds.evaluate(value, frame))
     else:

@@ -1,0 +1,68 @@
+"""The database schema, its version and the upgrades from older versions.
+
+The version lives in SQLite's `user_version`. A new database gets the current schema; an older one
+is upgraded in place, one step at a time, inside the transaction that opens it; a newer one (written
+by a later sfn-emulator) is refused rather than misread.
+
+History of the schema:
+1. `meta` held the clock as two rows, `clock_time` (ISO-8601) and `clock_mode`; no map runs.
+2. The clock is one JSON row `clock` ({"time", "mode"}); the `map_runs` table holds Distributed Map runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+SCHEMA_VERSION = 2
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE state_machines (arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE activities (arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE executions (arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL,
+                         start TEXT NOT NULL, progress TEXT NOT NULL);
+CREATE TABLE events (execution_arn TEXT NOT NULL, id INTEGER NOT NULL, body TEXT NOT NULL,
+                     PRIMARY KEY (execution_arn, id)) WITHOUT ROWID;
+CREATE TABLE map_runs (arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL, body TEXT NOT NULL);
+"""
+
+
+class NewerSchema(sqlite3.DatabaseError):
+    """The database was written by a later sfn-emulator."""
+
+
+def _v1_to_v2(sql: sqlite3.Connection) -> None:
+    """Fold the two clock rows into one JSON row; add the map runs table."""
+    rows = dict(sql.execute("SELECT key, value FROM meta WHERE key IN ('clock_time', 'clock_mode')").fetchall())
+    sql.execute("DELETE FROM meta WHERE key IN ('clock_time', 'clock_mode')")
+    if "clock_time" in rows:
+        clock = {"time": {"$time": rows["clock_time"]}, "mode": rows.get("clock_mode", "auto")}
+        sql.execute("INSERT INTO meta (key, value) VALUES ('clock', ?)", (json.dumps(clock),))
+    sql.execute("CREATE TABLE map_runs (arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL, "
+                "body TEXT NOT NULL)")
+
+
+# UPGRADES[n] upgrades a version-n database to version n + 1.
+UPGRADES: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}
+
+
+def migrate(sql: sqlite3.Connection, path: Path) -> int:
+    """Bring the database to SCHEMA_VERSION (inside the caller's transaction); answers the version found."""
+    found = sql.execute("PRAGMA user_version").fetchone()[0]
+    if found == 0 and not sql.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                sql.execute(statement)
+    elif found > SCHEMA_VERSION:
+        raise NewerSchema(f"its schema version {found} is newer than this sfn-emulator's ({SCHEMA_VERSION}); "
+                          "upgrade sfn-emulator to use it")
+    elif found < 1:
+        raise sqlite3.DatabaseError("it has tables but no sfn-emulator schema version")
+    else:
+        for version in range(found, SCHEMA_VERSION):
+            UPGRADES[version](sql)
+    sql.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return found
