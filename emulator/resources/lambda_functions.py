@@ -11,7 +11,6 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from email.utils import format_datetime
 from typing import Any, Callable, Mapping
 
 from sfn_emulator.resources import lambda_runtime
@@ -157,6 +156,8 @@ def invoke_response(payload: Any, request: TaskRequest) -> dict[str, Any]:
 
     With `LogType: Tail` Lambda also answers the tail of the invocation's log, base64-encoded, as the
     `LogResult` member and the `X-Amz-Log-Result` header (Lambda API reference, Invoke)."""
+    from email.utils import format_datetime  # (email's package, with socket, on the first Lambda call)
+
     request_id = str(uuid.uuid4())
     length = str(len(json.dumps(payload).encode()))  # the Python runtime's own serialisation, default spacing
     date = format_datetime(request.now, usegmt=True) if request.now else ""

@@ -11,7 +11,6 @@ the account and region of the ARN they act on, and answer the operation's result
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any, Callable
 
 from flask import Flask, Response, redirect, request
@@ -108,6 +107,8 @@ def mount_console(app: Flask, service: StepFunctionsService, engine: Engine, clo
     @app.get(CONSOLE_PATH)
     @app.get(CONSOLE_PATH + "<name>")
     def console_file(name: str = "index.html") -> Response:
+        from importlib import resources  # (with tempfile and zipfile: on the first page asked for)
+
         if name == MERMAID_SCRIPT:
             script = resources.files("sfn_emulator.graphs").joinpath("static", MERMAID_SCRIPT).read_bytes()
             return Response(script, content_type="text/javascript; charset=utf-8")
