@@ -131,6 +131,14 @@ def format_memory(*results: Result) -> str:
     return " / ".join("-" if r.rss_mib is None else f"{r.rss_mib:,.0f}" for r in results)
 
 
+def budget_check(title: str, ours: Result, budget: float, unit: str) -> str:
+    """One line: our figure against the most it may be."""
+    if ours.value is None:
+        return f"  {title}: not measured ({ours.problem or 'gave up'}), budget {budget:g} {unit}"
+    verdict = "met" if ours.value <= budget else "NOT MET"
+    return f"  {title}: {ours.value:,.1f} {unit} against a budget of {budget:g} {unit}: {verdict}"
+
+
 def machine_note() -> dict[str, Any]:
     return {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
 
@@ -187,6 +195,7 @@ def main() -> int:
         floor = measure(scenario, FLOOR, profile) if scenario.floor else NOT_MEASURED
         add_row(scenario.title, scenario.unit, ours, peer, floor, time.perf_counter() - scenario_began)
     kinds = {OURS_SIDE: OURS, MOTO_SIDE: MOTO, FLOOR_SIDE: FLOOR}
+    budgets: list[str] = []
     for workload in process_workloads(kinds):
         if not chosen(workload.title):
             continue
@@ -194,11 +203,15 @@ def main() -> int:
         ours, peer, floor = (from_measurement(workload.measure(side, profile))
                              for side in (OURS_SIDE, MOTO_SIDE, FLOOR_SIDE))
         add_row(workload.title, workload.unit, ours, peer, floor, time.perf_counter() - workload_began)
+        if workload.budget is not None:
+            budgets.append(budget_check(workload.title, ours, workload.budget, workload.unit))
     duration = time.perf_counter() - began
     machine["load_average"] = {"start": load_at_start, "end": load_average()}
 
     print()
     print_table(rows)
+    if budgets:
+        print("\nBudgets:\n" + "\n".join(budgets))
     print(f"\n{mode} run in {duration:.0f} s; a figure is the median of up to {profile.repeats} attempt(s); "
           f"{machine['cpus']} CPUs, load averages {machine['load_average']['start']} at start, "
           f"{machine['load_average']['end']} at end.\n{NOISE_NOTE}")
@@ -211,6 +224,7 @@ def main() -> int:
             "servers": {"ours": OURS.label, "peer": MOTO.label, "floor": FLOOR.label},
             "duration_seconds": round(duration, 1),
             "results": report,
+            "budgets": budgets,
         }
         arguments.json.write_text(json.dumps(document, indent=2) + "\n")
     return 0

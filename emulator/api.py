@@ -15,9 +15,8 @@ through either.
 from __future__ import annotations
 
 import json
-import tempfile
+import os
 import time
-import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import default_machine_name, read_definition_file
-from sfn_emulator.graphs.render import path_text
 from sfn_emulator.history_tokens import open_token_waits, task_token
 from sfn_emulator.json_diff import describe_differences, json_equal
 
@@ -160,6 +158,8 @@ class ExecutionResult:
         if self.succeeded:
             lines.append(f"  output: {_compact(self.output)}")
         if self.history:
+            from sfn_emulator.graphs.render import path_text  # the graph renderer only when an assertion fails
+
             failed = [where.name] if where is not None and self.status != RUNNING else []
             lines.append(f"  path: {path_text(self.visited_states, failed) or '(no state entered)'}")
         return "\n".join(lines)
@@ -366,6 +366,8 @@ def run_definition(
     used by executions run with `test_case`; `settings` sets the clock, account and region
     (default: `Settings()`, clock auto). See `ExecutionRunner.run` for the rest.
     """
+    import tempfile
+
     from sfn_emulator.runtime import Emulator
 
     settings = settings or Settings()
@@ -389,7 +391,7 @@ def in_process_runner(instance: Emulator, *, role_arn: str) -> ExecutionRunner:
 
 def write_mock_config(config: Mapping[str, Any], directory: Path) -> Path:
     """Write a mock configuration given as a dict to a new file in `directory` (mocks are read from files)."""
-    path = directory / f"mock-config-{uuid.uuid4().hex[:8]}.json"
+    path = directory / f"mock-config-{os.urandom(4).hex()}.json"
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
 
@@ -415,4 +417,4 @@ def _compact(value: Any) -> str:
 
 
 def _unique_name() -> str:
-    return f"machine-{uuid.uuid4().hex[:12]}"
+    return f"machine-{os.urandom(6).hex()}"

@@ -75,7 +75,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.resources.mocks import MockConfigError
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.wire import HttpServer
-    from sfn_emulator.wire.console_api import console_url
+    from sfn_emulator.wire.console_address import console_url
 
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -86,7 +86,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
         return 2
     with instance:
         try:
-            server = HttpServer(instance.app, settings.host, settings.port, allowed_hosts=settings.allowed_hosts)
+            server = HttpServer(instance.server_app, settings.host, settings.port, allowed_hosts=settings.allowed_hosts)
         except OSError as error:
             print(f"sfn-emulator: cannot listen on {settings.host}:{settings.port}: {error}", file=sys.stderr)
             return 1

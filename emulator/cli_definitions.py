@@ -16,14 +16,16 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sfn_emulator.api import RUNNING, ExecutionResult, in_process_runner
 from sfn_emulator.cli_callbacks import add_arguments as add_answer_arguments
 from sfn_emulator.cli_callbacks import prompt_on_terminal, wait_answering
 from sfn_emulator.clock import Clock, format_time
 from sfn_emulator.config import REMOTE_ENDPOINT_FIELDS, Settings, add_arguments
 from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, read_definition, source_label
+
+if TYPE_CHECKING:
+    from sfn_emulator.api import ExecutionResult
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
@@ -138,7 +140,8 @@ def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
 # == run ============================================================================================
 
 def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
-    # Imported here so that `--help` answers without loading the engine.
+    # Imported here so that `--help` answers without loading the engine, and `serve` without the Python API.
+    from sfn_emulator.api import RUNNING, in_process_runner
     from sfn_emulator.resources.function_map import FunctionMapError
     from sfn_emulator.resources.mocks import MockConfigError
     from sfn_emulator.runtime import Emulator

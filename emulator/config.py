@@ -8,16 +8,18 @@ is used (`AWS_ACCOUNT_ID`, `AWS_DEFAULT_REGION`, `WAIT_TIME_SCALE`, `SFN_MOCK_CO
 
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
 from urllib.parse import urlsplit
 
 from sfn_emulator.clock import MODES, parse_time
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, check_timeout
+
+if TYPE_CHECKING:
+    import argparse  # the command line's; in-process users never parse one
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 

@@ -9,7 +9,6 @@ unseeded one draws a fresh seed per process. Below every layer, so the language 
 from __future__ import annotations
 
 import random
-import uuid
 
 _SEED_BITS = 64
 
@@ -29,6 +28,8 @@ class Randomness:
 
     def uuid(self) -> str:
         """A version 4 UUID, as AWS generates its ids and `States.UUID` gives them."""
+        import uuid  # on first use: uuid's module loads `platform`
+
         return str(uuid.UUID(int=self._generator.getrandbits(128), version=4))
 
     def hex_token(self, length: int) -> str:

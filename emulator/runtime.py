@@ -1,7 +1,7 @@
 """Assembles a running emulator from its settings: clock, engine, task resources, control plane and HTTP app.
 
 `Emulator` is the whole emulator in-process; the CLI, the test fixtures and the pytest plugin build
-one, and serve its `.app` with `sfn_emulator.wire.HttpServer` when they need HTTP.
+one, and serve its `.server_app` (or `.app`) with `sfn_emulator.wire.HttpServer` when they need HTTP.
 
 Task resources answer a Task state in this order (the first that serves it wins):
 1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from flask import Flask
 
     from sfn_emulator.persistence import StateDirectory
+    from sfn_emulator.wire.app import JsonProtocolEndpoint
+    from sfn_emulator.wire.front import Front
 
 
 class _BuiltOnFirstUse:
@@ -115,7 +117,8 @@ def _open_state_dir(directory: Path | None) -> StateDirectory | None:
 
 class Emulator:
     """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
-    (of every execution it finished), `.events` (the CloudEvents bus) and the WSGI `.app`."""
+    (of every execution it finished), `.events` (the CloudEvents bus), the WSGI `.app` and `.server_app`,
+    its quick front."""
 
     def __init__(self, settings: Settings, *, function_hint: str | None = None) -> None:
         """`function_hint` says how to serve a Lambda function nothing serves, in the caller's terms
@@ -153,6 +156,21 @@ class Emulator:
             self.state.attach(self.service, self.engine, self.clock)
 
     @cached_property
+    def _api_endpoint(self) -> JsonProtocolEndpoint:
+        from sfn_emulator.wire.app import api_endpoint
+
+        return api_endpoint(self.service, default_account=self.settings.account, default_region=self.settings.region,
+                            more_apis=[("swf", self.swf)])
+
+    @cached_property
+    def server_app(self) -> Front:
+        """The WSGI app a server serves: `.app`, with API calls answered before it is built (Flask is
+        most of a server's start-up; see `sfn_emulator.wire.front`)."""
+        from sfn_emulator.wire.front import Front
+
+        return Front(self._api_endpoint, lambda: self.app)
+
+    @cached_property
     def app(self) -> Flask:
         """The WSGI app serving this emulator over HTTP, made (and Flask imported) when first asked for:
         in-process runs never need it."""
@@ -166,7 +184,7 @@ class Emulator:
         from sfn_emulator.wire.snapshot_api import mount_snapshot_api
 
         app = create_app(self.service, default_account=self.settings.account, default_region=self.settings.region,
-                         more_apis=[("swf", self.swf)])
+                         endpoint=self._api_endpoint)
         mount_clock_api(app, self.clock, self.engine)
         mount_insight_api(app, self.service, self.coverage)
         mount_console(app, self.service, self.engine, self.clock, self.coverage)

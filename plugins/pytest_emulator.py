@@ -94,7 +94,7 @@ class SessionEmulator:
     def start(cls, settings: Settings, scratch: Path) -> SessionEmulator:
         """An emulator in this process, served on a free loopback port."""
         local = Emulator(settings, function_hint="call `sfn_emulator.register(name_or_arn, handler)` in the test")
-        server = HttpServer(local.app, "127.0.0.1", 0).start()
+        server = HttpServer(local.server_app, "127.0.0.1", 0).start()
         return cls(server.endpoint_url, local.clock, local=local, server=server, scratch=scratch,
                    region=settings.region, default_account=settings.account)
 

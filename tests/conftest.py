@@ -34,7 +34,7 @@ def emulator_server() -> Iterator[RunningEmulator]:
     from sfn_emulator.wire import HttpServer
 
     with Emulator(Settings()) as emulator:
-        server = HttpServer(emulator.app, "127.0.0.1", 0).start()
+        server = HttpServer(emulator.server_app, "127.0.0.1", 0).start()  # as `sfn-emulator serve` serves
         try:
             yield RunningEmulator(server.endpoint_url, emulator)
         finally:

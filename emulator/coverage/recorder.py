@@ -9,15 +9,12 @@ parent's definition, whose item processor they ran.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from typing import Any
 
 from sfn_emulator.coverage.model import CoverageReport, MachineCoverage
 from sfn_emulator.engine.execution import Execution
-from sfn_emulator.dialects import graph_of
-from sfn_emulator.graphs.trace import trace
 
 _BATCH = 1000
 
@@ -56,6 +53,10 @@ class CoverageRecorder:
             self._machines.clear()
 
     def _drain(self) -> None:
+        # The graph code loads when a report is first asked for, not with every emulator.
+        from sfn_emulator.dialects import graph_of
+        from sfn_emulator.graphs.trace import trace
+
         pending, self._pending = self._pending, []
         for execution in pending:
             name = execution.state_machine_name.split("/", 1)[0]
@@ -76,4 +77,6 @@ def definition_id(definition: str) -> str:
         canonical = json.dumps(json.loads(definition), sort_keys=True, separators=(",", ":"))
     except ValueError:
         canonical = definition
+    import hashlib
+
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]

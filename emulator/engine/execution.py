@@ -18,13 +18,40 @@ ABORTED = "ABORTED"
 PENDING_REDRIVE = "PENDING_REDRIVE"
 TERMINAL_STATUSES = frozenset({SUCCEEDED, FAILED, TIMED_OUT, ABORTED})
 
+_ENDED = threading.Event()  # the `finished` of every execution that has ended
+_ENDED.set()
+
+
+# Details stored as a tuple of values beside a shared tuple of keys when every value is a string,
+# number, boolean, null or AWS's `{"truncated": false}`: a small dict costs three times its tuple,
+# and a finished execution keeps every event. `_KEYS` interns each key tuple seen (event types have
+# a few shapes each).
+_NOT_TRUNCATED = {"truncated": False}
+_TRUNCATED_MARK = object()  # stands for `{"truncated": false}` among stored values
+_SCALARS = (str, int, float, bool, type(None))
+_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _compact(details: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
+    values = []
+    for value in details.values():
+        if isinstance(value, _SCALARS):
+            values.append(value)
+        elif type(value) is dict and value == _NOT_TRUNCATED:
+            values.append(_TRUNCATED_MARK)
+        else:
+            return None
+    keys = tuple(details)
+    return _KEYS.setdefault(keys, keys), tuple(values)
+
 
 class HistoryEvent(Mapping[str, Any]):
     """One AWS history event, stored as a slotted record (a long history holds many: a dict per
     event costs twice the memory) and read as the mapping GetExecutionHistory answers with:
-    `timestamp`, `type`, `id`, `previousEventId` and, when it has them, its details under their key."""
+    `timestamp`, `type`, `id`, `previousEventId` and, when it has them, its details under their key.
+    Flat details are kept as a tuple and given out as a new dict on each read."""
 
-    __slots__ = ("timestamp", "type", "id", "previous_event_id", "details_key", "details")
+    __slots__ = ("timestamp", "type", "id", "previous_event_id", "details_key", "_details", "_detail_keys")
 
     def __init__(self, timestamp: datetime, type: str, id: int, previous_event_id: int,
                  details_key: str | None = None, details: dict[str, Any] | None = None) -> None:
@@ -33,7 +60,16 @@ class HistoryEvent(Mapping[str, Any]):
         self.id = id
         self.previous_event_id = previous_event_id
         self.details_key = details_key
-        self.details = details
+        compact = _compact(details) if details else None
+        self._detail_keys: tuple[str, ...] | None = compact[0] if compact else None
+        self._details: Any = compact[1] if compact else details
+
+    @property
+    def details(self) -> dict[str, Any] | None:
+        if self._detail_keys is None:
+            return self._details  # type: ignore[no-any-return]
+        return {key: {"truncated": False} if value is _TRUNCATED_MARK else value
+                for key, value in zip(self._detail_keys, self._details)}
 
     def __getitem__(self, key: str) -> Any:
         if key == "timestamp":
@@ -57,7 +93,7 @@ class HistoryEvent(Mapping[str, Any]):
         return 4 if self.details_key is None else 5
 
     def as_dict(self) -> dict[str, Any]:
-        """The event as a new dict (its details shared), as an API answer carries it."""
+        """The event as a new dict, as an API answer carries it."""
         event = {"timestamp": self.timestamp, "type": self.type, "id": self.id, "previousEventId": self.previous_event_id}
         if self.details_key is not None:
             event[self.details_key] = self.details
@@ -105,6 +141,17 @@ class Execution:
     @property
     def is_running(self) -> bool:
         return self.status == RUNNING
+
+    def mark_finished(self) -> None:
+        """Wake whoever waits for the end, then hold the one shared set event: an event with its
+        condition and lock costs about a kilobyte, kept for as long as the execution is."""
+        self.finished.set()
+        self.finished = _ENDED
+
+    def mark_running(self) -> None:
+        """Running again (redriven): a new event for the new end."""
+        if self.finished.is_set():
+            self.finished = threading.Event()
 
 
 @dataclass(eq=False)

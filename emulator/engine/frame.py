@@ -108,8 +108,11 @@ class Run:
         event_id = len(history) + 1
         if event_id >= MAX_HISTORY_EVENTS and event_type not in CLOSING_EVENTS and self.execution.type == "STANDARD":
             raise HistoryLimitReached
+        stamp = timestamp or self.now()
+        if history and history[-1].timestamp == stamp:  # one instant, one object: events share it
+            stamp = history[-1].timestamp
         history.append(HistoryEvent(
-            timestamp or self.now(), event_type, event_id, frame.prev_event_id if frame else max(0, event_id - 1),
+            stamp, event_type, event_id, frame.prev_event_id if frame else max(0, event_id - 1),
             details_key or None, (details if details is not None else {}) if details_key else None,
         ))
         if frame is not None:

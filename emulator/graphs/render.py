@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Iterable
 
 from sfn_emulator.graphs.structure import CATCH, CHOICE, DEFAULT, END, RETRY, START, Edge, Graph
@@ -195,6 +194,8 @@ table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:.25rem .5
 
 def mermaid_script() -> str:
     """Mermaid's JavaScript, as shipped inside this package."""
+    from importlib import resources  # (with tempfile and zipfile: only when a page is drawn)
+
     return resources.files("sfn_emulator.graphs").joinpath("static", MERMAID_SCRIPT).read_text(encoding="utf-8")
 
 

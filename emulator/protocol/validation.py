@@ -20,11 +20,17 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from typing import Any
-
-from botocore.model import ServiceModel, Shape
+from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.protocol.errors import SerializationException, ValidationException
+
+if TYPE_CHECKING:
+    from botocore.model import ServiceModel
+    from botocore.model import Shape as BotocoreShape
+
+    from sfn_emulator.protocol.service_json import ServiceJson, ShapeJson
+
+    Shape = BotocoreShape | ShapeJson  # botocore's shapes (other services' models) or the JSON reader's
 
 # Integer shapes are Java ints and longs in Coral: a JSON number outside the range does not convert.
 _INT_RANGES = {"integer": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
@@ -278,7 +284,7 @@ class RequestDecoder:
         return decoded
 
 
-def compile_request_decoders(model: ServiceModel) -> dict[str, RequestDecoder]:
+def compile_request_decoders(model: ServiceModel | ServiceJson) -> dict[str, RequestDecoder]:
     """One decoder per operation, keyed by the botocore operation name."""
     compiled: dict[str, Decoder] = {}
     decoders = {}

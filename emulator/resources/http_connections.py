@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +83,9 @@ def _basic(user: Any, password: Any) -> str:
 
 def _oauth_token(oauth: dict[str, Any]) -> str:
     """An access token from the authorization server, by the OAuth client-credentials grant."""
+    import urllib.error  # urllib's client loads with the first token asked for
+    import urllib.request
+
     client = oauth.get("ClientParameters") or {}
     extra = _pairs(oauth.get("OAuthHttpParameters"))
     endpoint = str(oauth.get("AuthorizationEndpoint", ""))

@@ -21,15 +21,15 @@ connection at all) fails it with `States.Http.Socket`.
 from __future__ import annotations
 
 import json
-import socket
-import urllib.error
 import urllib.parse
-import urllib.request
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
 from sfn_emulator.resources.http_connections import ConnectionParameters, connection_parameters
+
+if TYPE_CHECKING:
+    import urllib.request
 
 _PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
 _METHODS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"})
@@ -48,6 +48,10 @@ class HttpTask:
                 and resource.pattern in _PATTERNS)
 
     def invoke(self, request: TaskRequest) -> Any:
+        import socket  # urllib's client (with http, email and ssl) loads with the first HTTP Task
+        import urllib.error
+        import urllib.request
+
         payload = request.payload if isinstance(request.payload, dict) else {}
         connection = connection_parameters(_connection_arn(payload), request.account, request.region)
         http_request = build_request(payload, connection, request.region)
@@ -67,6 +71,8 @@ class HttpTask:
 
 def build_request(payload: dict[str, Any], connection: ConnectionParameters, region: str) -> urllib.request.Request:
     """The HTTP request a task's parameters and its connection make."""
+    import urllib.request
+
     endpoint, method = payload.get("ApiEndpoint"), payload.get("Method")
     if not isinstance(endpoint, str) or urllib.parse.urlsplit(endpoint).scheme not in ("http", "https"):
         raise StatesError(RUNTIME, f"The HTTP Task's ApiEndpoint must be an http(s) URL, not {endpoint!r}")

@@ -11,7 +11,6 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from email.utils import format_datetime
 from typing import Any, Callable, Mapping
 
 from sfn_emulator.asl.errors import StatesError
@@ -199,6 +198,8 @@ def invoke_response(payload: Any, request: TaskRequest, kind: str = REQUEST_RESP
     With `LogType: Tail` Lambda also answers the tail of the invocation's log, base64-encoded, as the
     `LogResult` member and the `X-Amz-Log-Result` header (Lambda API reference, Invoke). An `Event`
     or `DryRun` invocation (`kind`) answers no body, so no payload, version or log."""
+    from email.utils import format_datetime  # (email's package, with socket, on the first Lambda call)
+
     request_id = str(uuid.uuid4())
     ran = kind == REQUEST_RESPONSE
     # the Python runtime's own serialisation, default spacing

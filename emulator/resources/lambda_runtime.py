@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import math
 import threading
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -134,6 +133,8 @@ def _out_of_range(value: Any) -> str | None:
 
 def handler_error(exc: BaseException, request_id: str, *, compact: bool) -> StatesError:
     """What the Lambda Python runtime reports for an exception: Error = class name, Cause = its JSON report."""
+    import traceback  # on the first failing handler
+
     frames = traceback.extract_tb(exc.__traceback__)[1:]  # drop the runtime's own frame (our call site)
     error_type = type(exc).__name__
     report = {"errorMessage": str(exc), "errorType": error_type, "requestId": request_id,

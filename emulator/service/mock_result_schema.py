@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import UnknownServiceError
 
 from sfn_emulator.resources.aws.sdk import SdkServices, asl_member_name
 from sfn_emulator.resources.base import REQUEST_RESPONSE, parse_resource
@@ -55,6 +54,8 @@ def _operation(resource_arn: str) -> OperationModel | None:
         service = _OPTIMIZED_SERVICE_NAMES.get(resource.service, resource.service)
     if service is None:
         return None
+    from botocore.exceptions import UnknownServiceError  # botocore's exceptions pull its vendored ones
+
     try:
         model = _services.model(service)
     except UnknownServiceError:

@@ -17,6 +17,9 @@ decides: the body is read as JSON whatever type it declares (AWS's answer to a w
 record). Any other method or path is an `UnknownOperationException` with the HTTP status the
 routing gives it (404, 405). Anything unexpected is logged with its traceback and answered as a 500
 `InternalFailure`; the server carries on.
+
+The endpoint answers plain WSGI too (`JsonProtocolEndpoint.wsgi`), so that a server can answer API
+requests before Flask is imported (`sfn_emulator.wire.front`); Flask loads with `create_app`.
 """
 
 from __future__ import annotations
@@ -26,10 +29,8 @@ import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from flask import Flask, Response, request
-from werkzeug.exceptions import HTTPException
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 import sfn_emulator
 from sfn_emulator.service.api_model import SERVICE_NAME, service_model
@@ -43,6 +44,10 @@ from sfn_emulator.service.errors import (
 from sfn_emulator.wire.encoding import CONTENT_TYPE, encode_error, encode_result
 from sfn_emulator.wire.sigv4 import credential_scope
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
+    from werkzeug.exceptions import HTTPException
 
 logger = logging.getLogger(__name__)
 
@@ -111,24 +116,37 @@ class JsonProtocolEndpoint:
         return OwnApis(frozenset(self._apis), frozenset(api.signing_name for api in self._apis.values()))
 
     def __call__(self) -> Response:
-        headers = {"x-amzn-RequestId": str(uuid.uuid4())}
-        try:
-            body = encode_result(self._dispatch())
-            return Response(body, status=200, headers=headers, content_type=CONTENT_TYPE)
-        except ApiError as error:
-            return error_response(error, headers)
-        except Exception as fault:  # a bug: keep serving, and say where to look
-            logger.exception("internal failure on %s", request.headers.get("X-Amz-Target"))
-            failure = InternalFailure(f"{type(fault).__name__}: {fault} (traceback in the emulator's log)")
-            return error_response(failure, headers)
+        """The answer as Flask's view of `POST /`."""
+        from flask import Response, request
 
-    def _dispatch(self) -> dict[str, Any]:
-        scope = credential_scope(request.environ)
-        prefix, _, operation = (request.headers.get("X-Amz-Target") or "").partition(".")
+        status, headers, body = self.answer(request.environ)
+        return Response(body, status=status, headers=headers)
+
+    def wsgi(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        """The answer as a WSGI app (no Flask)."""
+        status, headers, body = self.answer(environ)
+        start_response(f"{status} {HTTPStatus(status).phrase}", [*headers.items(), ("Content-Length", str(len(body)))])
+        return [body]
+
+    def answer(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        """Status, headers and body of the answer to a `POST /` request."""
+        headers = {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": str(uuid.uuid4())}
+        try:
+            return 200, headers, encode_result(self._dispatch(environ))
+        except ApiError as error:
+            return _error_answer(error, headers)
+        except Exception as fault:  # a bug: keep serving, and say where to look
+            logger.exception("internal failure on %s", environ.get("HTTP_X_AMZ_TARGET"))
+            failure = InternalFailure(f"{type(fault).__name__}: {fault} (traceback in the emulator's log)")
+            return _error_answer(failure, headers)
+
+    def _dispatch(self, environ: dict[str, Any]) -> dict[str, Any]:
+        scope = credential_scope(environ)
+        prefix, _, operation = (environ.get("HTTP_X_AMZ_TARGET") or "").partition(".")
         api = self._apis.get(prefix)
         if api is not None and scope is not None and scope.service != api.signing_name:  # signatures come first
             raise InvalidSignatureException(f"Credential should be scoped to correct service: '{api.signing_name}'. ")
-        body = parse_body(request.get_data(cache=False))
+        body = parse_body(_request_body(environ))
         if api is None or operation not in api.decoders:
             raise UnknownOperationException("")
         params = api.decoders[operation](body)
@@ -137,11 +155,30 @@ class JsonProtocolEndpoint:
         return api.control_plane.handle(operation, params, account=account, region=region)
 
 
+def _request_body(environ: dict[str, Any]) -> bytes:
+    """The request's body, as Werkzeug reads it: `Content-Length` bytes, or all of a terminated stream."""
+    stream = environ["wsgi.input"]
+    if environ.get("wsgi.input_terminated"):
+        return bytes(stream.read())
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    return bytes(stream.read(length)) if length > 0 else b""
+
+
+def _error_answer(error: ApiError, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    body, error_type = encode_error(error)
+    return error.status, {**headers, "x-amzn-ErrorType": error_type}, body
+
+
 def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Response:
     """An error answered in AWS's JSON 1.0 form."""
-    body, error_type = encode_error(error)
-    all_headers = {"x-amzn-RequestId": str(uuid.uuid4()), **(headers or {}), "x-amzn-ErrorType": error_type}
-    return Response(body, status=error.status, headers=all_headers, content_type=CONTENT_TYPE)
+    from flask import Response
+
+    status, all_headers, body = _error_answer(error, {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": str(uuid.uuid4()),
+                                                      **(headers or {})})
+    return Response(body, status=status, headers=all_headers)
 
 
 def _unroutable(error: HTTPException) -> Response:
@@ -150,17 +187,31 @@ def _unroutable(error: HTTPException) -> Response:
 
 
 def health() -> Response:
+    from flask import Response
+
     body = json.dumps({"status": "ok", "version": sfn_emulator.__version__})
     return Response(body, status=200, content_type="application/json")
 
 
-def create_app(service: ControlPlane, *, default_account: str, default_region: str,
-               more_apis: Iterable[tuple[str, ControlPlane]] = ()) -> Flask:
-    """The WSGI app serving the Step Functions API, the APIs of `more_apis` ((botocore model name,
-    control plane) pairs: Amazon SWF's) and the emulator's health check."""
-    app = Flask(__name__)
+def api_endpoint(service: ControlPlane, *, default_account: str, default_region: str,
+                 more_apis: Iterable[tuple[str, ControlPlane]] = ()) -> JsonProtocolEndpoint:
+    """`POST /` for the Step Functions API and the APIs of `more_apis` ((botocore model name, control
+    plane) pairs: Amazon SWF's)."""
     apis = [JsonApi.from_model(SERVICE_NAME, service), *(JsonApi.from_model(name, plane) for name, plane in more_apis)]
-    endpoint = JsonProtocolEndpoint(apis, default_account=default_account, default_region=default_region)
+    return JsonProtocolEndpoint(apis, default_account=default_account, default_region=default_region)
+
+
+def create_app(service: ControlPlane, *, default_account: str, default_region: str,
+               more_apis: Iterable[tuple[str, ControlPlane]] = (),
+               endpoint: JsonProtocolEndpoint | None = None) -> Flask:
+    """The WSGI app serving the Step Functions API and those of `more_apis` (on `endpoint` when given)
+    and the emulator's health check."""
+    from flask import Flask
+    from werkzeug.exceptions import HTTPException
+
+    app = Flask(__name__)
+    endpoint = endpoint or api_endpoint(service, default_account=default_account, default_region=default_region,
+                                        more_apis=more_apis)
     # No automatic OPTIONS answers: no CORS preflight is served, and every answer is JSON.
     app.add_url_rule("/", "api", endpoint, methods=["POST"], provide_automatic_options=False)
     app.add_url_rule(HEALTH_PATH, "health", health, methods=["GET"], provide_automatic_options=False)

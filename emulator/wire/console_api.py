@@ -11,7 +11,6 @@ the account and region of the ARN they act on, and answer the operation's result
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any, Callable
 
 from flask import Flask, Response, redirect, request
@@ -26,10 +25,10 @@ from sfn_emulator.service.api_model import service_model
 from sfn_emulator.service.errors import ApiError
 from sfn_emulator.wire.app import SERVICE_NAME, parse_body
 from sfn_emulator.wire.clock_api import ClockChange, apply_clock_change
+from sfn_emulator.wire.console_address import CONSOLE_PATH
 from sfn_emulator.wire.console_views import ConsoleViews, plain, scope_of
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 
-CONSOLE_PATH = "/_emulator/console/"
 API_PATH = CONSOLE_PATH + "api/"
 CONSOLE_WORKER = "sfn-emulator-console"  # the workerName of activity tasks taken from the console
 _FILES = {"index.html": "text/html; charset=utf-8", "console.js": "text/javascript; charset=utf-8",
@@ -47,11 +46,6 @@ ACTIONS = {
 
 class BadConsoleRequest(ValueError):
     """A request the console cannot serve; the message says why."""
-
-
-def console_url(endpoint_url: str) -> str:
-    """Where the console of the server at `endpoint_url` is (the start-up banner prints it)."""
-    return endpoint_url.rstrip("/") + CONSOLE_PATH
 
 
 class ConsoleActions:
@@ -108,6 +102,8 @@ def mount_console(app: Flask, service: StepFunctionsService, engine: Engine, clo
     @app.get(CONSOLE_PATH)
     @app.get(CONSOLE_PATH + "<name>")
     def console_file(name: str = "index.html") -> Response:
+        from importlib import resources  # (with tempfile and zipfile: on the first page asked for)
+
         if name == MERMAID_SCRIPT:
             script = resources.files("sfn_emulator.graphs").joinpath("static", MERMAID_SCRIPT).read_bytes()
             return Response(script, content_type="text/javascript; charset=utf-8")

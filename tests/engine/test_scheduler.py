@@ -275,3 +275,26 @@ def test_a_task_no_thread_can_be_started_for_fails_and_the_engine_goes_on(monkey
     assert (refused.status, refused.error, refused.cause) == (
         "FAILED", "States.TaskFailed", "sfn-emulator cannot run the task now: can't start new thread")
     assert (served.status, served.output) == ("SUCCEEDED", '{"n":2}')
+
+
+def test_the_end_of_an_execution_is_awaitable_again_after_a_redrive() -> None:
+    """A waiter wakes when the execution ends; a redriven execution is awaited anew until its new end,
+    while every other ended execution stays ended."""
+    wait_then_fail = {"StartAt": "Hold", "States": {
+        "Hold": {"Type": "Wait", "Seconds": 10, "Next": "Boom"},
+        "Boom": {"Type": "Fail", "Error": "Boom"}}}
+    with Harness(mode="manual") as harness:
+        ended = harness.run({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}})
+        execution = harness.start(wait_then_fail)
+        harness.settle()
+        assert not harness.engine.wait(execution, 0)
+        harness.engine.stop(execution)
+        harness.settle()
+        assert harness.engine.wait(execution, 0) and execution.status == "ABORTED"
+        harness.engine.redrive(execution)  # back into the Wait
+        harness.settle()
+        assert not harness.engine.wait(execution, 0) and execution.status == "RUNNING"
+        assert harness.engine.wait(ended, 0)
+        harness.clock.advance(10)
+        harness.settle()
+        assert harness.engine.wait(execution, 0) and execution.status == "FAILED"

@@ -139,7 +139,7 @@ class Lifecycle:
         execution.redrive_date = self._now()
         execution.status, execution.stop_date = RUNNING, None
         execution.output = execution.error = execution.cause = None
-        execution.finished.clear()
+        execution.mark_running()
         run = self._new_run(execution)
         run.emit(None, "ExecutionRedriven", "executionRedrivenEventDetails", {"redriveCount": execution.redrive_count})
         state_name, state_input = point
@@ -245,7 +245,7 @@ class Lifecycle:
             timer.cancel()
         if status == SUCCEEDED:
             self._runs.pop(execution.arn, None)
-        execution.finished.set()
+        execution.mark_finished()
         for waiter in self._completion_waits.pop(execution.arn, []):
             self._complete(waiter, execution)
         self._closed(execution)

@@ -22,7 +22,6 @@ import threading
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import UnknownServiceError
 
 if TYPE_CHECKING:
     import botocore.session
@@ -102,6 +101,8 @@ class SdkServices:
 
     def botocore_name(self, arn_name: str) -> str | None:
         """The botocore service an `aws-sdk:` ARN names, or None when moto implements no such service."""
+        from botocore.exceptions import UnknownServiceError
+
         try:  # most services carry the same name in both SDKs: check that one before reading many models
             if sdk_v2_service_name(self.model(arn_name)).lower() == arn_name:
                 return arn_name
