@@ -65,7 +65,9 @@ def compile_expression(text: str) -> Expression:
 
 
 def _first_line(message: str) -> str:
-    return message.strip().splitlines()[0] if message.strip() else "syntax error"
+    """jq's first complaint, without its position (which counts the variable bindings prepended)."""
+    first = message.strip().splitlines()[0] if message.strip() else "syntax error"
+    return first.split(" at <top-level>")[0].removeprefix("jq: error: ")
 
 
 @dataclass(frozen=True, slots=True)
