@@ -48,7 +48,8 @@ class Expression:
 
     def holds(self, data: JSON, value: JSON = None) -> bool:
         """A condition: jq's truth (anything but false and null)."""
-        return self.evaluate(data, value) not in (False, None)
+        result = self.evaluate(data, value)
+        return result is not None and result is not False
 
 
 def compile_expression(text: str) -> Expression:
