@@ -125,7 +125,8 @@ class ExecutionResult:
         """The definition drawn with this execution's path on it (format mermaid, dot or html):
         states visited (with counts), the states it failed in, the edges it took. Read from the
         history alone: where several Choice rules lead to the same state, the first is shown."""
-        from sfn_emulator.graphs import Overlay, graph_of, render, trace
+        from sfn_emulator.dialects import graph_of
+        from sfn_emulator.graphs import Overlay, render, trace
 
         if self.definition is None:
             raise ValueError("this result does not know the definition that ran")

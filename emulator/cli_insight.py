@@ -55,7 +55,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
-    from sfn_emulator.graphs import graph_of, render
+    from sfn_emulator.dialects import graph_of
+    from sfn_emulator.graphs import render
 
     if arguments.execution:
         if arguments.definition or not arguments.endpoint:

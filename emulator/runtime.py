@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.clock import Clock
 from sfn_emulator.config import Settings
+from sfn_emulator import dialects
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine import Engine
+from sfn_emulator.engine.event_bus import EventBus
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.randomness import process_seed
 from sfn_emulator.resources.aws.reset import reset_moto_backends
@@ -101,7 +103,7 @@ def _remote_endpoints(settings: Settings) -> list[TaskResource]:
 
 class Emulator:
     """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
-    (of every execution it finished) and the WSGI `.app`."""
+    (of every execution it finished), `.events` (the CloudEvents bus) and the WSGI `.app`."""
 
     def __init__(self, settings: Settings, *, function_hint: str | None = None) -> None:
         """`function_hint` says how to serve a Lambda function nothing serves, in the caller's terms
@@ -115,7 +117,9 @@ class Emulator:
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         seed = process_seed(settings.seed)
-        self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines)
+        self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines,
+                             interpreter_for=dialects.interpreter_for)
+        self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
             self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
@@ -137,6 +141,7 @@ class Emulator:
         from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
         from sfn_emulator.wire.clock_api import mount_clock_api
         from sfn_emulator.wire.console_api import mount_console
+        from sfn_emulator.wire.events_api import mount_events_api
         from sfn_emulator.wire.insight_api import mount_insight_api
         from sfn_emulator.wire.reset_api import mount_reset_api
 
@@ -146,6 +151,7 @@ class Emulator:
         mount_console(app, self.service, self.engine, self.clock, self.coverage)
         mount_aws_passthrough(app, default_account=self.settings.account)
         mount_reset_api(app, self.reset, self.service.reset)
+        mount_events_api(app, self.events)
         return app
 
     def reset(self, account: str | None = None) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -218,6 +219,24 @@ class EmulatorFixture:
     def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """An execution started some other way, once it has ended or waits for someone."""
         return self.runner.wait(execution_arn, timeout=timeout)
+
+    def publish_event(self, event: Mapping[str, Any] | list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Publish one CloudEvents 1.0 event (or a list) to the executions waiting for it, through
+        `POST /_emulator/events`; for each event, `{"id": ..., "consumedBy": [executionArn, ...]}`.
+        Raises ValueError with the emulator's message for an event it refuses."""
+        request = urllib.request.Request(f"{self.endpoint_url}/_emulator/events", data=json.dumps(event).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - the emulator's own URL
+                return json.loads(response.read())["events"]
+        except urllib.error.HTTPError as error:
+            raise ValueError(json.loads(error.read() or b"{}").get("message", str(error))) from None
+
+    def produced_events(self, execution_arn: str) -> list[dict[str, Any]]:
+        """The CloudEvents the execution produced (`GET /_emulator/events?executionArn=`)."""
+        query = urllib.parse.urlencode({"executionArn": execution_arn})
+        with urllib.request.urlopen(f"{self.endpoint_url}/_emulator/events?{query}", timeout=30) as response:  # noqa: S310
+            return json.loads(response.read())["events"]
 
     def task_token(self, execution_arn: str, state_name: str) -> str:
         """The task token the execution's latest task in state `state_name` was given, to answer with

@@ -3,7 +3,8 @@
 Fixtures:
 - `sfn_emulator`: a running emulator for this test (`sfn_emulator_plugins.pytest_emulator.EmulatorFixture`):
   `.endpoint_url`, `.account`, `.region`, `.clock`, `.register(name_or_arn, handler)`,
-  `.use_mock_config(path_or_dict)`, `.client(service)`, `.run(definition, input)` -> `ExecutionResult`.
+  `.use_mock_config(path_or_dict)`, `.client(service)`, `.run(definition, input)` -> `ExecutionResult`,
+  `.publish_event(cloud_event)` (to executions waiting for it), `.produced_events(execution_arn)`.
 - `sfn_client`: a boto3 Step Functions client on it (dummy credentials, `inject_host_prefix=False`).
 - `sfn_emulator_inprocess`: `sfn_emulator`, with boto3 clients that have no `endpoint_url` answered
   by it in-process (`sfn_emulator.inprocess`); dummy AWS credentials and the emulator's region are put

@@ -16,7 +16,7 @@ from typing import Any
 
 from sfn_emulator.coverage.model import CoverageReport, MachineCoverage
 from sfn_emulator.engine.execution import Execution
-from sfn_emulator.graphs.structure import graph_of
+from sfn_emulator.dialects import graph_of
 from sfn_emulator.graphs.trace import trace
 
 _BATCH = 1000

@@ -9,7 +9,8 @@ from typing import Any
 
 from sfn_emulator.coverage.model import CATEGORIES, edge_item, percent
 from sfn_emulator.graphs.render import MERMAID_SCRIPT, Overlay, html_page, mermaid, mermaid_script
-from sfn_emulator.graphs.structure import Edge, Graph, graph_of
+from sfn_emulator.dialects import graph_of
+from sfn_emulator.graphs.structure import Edge, Graph
 
 _HEADINGS = {"states": "states", "transitions": "transitions", "choiceRules": "choice rules",
              "catchers": "catchers", "retriers": "retriers"}

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Callable, Generator, Sequence
 
 from sfn_emulator.asl.model import StateMachine
+from sfn_emulator.engine.cloudevents import EventMatch
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.resources.base import TaskRequest
 
@@ -92,6 +93,7 @@ class Fork:
     children: Sequence[Callable[[], Interpreter]]
     max_concurrency: int = 0
     interleave: bool = False
+    needed: int | None = None  # resume once this many children succeeded (the rest cancelled, their results None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,27 @@ class RunMapRun:
     execution_type: str
     tolerated_failure_count: int | None
     tolerated_failure_percentage: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitEvent:
+    """Wait for CloudEvents published to the emulator (`POST /_emulator/events`): any one of
+    `matches` (`all_of` False) or one event for each of them. Resumes with {match index: event}
+    for the events consumed; throws States.Timeout when `timeout_seconds` of clock time pass first.
+    Like a task token's, the deadline is one only an outside party can meet."""
+
+    matches: tuple[EventMatch, ...]
+    all_of: bool = False
+    timeout_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProduceEvent:
+    """Publish a CloudEvent an execution produces: it is recorded as the execution's (readable at
+    `GET /_emulator/events?executionArn=`) and delivered to every execution waiting for it.
+    Resumes with the ARNs of the executions that consumed it."""
+
+    event: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,4 +152,5 @@ class Aborted(BaseException):
     stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
 
 
-Effect = Sleep | AnswersWholeTask | Invoke | AwaitToken | AwaitCompletion | CheckActivity | ScheduleActivity | Fork | RunMapRun | Reschedule | Transition
+Effect = (Sleep | AnswersWholeTask | Invoke | AwaitToken | AwaitCompletion | CheckActivity | ScheduleActivity | Fork | RunMapRun
+          | AwaitEvent | ProduceEvent | Reschedule | Transition)

@@ -30,19 +30,23 @@ from sfn_emulator.clock import Clock
 from sfn_emulator.engine.effects import (
     AnswersWholeTask,
     AwaitCompletion,
+    AwaitEvent,
     AwaitToken,
     CheckActivity,
     Effect,
     Interpreter,
     Invoke,
+    ProduceEvent,
     RunMapRun,
     ScheduleActivity,
     Sleep,
 )
 from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.engine.frame import Run
+from sfn_emulator.engine.interpreter import run_execution
 from sfn_emulator.engine.outstanding import Outstanding
 from sfn_emulator.engine.scheduling.callbacks import ActivityTask, Callbacks
+from sfn_emulator.engine.scheduling.event_waits import EventWaits
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.lifecycle import CompletionWait, Lifecycle
 from sfn_emulator.engine.scheduling.map_runs import MapRuns
@@ -51,7 +55,10 @@ from sfn_emulator.engine.scheduling.timers import Timer, Timers
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.base import SyncResource, TaskResources
 
-__all__ = ["ActivityTask", "Engine"]
+__all__ = ["ActivityTask", "Engine", "InterpreterFor"]
+
+InterpreterFor = Callable[[Execution], Callable[[Run], Interpreter]]
+"""Which interpreter runs an execution (its dialect's); the runtime wires the dialects' choice in."""
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +80,7 @@ class Engine:
     """Runs executions. Thread-safe entry points for the control plane; everything else is internal."""
 
     def __init__(self, clock: Clock, resources: TaskResources | None = None, *, seed: int = 0,
-                 skip_external_deadlines: bool = False) -> None:
+                 skip_external_deadlines: bool = False, interpreter_for: InterpreterFor | None = None) -> None:
         self.clock = clock
         self.resources = resources or TaskResources()
         # Ids the engine draws outside any execution (TestState's ephemeral execution), from the seed.
@@ -99,8 +106,10 @@ class Engine:
                                  began=lambda map_run: self._notify(self.on_map_run, map_run),
                                  child_started=lambda child, map_run: self._notify(self.on_child_execution, child, map_run))
         self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed,
-                                    closed=self._execution_closed)
-        self._time = AutoTime(clock, self._timers, waiting_outside=self._callbacks.waiting_outside,
+                                    closed=self._execution_closed,
+                                    interpreter_for=interpreter_for or (lambda execution: run_execution))
+        self._events = EventWaits(fibers=self._fibers, timers=self._timers, now=clock.now)
+        self._time = AutoTime(clock, self._timers, waiting_outside=self._waiting_outside,
                               has_timeout=self._lifecycle.has_timeout, skip_external_deadlines=skip_external_deadlines)
         clock.attach(self)
         self._thread = threading.Thread(target=self._loop, name="sfn-engine", daemon=True)
@@ -184,6 +193,19 @@ class Engine:
     def forget_activity(self, activity_arn: str) -> None:
         """Drop the queue of a deleted activity (tasks already scheduled stay until they time out)."""
         self._callbacks.forget_activity(activity_arn)
+
+    def publish_events(self, events: list[dict[str, Any]]) -> list[list[str]]:
+        """Deliver checked CloudEvents, in order, to the executions waiting for them; for each event,
+        the ARNs of the executions that consumed it. An event nobody waits for is dropped."""
+        consumed: list[list[str]] = []
+        self._call(lambda: consumed.extend(self._events.deliver(event) for event in events))
+        return consumed
+
+    def produced_events(self, execution_arn: str) -> list[dict[str, Any]]:
+        """The events an execution produced, in order."""
+        produced: list[list[dict[str, Any]]] = []
+        self._call(lambda: produced.append(self._events.produced_by(execution_arn)))
+        return produced[0]
 
     def outstanding(self) -> Outstanding:
         """A snapshot of the tokens awaiting a callback, the activity tasks awaiting a worker and the
@@ -273,8 +295,12 @@ class Engine:
             self._timers.fire_due(self.clock.now())
             self._fibers.run_turns()
 
+    def _waiting_outside(self) -> list[str]:
+        return [*self._callbacks.waiting_outside(), *self._events.waiting_outside()]
+
     def _execution_closed(self, execution: Execution) -> None:
         self._callbacks.forget_execution(execution.arn)
+        self._events.forget_execution(execution.arn)
         self._map_runs.execution_closed(execution)
         self._notify(self.on_finished, execution)
 
@@ -314,6 +340,11 @@ class Engine:
             self._callbacks.schedule_activity(fiber, effect)
         elif isinstance(effect, RunMapRun):
             self._map_runs.run(fiber, effect)
+        elif isinstance(effect, AwaitEvent):
+            self._events.await_events(fiber, effect)
+        elif isinstance(effect, ProduceEvent):
+            self._events.produced(fiber.run.execution.arn, effect.event)
+            self._fibers.resume(fiber, self._events.deliver(effect.event))
         else:
             self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator internal error: unknown effect {effect!r}"))
 

@@ -94,7 +94,9 @@ class LambdaFunctions:
         """The function for a reference, with its ARN and qualifier; None when nothing is registered."""
         name, arn, qualifier = split_function_reference(reference, region, account)
         with self._lock:
-            for key in (f"{arn}:{qualifier}" if qualifier else None, arn, name):
+            # The reference as written first: a key that is no function name or ARN (a Serverless
+            # Workflow function's `resource` URI) is found only so.
+            for key in (reference, f"{arn}:{qualifier}" if qualifier else None, arn, name):
                 if key and key in self._functions:
                     return self._functions[key], arn, qualifier
         return None

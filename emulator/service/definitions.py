@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sfn_emulator.asl.model import StateMachine
-from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, validate_definition
+from sfn_emulator import dialects
+from sfn_emulator.asl.validation import InvalidDefinitionError
 from sfn_emulator.engine.test_state import TestStateRefused
 from sfn_emulator.engine.test_state import test_state as run_test_state
 from sfn_emulator.service import arns
@@ -25,10 +25,11 @@ from sfn_emulator.service.test_state_requests import (
 DEFAULT_DIAGNOSTICS = 100  # AWS's default (and maximum) maxResults for ValidateStateMachineDefinition
 
 
-def parse_or_raise(definition: str, state_machine_type: str) -> StateMachine:
-    """Parse a definition; a bad one is refused with AWS's InvalidDefinition message."""
+def parse_or_raise(definition: str, state_machine_type: str, dialect: str | None = None) -> Any:
+    """Parse a definition in its dialect (`dialect`: the `sfn-emulator:dialect` tag's value, else
+    recognised by shape); a bad one is refused with AWS's InvalidDefinition message."""
     try:
-        return parse_definition(definition, state_machine_type=state_machine_type)
+        return dialects.parse(definition, state_machine_type=state_machine_type, dialect=dialect)
     except InvalidDefinitionError as error:
         raise InvalidDefinition(error.message) from None
 
@@ -46,7 +47,7 @@ class DefinitionOperations(ServiceBase):
     ) -> dict[str, Any]:
         limit = maxResults or DEFAULT_DIAGNOSTICS
         # Ask for one more than the limit, to know whether the list is truncated.
-        diagnostics = validate_definition(
+        diagnostics = dialects.validate(
             definition, state_machine_type=type or "STANDARD", severity=severity or "ERROR", max_results=limit + 1
         )
         shown = [diagnostic.to_api() for diagnostic in diagnostics[:limit]]

@@ -19,6 +19,7 @@ from typing import Any
 
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator import dialects
 from sfn_emulator.service.definitions import parse_or_raise
 from sfn_emulator.service.encryption import encryption_configuration
 from sfn_emulator.service.errors import (
@@ -119,7 +120,7 @@ class StateMachineOperations(ServiceBase):
                 answer["stateMachineVersionArn"] = first_version.arn
             return answer
 
-        machine = parse_or_raise(definition, machine_type)
+        machine = parse_or_raise(definition, machine_type, tag_values.get(dialects.DIALECT_TAG))
         now = self._now()
         revision = Revision(definition, machine, roleArn, logging, tracing, encryption, None, now, 0)
         record = StateMachineRecord(arn, name, machine_type, now, revision, publishing, tags=tag_values)
@@ -186,7 +187,7 @@ class StateMachineOperations(ServiceBase):
         if encryptionConfiguration is not None:
             changes["encryption_configuration"] = encryption_configuration(encryptionConfiguration)
         if definition is not None:
-            changes["machine"] = parse_or_raise(definition, record.type)
+            changes["machine"] = parse_or_raise(definition, record.type, record.tags.get(dialects.DIALECT_TAG))
             changes["definition"] = definition
         now = self._now()
         if any(getattr(current, field) != value for field, value in changes.items() if field != "machine"):

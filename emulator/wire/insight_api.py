@@ -18,7 +18,8 @@ from flask import Flask, Response, request
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.coverage import CoverageRecorder
-from sfn_emulator.graphs import FORMATS, Overlay, graph_of, render, trace
+from sfn_emulator.dialects import graph_of
+from sfn_emulator.graphs import FORMATS, Overlay, render, trace
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
 

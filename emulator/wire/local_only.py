@@ -7,7 +7,8 @@ Functions API, `/_emulator/*`, moto's `/moto-api/*` and its services):
   `Referer`): it is refused unless that origin is the emulator's own or a loopback origin
   (`http://localhost:3000`, a local dev server, is the developer's own);
 - a "simple" cross-site POST needs no preflight when its type is `text/plain`, a form or a
-  multipart: `/_emulator/*` changes state only from `application/json` bodies;
+  multipart: `/_emulator/*` changes state only from JSON bodies (`application/json`, or CloudEvents'
+  `application/cloudevents+json` and `application/cloudevents-batch+json`: none is a simple type);
 - DNS rebinding points a name the page controls at 127.0.0.1, making the page same-origin: its
   requests carry that name as `Host`, so only loopback names and addresses, and the names the
   operator allows (`--allowed-hosts`, `SFN_EMULATOR_ALLOWED_HOSTS`; `*` for any), are served.
@@ -32,6 +33,7 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 ANY_HOST = "*"
 ADMIN_PREFIX = "/_emulator/"
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_JSON_TYPES = frozenset({"application/json", "application/cloudevents+json", "application/cloudevents-batch+json"})
 _HOW_TO_ALLOW = "--allowed-hosts or SFN_EMULATOR_ALLOWED_HOSTS (comma-separated names, * for any)"
 
 
@@ -86,7 +88,7 @@ class LocalOnly:
                     "loopback origins only, never from web pages of other sites.")
         if str(environ.get("PATH_INFO", "")).startswith(ADMIN_PREFIX) and environ.get("REQUEST_METHOD") not in _READ_METHODS:
             content_type = str(environ.get("CONTENT_TYPE", "")).split(";")[0].strip().lower()
-            if content_type != "application/json":
+            if content_type not in _JSON_TYPES:
                 return (f"{environ.get('REQUEST_METHOD')} {environ.get('PATH_INFO')} takes an application/json body "
                         f"(Content-Type: application/json), not {content_type or 'no content type'!r}.")
         return None

@@ -30,13 +30,14 @@ from engine_harness import DEFAULT_START, Harness, event_types, matches
 from sfn_emulator.clock import format_time
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
-DIALECT_TOPICS = {"sm4c"}  # cases of other dialects, run by their own tests (tests/dialects/)
+# Topics of other dialects' cases, run by their own tests (tests/dialects/).
+OTHER_DIALECTS = frozenset({"serverless_workflow", "sm4c"})
 
 
 def _load_cases() -> list[Any]:
     params = []
     for path in sorted(CASES_DIR.glob("*/*.json")):
-        if path.parent.name in DIALECT_TOPICS:
+        if path.parent.name in OTHER_DIALECTS:
             continue
         case = json.loads(path.read_text(encoding="utf-8"))
         case_id = f"{path.parent.name}/{path.stem}"

@@ -60,6 +60,7 @@ class Join:
     next_index: int = 0
     remaining: int = 0
     failed: bool = False
+    needed: int | None = None  # succeed once this many children have
 
 
 Ready = deque[tuple[Fiber, Any, BaseException | None]]
@@ -182,7 +183,13 @@ class Fibers:
             return
         join.results[index] = result
         join.remaining -= 1
-        if join.next_index < len(join.factories):
+        if join.needed is not None and len(join.factories) - join.remaining >= join.needed:
+            join.failed = True  # settled: siblings still running end without a say
+            for sibling in list(join.running):
+                self.cancel(sibling, aborting=True)
+            join.running.clear()
+            self.resume(join.parent, join.results)
+        elif join.next_index < len(join.factories):
             self._start_child(join)
         elif join.remaining == 0:
             self.resume(join.parent, join.results)
@@ -190,7 +197,7 @@ class Fibers:
     # -- forks ---------------------------------------------------------------------------------
     def _fork(self, fiber: Fiber, effect: Fork) -> None:
         join = Join(fiber, list(effect.children), effect.max_concurrency, effect.interleave,
-                    results=[None] * len(effect.children), remaining=len(effect.children))
+                    results=[None] * len(effect.children), remaining=len(effect.children), needed=effect.needed)
         fiber.waiting = join
         if not join.factories:
             self.resume(fiber, [])

@@ -42,12 +42,14 @@ class Lifecycle:
     """Every execution the engine runs, from start to end. `closed` hears of each execution that ends."""
 
     def __init__(self, *, fibers: Fibers, timers: Timers, now: Callable[[], datetime], seed: int,
-                 closed: Callable[[Execution], None]) -> None:
+                 closed: Callable[[Execution], None],
+                 interpreter_for: Callable[[Execution], Callable[[Run], Interpreter]] = lambda execution: run_execution) -> None:
         self._fibers = fibers
         self._timers = timers
         self._now = now
         self._seed = seed
         self._closed = closed
+        self._interpreter_for = interpreter_for  # the execution's dialect's interpreter
         self._executions: dict[str, Execution] = {}  # every execution started, for `.sync` waits
         self._roots: dict[str, Fiber] = {}  # execution ARN -> top-level fiber
         self._runs: dict[str, Run] = {}  # execution ARN -> its run, kept after failure for redrive
@@ -75,7 +77,7 @@ class Lifecycle:
         if execution.state_machine_version_arn:
             details["stateMachineVersionArn"] = execution.state_machine_version_arn
         run.emit(None, "ExecutionStarted", "executionStartedEventDetails", details, timestamp=execution.start_date)
-        self._launch(run, run_execution(run))
+        self._launch(run, self._interpreter_for(execution)(run))
 
     def ended(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
         """The execution's top-level fiber returned or raised."""

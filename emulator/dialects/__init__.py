@@ -1,0 +1,130 @@
+"""Dialects: the definition languages the emulator runs on one engine.
+
+A `Dialect` is a front end: it recognises its documents by shape, parses a definition text into an
+immutable compiled model (every problem collected into `InvalidDefinitionError` diagnostics, as for
+ASL), validates in ValidateStateMachineDefinition's form, runs a model as a generator of the
+engine's effects (writing history through the execution's `Run`/`Frame`, as
+`engine.interpreter.run_execution` does) and draws a model's `graphs.structure.Graph`.
+
+Which dialect a definition is in:
+1. the tag `sfn-emulator:dialect` on CreateStateMachine (`asl`, `serverless-workflow`, `sm4c`), when given;
+2. otherwise the first registered dialect (other than ASL) whose `recognises` accepts the document
+   (JSON or YAML text); each dialect states its rule in its own docstring;
+3. otherwise ASL, so that whatever is not another dialect's gets ASL's own diagnostics.
+An ASL definition (a JSON object with `States`) is never recognised by another dialect.
+
+Register a dialect with `register(dialect)`; the built-in ones are registered on import.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic, InvalidDefinitionError
+from sfn_emulator.dialects.documents import load_document
+from sfn_emulator.engine.effects import Interpreter
+from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.frame import Run
+from sfn_emulator.graphs.structure import Graph
+
+DIALECT_TAG = "sfn-emulator:dialect"
+ASL = "asl"
+
+
+class Dialect(Protocol):
+    """One definition language (see the module docstring)."""
+
+    name: str  # the value of the `sfn-emulator:dialect` tag that chooses it
+    model: type  # the class of its compiled models: an execution's model says which dialect runs it
+
+    def recognises(self, document: Any) -> bool:
+        """Is this parsed JSON/YAML document one of this dialect's?"""
+
+    def parse(self, text: str, *, state_machine_type: str) -> Any:
+        """The compiled model of `text`, or InvalidDefinitionError with every problem."""
+
+    def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
+        """ValidateStateMachineDefinition's diagnostics for `text`."""
+
+    def run(self, run: Run) -> Interpreter:
+        """Run the execution `run.execution` (its `machine` is this dialect's model) from its input;
+        returns the execution's output."""
+
+    def graph(self, definition: str) -> Graph:
+        """The graph of a definition text; ValueError when it is not this dialect's document."""
+
+
+_DIALECTS: dict[str, Dialect] = {}
+
+
+def register(dialect: Dialect) -> Dialect:
+    """Make `dialect` available (by its name, and to recognition after those registered before it)."""
+    _DIALECTS[dialect.name] = dialect
+    return dialect
+
+
+def unregister(name: str) -> None:
+    """Forget the dialect `name` (ASL stays)."""
+    if name != ASL:
+        _DIALECTS.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_DIALECTS)
+
+
+def dialect_named(name: str) -> Dialect:
+    """The dialect `name`; InvalidDefinitionError naming the known ones otherwise."""
+    dialect = _DIALECTS.get(name)
+    if dialect is None:
+        known = ", ".join(f"'{known}'" for known in _DIALECTS)
+        raise InvalidDefinitionError([Diagnostic(
+            ERROR, SCHEMA_VALIDATION_FAILED, f"Unknown dialect '{name}' in the tag '{DIALECT_TAG}'; known: {known}")])
+    return dialect
+
+
+def dialect_of(text: str, name: str | None = None) -> Dialect:
+    """The dialect of a definition text: the one named, else the one recognising it, else ASL."""
+    if name is not None:
+        return dialect_named(name)
+    asl = _DIALECTS[ASL]
+    document = load_document(text)
+    if document is None or asl.recognises(document):
+        return asl
+    return next((dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), asl)
+
+
+def parse(text: str, *, state_machine_type: str = "STANDARD", dialect: str | None = None) -> Any:
+    """The compiled model of a definition in its dialect, or InvalidDefinitionError."""
+    return dialect_of(text, dialect).parse(text, state_machine_type=state_machine_type)
+
+
+def validate(text: str, *, state_machine_type: str = "STANDARD", severity: str = ERROR, max_results: int = 100,
+             dialect: str | None = None) -> list[Diagnostic]:
+    """ValidateStateMachineDefinition's diagnostics for a definition in its dialect."""
+    return dialect_of(text, dialect).validate(text, state_machine_type=state_machine_type, severity=severity,
+                                              max_results=max_results)
+
+
+def graph_of(definition: str) -> Graph:
+    """The graph of a definition text in its dialect; ValueError when it cannot be drawn."""
+    return dialect_of(definition).graph(definition)
+
+
+def interpreter_for(execution: Execution) -> Callable[[Run], Interpreter]:
+    """The interpreter of the dialect whose model the execution runs (the engine's `interpreter_for`)."""
+    for dialect in _DIALECTS.values():
+        if isinstance(execution.machine, dialect.model):
+            return dialect.run
+    return _DIALECTS[ASL].run
+
+
+def _register_built_in() -> None:
+    from sfn_emulator.dialects.asl import ASL_DIALECT
+    from sfn_emulator.dialects.serverless_workflow import SERVERLESS_WORKFLOW
+
+    register(ASL_DIALECT)
+    register(SERVERLESS_WORKFLOW)
+
+
+_register_built_in()

@@ -1,0 +1,27 @@
+"""Definition text as a document: JSON, or YAML for the dialects that accept it.
+
+ASL stays JSON (as Step Functions requires); the other dialects take either. YAML is read with
+the JSON-shaped loader of `definition_files` (no implicit timestamps), so a YAML document means
+the same as the JSON one it spells.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def load_document(text: str) -> Any:
+    """The JSON value `text` spells (JSON first, then YAML); None when it is neither."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    import yaml
+
+    from sfn_emulator.definition_files import json_shaped_yaml_loader
+
+    try:
+        return yaml.load(text, Loader=json_shaped_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None

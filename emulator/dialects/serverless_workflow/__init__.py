@@ -1,0 +1,63 @@
+"""CNCF Serverless Workflow (the draft in the project's design documents) as a dialect.
+
+Recognition: a JSON or YAML object without ASL's `States`, whose `states` is an array holding at
+least one object with a `type` member (the draft's states all have one; ASL's do not sit in an
+array, SM4C's have none). The tag `sfn-emulator:dialect` = `serverless-workflow` forces it.
+
+History, in Step Functions' event shapes:
+- the execution: `ExecutionStarted` ... `ExecutionSucceeded`/`Failed`/`TimedOut`/`Aborted`;
+- a state: `<T>StateEntered` / `<T>StateExited`, where T is Task (operation, event, callback,
+  subflow), Choice (switch), Wait (delay), Parallel (parallel), Map (foreach), Pass (inject);
+- a function call: `TaskScheduled` (resourceType `function`, resource the function's name,
+  parameters the payload), `TaskStarted`, `TaskSucceeded` / `TaskFailed` / `TaskTimedOut`;
+- waiting for events (event states, event switches, callbacks, `resultEventRef`): the same task
+  events with resourceType `events`, resource `awaitEvent` (the consumed events as output);
+  producing one (`produceEvent`, `triggerEventRef`): resource `produceEvent`;
+- a subflow: Step Functions' `states:startExecution.sync:2` task events (`startExecution` when
+  `waitForCompletion` is false), the sub-workflow being a nested execution;
+- parallel: `ParallelStateStarted` / `ParallelStateSucceeded`; foreach: `MapStateStarted`,
+  `MapIterationStarted`/`Succeeded`/`Failed` per element, `MapStateSucceeded`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from sfn_emulator.asl.validation import ERROR, Diagnostic
+from sfn_emulator.dialects.serverless_workflow.graph import workflow_graph
+from sfn_emulator.dialects.serverless_workflow.interpreter import run_workflow
+from sfn_emulator.dialects.serverless_workflow.model import Workflow
+from sfn_emulator.dialects.serverless_workflow.parser import parse_workflow, validate_workflow
+from sfn_emulator.engine.effects import Interpreter
+from sfn_emulator.engine.frame import Run
+from sfn_emulator.graphs.structure import Graph
+
+NAME = "serverless-workflow"
+
+
+@dataclass(frozen=True)
+class ServerlessWorkflowDialect:
+    name: str = NAME
+    model: type = Workflow
+
+    def recognises(self, document: Any) -> bool:
+        if not isinstance(document, Mapping) or "States" in document or not isinstance(document.get("states"), list):
+            return False
+        return any(isinstance(state, Mapping) and "type" in state for state in document["states"])
+
+    def parse(self, text: str, *, state_machine_type: str) -> Workflow:
+        return parse_workflow(text)
+
+    def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
+        diagnostics = validate_workflow(text, max_results=max_results)
+        return diagnostics if severity != ERROR else [d for d in diagnostics if d.severity == ERROR]
+
+    def run(self, run: Run) -> Interpreter:
+        return run_workflow(run)
+
+    def graph(self, definition: str) -> Graph:
+        return workflow_graph(definition)
+
+
+SERVERLESS_WORKFLOW = ServerlessWorkflowDialect()

@@ -1,0 +1,224 @@
+"""The compiled model of a Serverless Workflow document (the draft's definitions, as frozen records).
+Expressions are compiled once (`expressions`); durations are seconds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from sfn_emulator.dialects.serverless_workflow.expressions import Condition, Selector, Template
+
+JSON = Any
+
+EVENT, OPERATION, SWITCH, DELAY, PARALLEL, SUBFLOW, INJECT, FOREACH, CALLBACK = (
+    "event", "operation", "switch", "delay", "parallel", "subflow", "inject", "foreach", "callback")
+STATE_TYPES = (EVENT, OPERATION, SWITCH, DELAY, PARALLEL, SUBFLOW, INJECT, FOREACH, CALLBACK)
+CONSUMED, PRODUCED = "consumed", "produced"
+AND, XOR, N_OF_M = "and", "xor", "n_of_m"
+SEQUENTIAL, PARALLEL_MODE = "sequential", "parallel"
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDefinition:
+    name: str
+    resource: str
+    type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Correlation:
+    context_attribute_name: str
+    context_attribute_value: Template | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EventDefinition:
+    name: str
+    type: str
+    source: str | None = None
+    kind: str = CONSUMED
+    correlation: tuple[Correlation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProducedEvent:
+    """An event to produce: a transition's or end's `produceEvent`, an action's `triggerEventRef`."""
+
+    event_ref: str
+    data: Template | None = None  # a string: an expression on the state data; an object: the payload
+    context_attributes: Template | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionRef:
+    ref_name: str
+    parameters: Template | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EventRef:
+    trigger_event_ref: str
+    result_event_ref: str
+    data: Template | None = None
+    context_attributes: Template | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    name: str | None
+    function_ref: FunctionRef | None = None
+    event_ref: EventRef | None = None
+    timeout_seconds: float | None = None
+    data_input_path: Selector | None = None  # actionDataFilter
+    data_results_path: Selector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    next_state: str
+    expression: Condition | None = None
+    produce_event: ProducedEvent | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    kind: str = "default"  # default | terminate | event
+    produce_event: ProducedEvent | None = None
+
+
+Exit = Transition | End  # where a state goes once it is done
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    expression: Condition
+    interval_seconds: float = 0.0
+    multiplier_seconds: float = 0.0
+    max_attempts: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorHandler:
+    expression: Condition
+    exit: Exit
+    data_output_path: Selector | None = None  # errorDataFilter
+
+
+@dataclass(frozen=True, slots=True)
+class EventActions:
+    event_refs: tuple[str, ...]
+    actions: tuple[Action, ...]
+    action_mode: str = SEQUENTIAL
+    data_output_path: Selector | None = None  # eventDataFilter
+
+
+@dataclass(frozen=True, slots=True)
+class DataCondition:
+    condition: Condition
+    exit: Exit
+
+
+@dataclass(frozen=True, slots=True)
+class EventCondition:
+    event_ref: str
+    exit: Exit
+    data_output_path: Selector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    name: str
+    actions: tuple[Action, ...] = ()
+    workflow_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """What every state has; `body` holds its type's own fields."""
+
+    name: str
+    type: str
+    exit: Exit | None  # None for a switch (its conditions and default say where to go)
+    body: Any
+    data_input_path: Selector | None = None  # stateDataFilter
+    data_output_path: Selector | None = None
+    retry: tuple[Retry, ...] = ()
+    on_error: tuple[ErrorHandler, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EventBody:
+    events_actions: tuple[EventActions, ...]
+    exclusive: bool = True
+    timeout_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OperationBody:
+    actions: tuple[Action, ...]
+    action_mode: str = SEQUENTIAL
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchBody:
+    default: Exit
+    data_conditions: tuple[DataCondition, ...] = ()
+    event_conditions: tuple[EventCondition, ...] = ()
+    event_timeout_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DelayBody:
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class ParallelBody:
+    branches: tuple[Branch, ...]
+    completion_type: str = AND
+    n: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubflowBody:
+    workflow_id: str
+    wait_for_completion: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class InjectBody:
+    data: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ForEachBody:
+    input_collection: Template
+    iteration_param: str
+    output_collection: str | None = None  # a definite member path, `$.results`
+    max: int | None = None
+    actions: tuple[Action, ...] = ()
+    workflow_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallbackBody:
+    action: Action
+    event_ref: str
+    timeout_seconds: float | None = None
+    data_output_path: Selector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Workflow:
+    """A parsed workflow. `timeout_seconds` is the execution's timeout (`execTimeout`), which the
+    engine sets as it does an ASL machine's TimeoutSeconds."""
+
+    id: str
+    name: str
+    start_at: str
+    states: Mapping[str, State]
+    functions: Mapping[str, FunctionDefinition]
+    events: Mapping[str, EventDefinition]
+    version: str | None = None
+    timeout_seconds: float | None = None
+    raw: Mapping[str, JSON] = field(default_factory=dict, repr=False)

@@ -1,0 +1,134 @@
+"""Every case under fixtures/cases/serverless_workflow/*.json, run over HTTP with boto3 and in-process.
+
+A case is a workflow, what the test does to it, and what the emulator must answer:
+
+    {"comment": "...", "workflow": {...} | "workflow_yaml": "...",
+     "subflows": {"<state machine name>": {workflow}},      (created first, in the same account)
+     "functions": {"<function name or resource>": "<behaviour>"},          (tests/dialects/sw_functions.py)
+     "input": {...},
+     "steps": [{"publish": <CloudEvent or list>, "consumedBy": <number of executions>} | {"advance": <seconds>}],
+     "expect": {"status": "...", "output": ... | "error": "...", "history": ["ExecutionStarted", ...],
+                "produced": ["<event type>", ...]},
+     "invalid": [{"code": "...", "location": "..."}, ...]}    (a bad document: its diagnostics, and no machine)
+
+Each case runs on an emulator of its own with a manual clock: after the start and after every step
+the engine runs until nothing can run, so what a step finds is exact.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.clients import make_client
+from sw_functions import behaviour
+
+from sfn_emulator.config import Settings
+from sfn_emulator.runtime import Emulator
+from sfn_emulator.wire import HttpServer
+
+CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases" / "serverless_workflow"
+ROLE = "arn:aws:iam::123456789012:role/sw"
+CASES = [pytest.param(json.loads(path.read_text(encoding="utf-8")), id=path.stem) for path in sorted(CASES_DIR.glob("*.json"))]
+
+
+class Driver:
+    """The operations a case needs, in-process (the control plane's methods) or over HTTP (boto3)."""
+
+    def __init__(self, emulator: Emulator, endpoint: str | None) -> None:
+        self.emulator = emulator
+        self.endpoint = endpoint
+        self.api = make_client(endpoint) if endpoint else None
+
+    def call(self, operation: str, **params: Any) -> dict[str, Any]:
+        if self.api is not None:
+            return getattr(self.api, operation)(**params)
+        return getattr(self.emulator.service, operation)(**params)
+
+    def publish(self, events: Any) -> list[dict[str, Any]]:
+        if self.endpoint is None:
+            return self.emulator.events.publish(events)
+        request = urllib.request.Request(f"{self.endpoint}/_emulator/events", data=json.dumps(events).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())["events"]
+
+    def produced(self, execution_arn: str) -> list[dict[str, Any]]:
+        if self.endpoint is None:
+            return self.emulator.events.produced(execution_arn)
+        with urllib.request.urlopen(f"{self.endpoint}/_emulator/events?executionArn={execution_arn}", timeout=30) as answer:
+            return json.loads(answer.read())["events"]
+
+    def settle(self) -> None:
+        assert self.emulator.engine.run_until_idle(timeout=30)
+
+
+@pytest.fixture(params=["http", "in-process"])
+def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
+    with Emulator(Settings(clock="manual")) as emulator:
+        if request.param == "in-process":
+            yield Driver(emulator, None)
+            return
+        server = HttpServer(emulator.app, "127.0.0.1", 0).start()
+        try:
+            yield Driver(emulator, server.endpoint_url)
+        finally:
+            server.stop()
+
+
+def _text(case: dict[str, Any], key: str = "workflow") -> str:
+    return case["workflow_yaml"] if "workflow_yaml" in case else json.dumps(case[key])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case(case: dict[str, Any], driver: Driver) -> None:
+    for name, handler in case.get("functions", {}).items():
+        driver.emulator.functions.register(name, behaviour(handler))
+    definition = _text(case)
+    if "invalid" in case:
+        _check_invalid(driver, definition, case["invalid"])
+        return
+    for name, workflow in case.get("subflows", {}).items():
+        driver.call("create_state_machine", name=name, roleArn=ROLE, definition=json.dumps(workflow))
+    arn = driver.call("create_state_machine", name="workflow", roleArn=ROLE, definition=definition)["stateMachineArn"]
+    assert driver.call("validate_state_machine_definition", definition=definition)["result"] == "OK"
+    execution = driver.call("start_execution", stateMachineArn=arn, input=json.dumps(case.get("input", {})))["executionArn"]
+    driver.settle()
+    for step in case.get("steps", []):
+        if "publish" in step:
+            answers = driver.publish(step["publish"])
+            if "consumedBy" in step:
+                assert sum(len(answer["consumedBy"]) for answer in answers) == step["consumedBy"], answers
+        else:
+            driver.emulator.clock.advance(step["advance"])
+        driver.settle()
+    _check_execution(driver, execution, case["expect"])
+
+
+def _check_execution(driver: Driver, execution: str, expect: dict[str, Any]) -> None:
+    described = driver.call("describe_execution", executionArn=execution)
+    history = driver.call("get_execution_history", executionArn=execution, maxResults=1000)["events"]
+    types = [event["type"] for event in history]
+    assert described["status"] == expect["status"], (described, types)
+    if "output" in expect:
+        assert json.loads(described["output"]) == expect["output"]
+    if "error" in expect:
+        assert described.get("error") == expect["error"], described
+    if "history" in expect:
+        assert types == expect["history"]
+    if "produced" in expect:
+        assert [event["type"] for event in driver.produced(execution)] == expect["produced"]
+
+
+def _check_invalid(driver: Driver, definition: str, expected: list[dict[str, str]]) -> None:
+    answer = driver.call("validate_state_machine_definition", definition=definition)
+    assert answer["result"] == "FAIL"
+    found = [{"code": d["code"], "location": d.get("location")} for d in answer["diagnostics"]]
+    assert found == expected, answer["diagnostics"]
+    if driver.api is not None:
+        with pytest.raises(driver.api.exceptions.InvalidDefinition):
+            driver.call("create_state_machine", name="workflow", roleArn=ROLE, definition=definition)
