@@ -122,9 +122,11 @@ def interpreter_for(execution: Execution) -> Callable[[Run], Interpreter]:
 def _register_built_in() -> None:
     from sfn_emulator.dialects.asl import ASL_DIALECT
     from sfn_emulator.dialects.serverless_workflow import SERVERLESS_WORKFLOW
+    from sfn_emulator.dialects.sm4c.dialect import SM4C_DIALECT
 
     register(ASL_DIALECT)
     register(SERVERLESS_WORKFLOW)
+    register(SM4C_DIALECT)
 
 
 _register_built_in()

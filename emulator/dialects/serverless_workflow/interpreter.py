@@ -33,11 +33,11 @@ from sfn_emulator.engine.effects import (
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.expressions import merged
+from sfn_emulator.dialects.functions import call_function
 from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC2, ResourceArn, TaskRequest, parse_resource
 from sfn_emulator.clock import format_time
 
 JSON = Any
-FUNCTION_NOT_FOUND = "Lambda.ResourceNotFoundException"  # what the task-resource chain answers for no callable
 ENTERED = {m.EVENT: "Task", m.OPERATION: "Task", m.CALLBACK: "Task", m.SUBFLOW: "Task", m.SWITCH: "Choice",
            m.DELAY: "Wait", m.PARALLEL: "Parallel", m.FOREACH: "Map", m.INJECT: "Pass"}
 """The Step Functions state type whose …StateEntered/…StateExited events a state writes."""
@@ -325,22 +325,11 @@ def _call_function(workflow: _Workflow, action: m.Action, action_data: JSON, fra
     frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
     try:
-        result = None
-        for reference in dict.fromkeys((function.name, function.resource)):
-            request = _request(ResourceArn(reference, "lambda", name=reference), payload, action.name or frame.state_name,
-                               run, frame, action.timeout_seconds)
-            try:
-                result = yield Invoke(request, action.timeout_seconds)
-                break
-            except StatesError as error:
-                if error.error != FUNCTION_NOT_FOUND or reference == function.resource:
-                    raise
+        result = yield from call_function(function.name, function.resource, payload, run=run,
+                                          state_name=action.name or frame.state_name, attempt=frame.retry_count,
+                                          timeout=action.timeout_seconds)
         text = to_json_text(result)
     except StatesError as error:
-        if error.error == FUNCTION_NOT_FOUND:
-            error = StatesError(names.RUNTIME, f"sfn-emulator cannot call the function '{function.name}' (resource "
-                                               f"'{function.resource}'): no mock test case serves the action and no Python "
-                                               f"callable is registered under '{function.name}' or '{function.resource}'")
         kind = "TaskTimedOut" if error.error == names.TIMEOUT else "TaskFailed"
         frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **_error_details(error)})
         raise error from None

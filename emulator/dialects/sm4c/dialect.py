@@ -2,7 +2,8 @@
 
 Recognition (when the tag `sfn-emulator:dialect` does not name the dialect): a JSON or YAML object
 without `States` whose `states` is a non-empty array of objects, none of them with a `type` (a
-Serverless Workflow state always has one), at least one of them marked `"start": true`.
+Serverless Workflow state always has one). So a document Serverless Workflow recognises (a state
+with a `type`) never is SM4C's, nor is an ASL definition (`States`).
 """
 
 from __future__ import annotations
@@ -33,8 +34,7 @@ class Sm4cDialect:
             return False
         states = document.get("states")
         return isinstance(states, list) and bool(states) \
-            and all(isinstance(state, Mapping) and "type" not in state for state in states) \
-            and any(state.get("start") is True for state in states)
+            and all(isinstance(state, Mapping) and "type" not in state for state in states)
 
     def parse(self, text: str, *, state_machine_type: str) -> StateMachine:
         return parse_document(text)

@@ -19,9 +19,12 @@ action (delays on the clock), or the action's result is null. An unhandled error
 execution with that error.
 
 History (Step Functions' event shapes): a state is `TaskStateEntered`/`TaskStateExited`; every
-action is a task of resource type `sm4c` and resource its action type (`TaskScheduled` with its
-evaluated input as `parameters`, `TaskStarted`, then `TaskSucceeded`, `TaskFailed` or
-`TaskTimedOut`); the chosen transition is the exit of its state and the entry of `nextState`.
+action attempt is a task (`TaskScheduled` with its evaluated input as `parameters`, `TaskStarted`,
+then `TaskSucceeded`, `TaskFailed` or `TaskTimedOut`) of the resource it calls: `function`/<name>
+for invokeFunction, `states`/`startExecution[.sync:2]` for invokeSubflow, `events`/`produceEvent`
+for sendEvent, else `sm4c`/<action type>; each wait for a transition's events is an
+`events`/`awaitEvent` task (timed out when a timeout transition fires). The chosen transition is the
+exit of its state and the entry of `nextState`; a transition without `nextState` shows as its action.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ if TYPE_CHECKING:
 
 JSON = Any
 RESOURCE_TYPE = "sm4c"
+EVENTS_RESOURCE = "events"  # the events bus, as Serverless Workflow records it too
 NO_TRANSITION = "SM4C.NoTransition"
 
 
@@ -146,22 +150,32 @@ class Instance:
         if not on_events:
             yield Sleep(self.run.now() + timedelta(seconds=on_timeout.timeout))
             return on_timeout
-        return (yield from self.await_events(on_events, on_timeout))
+        return (yield from self.await_events(on_events, on_timeout, frame))
 
-    def await_events(self, on_events: list[Transition], on_timeout: Transition | None) -> Interpreter:
+    def await_events(self, on_events: list[Transition], on_timeout: Transition | None, frame: Frame) -> Interpreter:
         deadline = self.run.now() + timedelta(seconds=on_timeout.timeout) if on_timeout is not None else None
         matched: dict[tuple[int, int], JSON] = {}  # (transition index, group index) -> the event value
         while True:
             wanted = [(t.index, g, definition) for t in on_events for g, group in enumerate(t.event_groups)
                       if (t.index, g) not in matched for definition in group.events]
             remaining = (deadline - self.run.now()).total_seconds() if deadline is not None else None
+            definitions = tuple(dict.fromkeys(definition for _, _, definition in wanted))
+            ids = {"resourceType": EVENTS_RESOURCE, "resource": "awaitEvent"}
+            scheduled: dict[str, JSON] = {**ids, "region": self.run.execution.region, "parameters": to_json_text(
+                {"eventRefs": [definition.name for definition in definitions], "all": False})}
+            if remaining is not None:
+                scheduled["timeoutInSeconds"] = int(max(remaining, 0))
+            frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
+            frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
             try:
-                definition, value = yield from self.host.await_event(
-                    tuple(definition for _, _, definition in wanted), self.correlations, remaining)
+                definition, value = yield from self.host.await_event(definitions, self.correlations, remaining)
             except StatesError as error:
+                task_failed(frame, ids, error)
                 if error.error == names.TIMEOUT and on_timeout is not None:
                     return on_timeout
                 raise
+            frame.emit("TaskSucceeded", "taskSucceededEventDetails",
+                       {**ids, "output": to_json_text(value), "outputDetails": {"truncated": False}})
             for transition_index, group_index, candidate in wanted:
                 if candidate != definition:
                     continue
@@ -199,21 +213,31 @@ class Instance:
 
     def recorded(self, action: Action, data: JSON, state: State, frame: Frame, attempt: int) -> Interpreter:
         """One attempt of an action, between its task events."""
-        ids = {"resourceType": RESOURCE_TYPE, "resource": action.kind}
-        parameters = self.action_input(action, data)
+        ids = self.task_ids(action)
+        given = self.action_input(action, data)
         frame.emit("TaskScheduled", "taskScheduledEventDetails",
-                   {**ids, "region": self.run.execution.region, "parameters": to_json_text(parameters)})
+                   {**ids, "region": self.run.execution.region, "parameters": to_json_text(given)})
         frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
         try:
-            result = yield from self.execute(action, data, parameters, state, frame, attempt)
+            result = yield from self.execute(action, data, given, state, frame, attempt)
         except StatesError as error:
-            kind = "TaskTimedOut" if error.error == names.TIMEOUT else "TaskFailed"
-            details = {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
-            frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **details})
+            task_failed(frame, ids, error)
             raise
         frame.emit("TaskSucceeded", "taskSucceededEventDetails",
                    {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
         return result
+
+    def task_ids(self, action: Action) -> dict[str, str]:
+        """How an action is recorded: as the resource it calls where it calls one (a function, a
+        nested execution, the events bus), else as a task of the `sm4c` resource named by its type."""
+        match action:
+            case InvokeFunctionAction():
+                return {"resourceType": "function", "resource": action.function.name}
+            case InvokeSubflowAction():
+                return {"resourceType": "states", "resource": self.host.subflow_resource(action)}
+            case SendEventAction():
+                return {"resourceType": EVENTS_RESOURCE, "resource": "produceEvent"}
+        return {"resourceType": RESOURCE_TYPE, "resource": action.kind}
 
     def action_input(self, action: Action, data: JSON) -> JSON:
         """What an action is given, as its `TaskScheduled` shows it."""
@@ -221,7 +245,8 @@ class Instance:
             case InvokeFunctionAction() | InvokeSubflowAction():
                 return action.arguments.evaluate(data)
             case SendEventAction():
-                return action.expression.evaluate(data) if action.expression is not None else None
+                body = action.expression.evaluate(data) if action.expression is not None else None
+                return self.host.cloud_event(action.event, body, action.context_attributes.evaluate(data))
             case DelayAction():
                 return {"timeout": action.timeout}
             case ForEachAction():
@@ -240,8 +265,7 @@ class Instance:
             case InvokeSubflowAction():
                 return (yield from self.host.invoke_subflow(action, given, state.name))
             case SendEventAction():
-                attributes = action.context_attributes.evaluate(data)
-                yield from self.host.send_event(action.event, given, attributes)
+                yield from self.host.send_event(given)
                 return None
             case ForEachAction():
                 return (yield from self.foreach(action, given, state, frame))
@@ -265,9 +289,10 @@ class Instance:
     def parallel(self, action: ParallelAction, data: JSON, state: State, frame: Frame) -> Interpreter:
         """Every child runs; the output holds the first `n` to complete (all for 'and', one for 'xor')."""
         children = [self.child(child, data, state, frame) for child in action.actions]
-        results = yield Fork(children, interleave=True)
-        finished = sorted(range(len(results)), key=lambda index: results[index][0])[: action.n]
-        return {_key(action.actions[index], index): results[index][1] for index in sorted(finished)}
+        needed = action.n if action.n < len(children) else None
+        results = yield Fork(children, interleave=True, needed=needed)
+        finished = [index for index, result in enumerate(results) if result is not None]  # the cancelled are None
+        return {_key(action.actions[index], index): results[index][1] for index in finished}
 
     def child(self, action: Action, data: JSON, state: State, frame: Frame) -> Callable[[], Interpreter]:
         """A child action on a branch of its own: resumes with (completion order, result)."""
@@ -278,6 +303,12 @@ class Instance:
             self.completions += 1
             return self.completions, result
         return branch
+
+
+def task_failed(frame: Frame, ids: dict[str, str], error: StatesError) -> None:
+    kind = "TaskTimedOut" if error.error == names.TIMEOUT else "TaskFailed"
+    details = {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
+    frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **details})
 
 
 def _key(action: BaseAction, index: int) -> str:

@@ -202,5 +202,10 @@ class StateMachine:
     text: str
 
     @property
+    def timeout_seconds(self) -> float | None:
+        """The execution's timeout, which the engine keeps (the document's `timeout.duration`)."""
+        return self.timeout.duration if self.timeout is not None else None
+
+    @property
     def start(self) -> State:
         return next(state for state in self.states if state.start)
