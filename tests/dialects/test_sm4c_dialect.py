@@ -97,3 +97,19 @@ def test_run_definition_and_the_commands_take_a_yaml_document(tmp_path: Path, ca
     broken.write_text("name: Broken\nversion: '1'\nstates:\n  - name: A\n    start: true\n    transitions: [{nextState: B}]\n")
     assert main(["validate", str(broken)]) != 0
     assert "Missing 'nextState' target: B" in capsys.readouterr().out
+
+
+def test_a_mock_test_case_answers_a_function_by_the_state_or_action_name(sfn_emulator: Any) -> None:
+    """Mocks come first in the resolution: the mock configuration names the action (else the state)."""
+    document = {"id": "m", "version": "1.0", "name": "Mocked", "functions": [{"name": "charge", "operation": "charge"}],
+                "states": [{"name": "Charge", "start": True, "enterAction": {
+                    "type": "sequence", "actions": [
+                        {"type": "invokeFunction", "functionName": "charge", "waitForCompletion": True},
+                        {"name": "Again", "type": "invokeFunction", "functionName": "charge", "waitForCompletion": True}]},
+                    "enterResultHandler": ".charges = $value"}]}
+    sfn_emulator.use_mock_config({
+        "StateMachines": {"mocked-sm4c": {"TestCases": {"Paid": {"Charge": "ByState", "Again": "ByAction"}}}},
+        "MockedResponses": {"ByState": {"0": {"Return": {"by": "state"}}}, "ByAction": {"0": {"Return": {"by": "action"}}}},
+    })
+    result = sfn_emulator.run(document, {}, name="mocked-sm4c", test_case="Paid")
+    result.assert_succeeded(output={"charges": {"0": {"by": "state"}, "Again": {"by": "action"}}})

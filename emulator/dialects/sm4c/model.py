@@ -202,6 +202,18 @@ class StateMachine:
     text: str
 
     @property
+    def raw(self) -> dict[str, JSON]:
+        """What the service's mock-configuration check reads, in ASL's shape: a mock test case may
+        answer any state or named action (each can call a function), so each is listed as a Task."""
+        names: dict[str, JSON] = {}
+        for state in self.states_by_name.values():
+            names[state.name] = {"Type": "Task"}
+            for action in _actions_of(state):
+                if action.name:
+                    names[action.name] = {"Type": "Task"}
+        return {"States": names}
+
+    @property
     def timeout_seconds(self) -> float | None:
         """The execution's timeout, which the engine keeps (the document's `timeout.duration`)."""
         return self.timeout.duration if self.timeout is not None else None
@@ -209,3 +221,19 @@ class StateMachine:
     @property
     def start(self) -> State:
         return next(state for state in self.states if state.start)
+
+
+def _actions_of(state: State) -> list[BaseAction]:
+    """Every action of a state, children of hierarchical actions included."""
+    pending: list[Action | None] = [state.enter_action, state.exit_action, *(t.action for t in state.transitions)]
+    found: list[BaseAction] = []
+    while pending:
+        action = pending.pop()
+        if action is None:
+            continue
+        found.append(action)
+        if isinstance(action, ForEachAction):
+            pending.append(action.action)
+        elif isinstance(action, (ParallelAction, SequenceAction)):
+            pending.extend(action.actions)
+    return found
