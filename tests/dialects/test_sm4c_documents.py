@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sfn_emulator.asl.validation import InvalidDefinitionError
 from sfn_emulator.dialects.sm4c.expressions import compile_expression, compile_template
@@ -98,3 +100,24 @@ def test_jitter_stays_within_its_spread() -> None:
     source = random.Random(7)
     policy = RetryPolicy("jittered", 1, delay=10.0, jitter=0.1)
     assert all(9.0 <= retry_delay(policy, 1, source) <= 11.0 for _ in range(50))
+
+
+_KEYS = st.sampled_from(["name", "version", "states", "start", "transitions", "nextState", "condition", "eventGroups",
+                         "events", "timeout", "enterAction", "exitAction", "type", "expression", "functionName",
+                         "functions", "retries", "maxAttempts", "actions", "input", "action", "enterResultHandler"])
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(
+    ["A", "B", "injectData", "delay", "sequence", "foreach", "${ .a }", "${ .a + }", "PT1S", "00:00:01", "x"]))
+_JSON = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
+                     max_leaves=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_JSON)
+def test_any_document_is_a_model_or_diagnostics(document: Any) -> None:
+    """Whatever JSON a document holds, reading it gives a model or InvalidDefinitionError, nothing else."""
+    text = json.dumps(document)
+    try:
+        parse_document(text)
+    except InvalidDefinitionError as refused:
+        assert refused.diagnostics
+    assert isinstance(validate_document(text), list)
