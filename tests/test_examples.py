@@ -12,7 +12,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-SECTIONS = ("Use it from pytest", "In-process mode", "Python API")
+SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Serverless Workflow")
 
 
 def _section(title: str) -> str:

@@ -18,7 +18,7 @@ Register a dialect with `register(dialect)`; the built-in ones are registered on
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic, InvalidDefinitionError
 from sfn_emulator.dialects.documents import load_document
@@ -52,6 +52,10 @@ class Dialect(Protocol):
 
     def graph(self, definition: str) -> Graph:
         """The graph of a definition text; ValueError when it is not this dialect's document."""
+
+    def mock_view(self, model: Any) -> Mapping[str, Any]:
+        """What a mock configuration may name in this model, as an ASL-shaped definition (its Task
+        states under `States`): CreateStateMachine's check that a test case mocks only those."""
 
 
 _DIALECTS: dict[str, Dialect] = {}
@@ -111,12 +115,18 @@ def graph_of(definition: str) -> Graph:
     return dialect_of(definition).graph(definition)
 
 
+def mock_view(model: Any) -> Mapping[str, Any]:
+    """The model's mockable names as an ASL-shaped definition (see `Dialect.mock_view`)."""
+    return _dialect_of_model(model).mock_view(model)
+
+
 def interpreter_for(execution: Execution) -> Callable[[Run], Interpreter]:
     """The interpreter of the dialect whose model the execution runs (the engine's `interpreter_for`)."""
-    for dialect in _DIALECTS.values():
-        if isinstance(execution.machine, dialect.model):
-            return dialect.run
-    return _DIALECTS[ASL].run
+    return _dialect_of_model(execution.machine).run
+
+
+def _dialect_of_model(model: Any) -> Dialect:
+    return next((dialect for dialect in _DIALECTS.values() if isinstance(model, dialect.model)), _DIALECTS[ASL])
 
 
 def _register_built_in() -> None:

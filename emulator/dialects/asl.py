@@ -40,5 +40,8 @@ class AslDialect:
     def graph(self, definition: str) -> Graph:
         return asl_graph(definition)
 
+    def mock_view(self, model: StateMachine) -> Mapping[str, Any]:
+        return model.raw
+
 
 ASL_DIALECT = AslDialect()

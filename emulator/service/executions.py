@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from sfn_emulator import dialects
 from sfn_emulator.engine.errors import NotRedrivable
 from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution, HistoryEvent
 from sfn_emulator.engine.frame import MAX_HISTORY_EVENTS
@@ -178,7 +179,8 @@ class ExecutionOperations(ServiceBase):
     ) -> Execution:
         record = target.record
         if ref.test_case is not None:
-            problem = self._mock_cases.start_problem(record.name, ref.test_case, target.revision.machine.raw)
+            problem = self._mock_cases.start_problem(record.name, ref.test_case,
+                                                      dialects.mock_view(target.revision.machine))
             if problem is not None:
                 raise ValidationException(problem)
         execution_name = check_name(name) if name is not None else self._ids.uuid()

@@ -5,6 +5,7 @@ A case is a workflow, what the test does to it, and what the emulator must answe
     {"comment": "...", "workflow": {...} | "workflow_yaml": "...",
      "subflows": {"<state machine name>": {workflow}},      (created first, in the same account)
      "functions": {"<function name or resource>": "<behaviour>"},          (tests/dialects/sw_functions.py)
+     "mocks": {<mock configuration>}, "test_case": "<its test case the execution runs under>",
      "input": {...},
      "steps": [{"publish": <CloudEvent or list>, "consumedBy": <number of executions>} | {"advance": <seconds>}],
      "expect": {"status": "...", "output": ... | "error": "...", "history": ["ExecutionStarted", ...],
@@ -27,6 +28,7 @@ import pytest
 from helpers.clients import make_client
 from sw_functions import behaviour
 
+from sfn_emulator.api import write_mock_config
 from sfn_emulator.config import Settings
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
@@ -85,9 +87,11 @@ def _text(case: dict[str, Any], key: str = "workflow") -> str:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_case(case: dict[str, Any], driver: Driver) -> None:
+def test_case(case: dict[str, Any], driver: Driver, tmp_path: Path) -> None:
     for name, handler in case.get("functions", {}).items():
         driver.emulator.functions.register(name, behaviour(handler))
+    if "mocks" in case:
+        driver.emulator.use_mock_config(write_mock_config(case["mocks"], tmp_path))
     definition = _text(case)
     if "invalid" in case:
         _check_invalid(driver, definition, case["invalid"])
@@ -96,7 +100,8 @@ def test_case(case: dict[str, Any], driver: Driver) -> None:
         driver.call("create_state_machine", name=name, roleArn=ROLE, definition=json.dumps(workflow))
     arn = driver.call("create_state_machine", name="workflow", roleArn=ROLE, definition=definition)["stateMachineArn"]
     assert driver.call("validate_state_machine_definition", definition=definition)["result"] == "OK"
-    execution = driver.call("start_execution", stateMachineArn=arn, input=json.dumps(case.get("input", {})))["executionArn"]
+    started = f"{arn}#{case['test_case']}" if "test_case" in case else arn
+    execution = driver.call("start_execution", stateMachineArn=started, input=json.dumps(case.get("input", {})))["executionArn"]
     driver.settle()
     for step in case.get("steps", []):
         if "publish" in step:

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from sfn_emulator.asl.validation import ERROR, Diagnostic
 from sfn_emulator.dialects.serverless_workflow.graph import workflow_graph
 from sfn_emulator.dialects.serverless_workflow.interpreter import run_workflow
-from sfn_emulator.dialects.serverless_workflow.model import Workflow
+from sfn_emulator.dialects.serverless_workflow.model import Workflow, mockable_names
 from sfn_emulator.dialects.serverless_workflow.parser import parse_workflow, validate_workflow
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.frame import Run
@@ -58,6 +58,10 @@ class ServerlessWorkflowDialect:
 
     def graph(self, definition: str) -> Graph:
         return workflow_graph(definition)
+
+    def mock_view(self, model: Workflow) -> Mapping[str, Any]:
+        """Mock test cases name states that run actions, and named actions."""
+        return {"States": {name: {"Type": "Task"} for name in mockable_names(model)}}
 
 
 SERVERLESS_WORKFLOW = ServerlessWorkflowDialect()

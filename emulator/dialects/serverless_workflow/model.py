@@ -194,7 +194,7 @@ class InjectBody:
 class ForEachBody:
     input_collection: Template
     iteration_param: str
-    output_collection: str | None = None  # a definite member path, `$.results`
+    output_collection: str | None = None  # the state data member `{{ $.results }}` names
     max: int | None = None
     actions: tuple[Action, ...] = ()
     workflow_id: str | None = None
@@ -222,3 +222,23 @@ class Workflow:
     version: str | None = None
     timeout_seconds: float | None = None
     raw: Mapping[str, JSON] = field(default_factory=dict, repr=False)
+
+
+def mockable_names(workflow: Workflow) -> list[str]:
+    """The names a mock test case may answer: states that run actions or subflows, and named actions."""
+    names: list[str] = []
+    for state in workflow.states.values():
+        body = state.body
+        actions: tuple[Action, ...] = ()
+        if isinstance(body, (OperationBody, ForEachBody)):
+            actions = body.actions
+        elif isinstance(body, EventBody):
+            actions = tuple(action for group in body.events_actions for action in group.actions)
+        elif isinstance(body, CallbackBody):
+            actions = (body.action,)
+        elif isinstance(body, ParallelBody):
+            actions = tuple(action for branch in body.branches for action in branch.actions)
+        if actions or isinstance(body, (SubflowBody, ParallelBody, ForEachBody)):
+            names.append(state.name)
+        names += [action.name for action in actions if action.name]
+    return names

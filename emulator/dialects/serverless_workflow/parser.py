@@ -5,6 +5,10 @@ ValidateStateMachineDefinition; CreateStateMachine refuses a document with any, 
 Checked: the draft's schema (required members, their types, enums), unique state, function and
 event names, references (`nextState`, `refName`, `eventRef(s)`, trigger/result events), exactly one
 start state, every state reachable from it, and each `{{ }}` expression compiles.
+
+One reader class for the whole document (over 400 lines, on purpose): every check reads and writes
+the same tables (the names of states, functions and events, the transition targets, the problem
+list), which a split would pass around between modules.
 """
 
 from __future__ import annotations
@@ -475,7 +479,8 @@ class _Reader:
         output = self.get(entry, "outputCollection", where, str)
         if output is not None:
             selector = self.compiled(compile_selector, output, f"{where}/outputCollection")
-            if selector is not None and selector.query.member_name is None:
+            output = selector.query.member_name if selector is not None else None
+            if selector is not None and output is None:
                 self.problem("'outputCollection' must name a member of the state data, such as {{ $.results }}",
                              f"{where}/outputCollection")
         limit = entry.get("max")

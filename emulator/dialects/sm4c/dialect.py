@@ -47,6 +47,10 @@ class Sm4cDialect:
     def run(self, run: Run) -> Interpreter:
         return run_document(run, Host(run))
 
+    def mock_view(self, model: StateMachine) -> Mapping[str, Any]:
+        """Mock test cases name states and named actions."""
+        return {"States": {name: {"Type": "Task"} for name in model.mockable_names()}}
+
     def graph(self, definition: str) -> Graph:
         try:
             return graph_of_model(parse_document(definition))

@@ -201,17 +201,13 @@ class StateMachine:
     states_by_name: dict[str, State]
     text: str
 
-    @property
-    def raw(self) -> dict[str, JSON]:
-        """What the service's mock-configuration check reads, in ASL's shape: a mock test case may
-        answer any state or named action (each can call a function), so each is listed as a Task."""
-        names: dict[str, JSON] = {}
+    def mockable_names(self) -> list[str]:
+        """What a mock test case may answer: any state or named action (each can call a function)."""
+        names: dict[str, None] = {}
         for state in self.states_by_name.values():
-            names[state.name] = {"Type": "Task"}
-            for action in _actions_of(state):
-                if action.name:
-                    names[action.name] = {"Type": "Task"}
-        return {"States": names}
+            names[state.name] = None
+            names.update((action.name, None) for action in _actions_of(state) if action.name)
+        return list(names)
 
     @property
     def timeout_seconds(self) -> float | None:

@@ -1,0 +1,134 @@
+"""Actions: function calls through the task-resource chain, event-driven actions, and sub-workflows
+run as nested executions; each result filtered and merged into the state data."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.dialects.functions import call_function as shared_call_function
+from sfn_emulator.dialects.serverless_workflow import model as m
+from sfn_emulator.dialects.serverless_workflow.events import await_events, produce
+from sfn_emulator.dialects.serverless_workflow.expressions import merged
+from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, error_details, task_request
+from sfn_emulator.engine.effects import AnswersWholeTask, AwaitCompletion, Fork, Interpreter, Invoke
+from sfn_emulator.engine.frame import Frame, to_json_text
+from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC2, parse_resource
+
+JSON = Any
+
+
+def run_actions(workflow: WorkflowRun, actions: tuple[m.Action, ...], mode: str, data: JSON, frame: Frame) -> Interpreter:
+    """Each action's (filtered) result merged into the state data, in the actions' order."""
+    if mode == m.PARALLEL_MODE and len(actions) > 1:
+        runners = [action_runner(workflow, action, data, frame) for action in actions]
+        results = yield Fork(runners, interleave=True)
+    else:
+        results = []
+        for action in actions:
+            results.append((yield from run_action(workflow, action, data, frame)))
+            data = merged(data, results[-1])
+    for result in results if mode == m.PARALLEL_MODE and len(actions) > 1 else ():
+        data = merged(data, result)
+    return data
+
+
+def action_runner(workflow: WorkflowRun, action: m.Action, data: JSON, frame: Frame) -> Callable[[], Interpreter]:
+    def action_run() -> Interpreter:
+        child = frame.child(interleave=True)
+        child.state_name = frame.state_name  # an unnamed action's mock is its state's
+        return (yield from run_action(workflow, action, data, child))
+
+    return action_run
+
+
+def run_action(workflow: WorkflowRun, action: m.Action, data: JSON, frame: Frame) -> Interpreter:
+    """What the action adds to the state data: its result, through `dataResultsPath`."""
+    selected = action.data_input_path.select(data) if action.data_input_path is not None else None
+    action_data = data if selected is None else selected
+    if action.function_ref is not None:
+        result = yield from call_function(workflow, action, action_data, frame)
+    else:
+        assert action.event_ref is not None
+        trigger = m.ProducedEvent(action.event_ref.trigger_event_ref, action.event_ref.data,
+                                  action.event_ref.context_attributes)
+        yield from produce(workflow, trigger, action_data, frame)
+        received = yield from await_events(workflow, (action.event_ref.result_event_ref,), False, action.timeout_seconds, frame)
+        result = received[0].get("data")
+    if action.data_results_path is not None:
+        selected = action.data_results_path.select(result)
+        return selected if selected is not None else {}
+    return result
+
+
+def call_function(workflow: WorkflowRun, action: m.Action, action_data: JSON, frame: Frame) -> Interpreter:
+    """A function call through the task-resource chain: a mock test case (the action's name, else the
+    state's), a callable registered under the function's name, then one under its `resource`."""
+    assert action.function_ref is not None
+    function = workflow.model.functions[action.function_ref.ref_name]
+    payload = action.function_ref.parameters.evaluate(action_data) if action.function_ref.parameters is not None else action_data
+    run = frame.run
+    ids = {"resourceType": "function", "resource": function.name}
+    scheduled: dict[str, Any] = {**ids, "region": run.execution.region, "parameters": to_json_text(payload)}
+    if action.timeout_seconds is not None:
+        scheduled["timeoutInSeconds"] = int(action.timeout_seconds)
+    frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
+    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
+    try:
+        result = yield from shared_call_function(function.name, function.resource, payload, run=run,
+                                                 state_name=action.name or frame.state_name, attempt=frame.retry_count,
+                                                 timeout=action.timeout_seconds)
+        text = to_json_text(result)
+    except StatesError as error:
+        kind = "TaskTimedOut" if error.error == names.TIMEOUT else "TaskFailed"
+        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **error_details(error)})
+        raise error from None
+    frame.emit("TaskSucceeded", "taskSucceededEventDetails", {**ids, "output": text, "outputDetails": {"truncated": False}})
+    return result
+
+
+def subflow(workflow: WorkflowRun, workflow_id: str, wait: bool, data: JSON, frame: Frame) -> Interpreter:
+    """A nested execution of the state machine named `workflow_id` in the execution's account and
+    region, through Step Functions' own `startExecution` integration (`.sync:2` when waiting);
+    resumes with the sub-workflow's output (or the StartExecution answer when not waiting)."""
+    run = frame.run
+    execution = run.execution
+    partition = execution.arn.split(":")[1]
+    target = f"arn:{partition}:states:{execution.region}:{execution.account}:stateMachine:{workflow_id}"
+    resource = parse_resource(f"arn:{partition}:states:::states:startExecution" + (".sync:2" if wait else ""))
+    payload = {"StateMachineArn": target, "Input": data}
+    request = task_request(resource, payload, frame.state_name, run, frame, None)
+    ids = {"resourceType": resource.resource_type, "resource": resource.resource}
+    frame.emit("TaskScheduled", "taskScheduledEventDetails",
+               {**ids, "region": execution.region, "parameters": to_json_text(payload)})
+    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
+    try:
+        settled = wait and (yield AnswersWholeTask(request))
+        result = yield Invoke(request)
+        if resource.pattern == SYNC2 and not settled:
+            frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
+                       {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
+            result = yield AwaitCompletion(request, result)
+    except StatesError as error:
+        frame.emit("TaskFailed", "taskFailedEventDetails", {**ids, **error_details(error)})
+        raise sub_workflow_error(error) from None
+    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
+               {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
+    if resource.pattern == REQUEST_RESPONSE:
+        return result
+    output = result.get("Output") if isinstance(result, dict) else None
+    return output if output is not None else result
+
+
+def sub_workflow_error(error: StatesError) -> StatesError:
+    """The sub-workflow's own error and cause, which the nested execution's failure carries (as
+    DescribeExecution's `Error` and `Cause`): the draft propagates the called workflow's exception."""
+    try:
+        described = json.loads(error.cause or "")
+    except ValueError:
+        return error
+    if isinstance(described, dict) and isinstance(described.get("Error"), str):
+        return StatesError(described["Error"], described.get("Cause"))
+    return error
