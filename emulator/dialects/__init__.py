@@ -132,9 +132,11 @@ def _dialect_of_model(model: Any) -> Dialect:
 def _register_built_in() -> None:
     from sfn_emulator.dialects.asl import ASL_DIALECT
     from sfn_emulator.dialects.serverless_workflow import SERVERLESS_WORKFLOW
+    from sfn_emulator.dialects.sm4c.dialect import SM4C_DIALECT
 
     register(ASL_DIALECT)
     register(SERVERLESS_WORKFLOW)
+    register(SM4C_DIALECT)
 
 
 _register_built_in()

@@ -8,16 +8,16 @@ from typing import Any, Callable
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.dialects.functions import call_function as shared_call_function
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.events import await_events, produce
 from sfn_emulator.dialects.serverless_workflow.expressions import merged
 from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, error_details, task_request
 from sfn_emulator.engine.effects import AnswersWholeTask, AwaitCompletion, Fork, Interpreter, Invoke
 from sfn_emulator.engine.frame import Frame, to_json_text
-from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC2, ResourceArn, parse_resource
+from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC2, parse_resource
 
 JSON = Any
-FUNCTION_NOT_FOUND = "Lambda.ResourceNotFoundException"  # what the task-resource chain answers for no callable
 
 
 def run_actions(workflow: WorkflowRun, actions: tuple[m.Action, ...], mode: str, data: JSON, frame: Frame) -> Interpreter:
@@ -77,22 +77,11 @@ def call_function(workflow: WorkflowRun, action: m.Action, action_data: JSON, fr
     frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
     try:
-        result = None
-        for reference in dict.fromkeys((function.name, function.resource)):
-            request = task_request(ResourceArn(reference, "lambda", name=reference), payload, action.name or frame.state_name,
-                               run, frame, action.timeout_seconds)
-            try:
-                result = yield Invoke(request, action.timeout_seconds)
-                break
-            except StatesError as error:
-                if error.error != FUNCTION_NOT_FOUND or reference == function.resource:
-                    raise
+        result = yield from shared_call_function(function.name, function.resource, payload, run=run,
+                                                 state_name=action.name or frame.state_name, attempt=frame.retry_count,
+                                                 timeout=action.timeout_seconds)
         text = to_json_text(result)
     except StatesError as error:
-        if error.error == FUNCTION_NOT_FOUND:
-            error = StatesError(names.RUNTIME, f"sfn-emulator cannot call the function '{function.name}' (resource "
-                                               f"'{function.resource}'): no mock test case serves the action and no Python "
-                                               f"callable is registered under '{function.name}' or '{function.resource}'")
         kind = "TaskTimedOut" if error.error == names.TIMEOUT else "TaskFailed"
         frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **error_details(error)})
         raise error from None

@@ -1,0 +1,105 @@
+"""jq expressions of SM4C documents (`${ ... }`), compiled once with the `jq` binding from PyPI.
+
+The binding is imported with the first expression compiled, so documents of other dialects never
+load it. Variables are bound from the input rather than at compile time (`. as [$value, $rhs, $d] |
+$d | (EXPR)`), so one compiled program serves every evaluation: `$value` (and `$rhs`, its other
+name in SM4C's own examples) is the value a result handler merges, null elsewhere.
+
+Where the document types an attribute as a JQ expression (`expression`, `condition`, `input`,
+`inputFilter`, result handlers) the `${ }` wrapper is optional; inside `arguments` and
+`contextAttributes` only strings written `${ ... }` are expressions, anything else is a literal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
+
+JSON = Any
+_WRAPPED = re.compile(r"\A\s*\$\{(.*)\}\s*\Z", re.DOTALL)
+_PRELUDE = ". as [$value, $rhs, $__data] | $__data | "
+
+
+class ExpressionSyntaxError(ValueError):
+    """A jq program that does not compile; the message is jq's."""
+
+
+def unwrap(text: str) -> str | None:
+    """The jq program inside `${ ... }`, or None when `text` is not so written."""
+    found = _WRAPPED.match(text)
+    return found.group(1).strip() if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    text: str  # as written in the document
+    program: Any = field(repr=False, compare=False)
+
+    def evaluate(self, data: JSON, value: JSON = None) -> JSON:
+        """The program's first output on `data` (null when it outputs nothing)."""
+        try:
+            outputs = self.program.input_value([value, value, data]).all()
+        except ValueError as error:
+            raise StatesError(QUERY_EVALUATION_ERROR, f"The jq expression '{self.text}' failed: {error}") from None
+        return outputs[0] if outputs else None
+
+    def holds(self, data: JSON, value: JSON = None) -> bool:
+        """A condition: jq's truth (anything but false and null)."""
+        result = self.evaluate(data, value)
+        return result is not None and result is not False
+
+
+def compile_expression(text: str) -> Expression:
+    """Compile a JQ-typed attribute (with or without its `${ }` wrapper)."""
+    import jq  # on first use: documents of other dialects never load it
+
+    program = unwrap(text)
+    source = text if program is None else program
+    try:
+        compiled = jq.compile(_PRELUDE + source)
+    except ValueError as error:
+        raise ExpressionSyntaxError(_first_line(str(error))) from None
+    return Expression(text, compiled)
+
+
+def _first_line(message: str) -> str:
+    """jq's first complaint, without its position (which counts the variable bindings prepended)."""
+    first = message.strip().splitlines()[0] if message.strip() else "syntax error"
+    return first.split(" at <top-level>")[0].removeprefix("jq: error: ")
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A JSON value whose `${ }` strings are expressions: `arguments`, `contextAttributes`."""
+
+    shape: JSON
+
+    def evaluate(self, data: JSON) -> JSON:
+        return _fill(self.shape, data)
+
+
+def compile_template(value: JSON) -> Template:
+    return Template(_compiled(value))
+
+
+def _compiled(value: JSON) -> JSON:
+    if isinstance(value, str):
+        return compile_expression(value) if unwrap(value) is not None else value
+    if isinstance(value, dict):
+        return {key: _compiled(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_compiled(item) for item in value]
+    return value
+
+
+def _fill(shape: JSON, data: JSON) -> JSON:
+    if isinstance(shape, Expression):
+        return shape.evaluate(data)
+    if isinstance(shape, dict):
+        return {key: _fill(item, data) for key, item in shape.items()}
+    if isinstance(shape, list):
+        return [_fill(item, data) for item in shape]
+    return shape

@@ -1,0 +1,235 @@
+"""The compiled model of an SM4C document: immutable records, expressions compiled once.
+
+Field names are the snake_case of the document's attributes. Actions are a union of records
+dispatched with `match`; hierarchical actions (foreach, parallel, sequence) hold their children.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sfn_emulator.dialects.sm4c.expressions import Expression, Template
+
+JSON = Any
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Delays in seconds; `max_attempts` retries after the first try (0: none)."""
+
+    name: str
+    max_attempts: int
+    delay: float = 0.0
+    max_delay: float | None = None
+    increment: float | None = None
+    multiplier: float | None = None
+    jitter: float | None = None  # a fraction of the delay
+    jitter_seconds: float | None = None  # a fixed span
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorHandler:
+    condition: Expression | None
+    result_handler: Expression | None
+    retry_policy: RetryPolicy | None
+
+
+@dataclass(frozen=True, slots=True)
+class BaseAction:
+    name: str | None
+    error_handlers: tuple[ErrorHandler, ...]
+
+    @property
+    def kind(self) -> str:
+        return ACTION_KINDS[type(self)]
+
+
+@dataclass(frozen=True, slots=True)
+class DelayAction(BaseAction):
+    timeout: float
+
+
+@dataclass(frozen=True, slots=True)
+class InjectDataAction(BaseAction):
+    expression: Expression
+
+
+@dataclass(frozen=True, slots=True)
+class InvokeFunctionAction(BaseAction):
+    function: FunctionDefinition
+    arguments: Template
+    wait_for_completion: bool
+    timeout: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class InvokeSubflowAction(BaseAction):
+    subflow_name: str
+    arguments: Template
+    wait_for_completion: bool
+    timeout: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class SendEventAction(BaseAction):
+    event: EventDefinition
+    expression: Expression | None
+    context_attributes: Template
+
+
+@dataclass(frozen=True, slots=True)
+class ForEachAction(BaseAction):
+    input: Expression
+    action: Action
+    max_parallel: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParallelAction(BaseAction):
+    actions: tuple[Action, ...]
+    completion_type: str  # "and", "xor", "n_of_m"
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceAction(BaseAction):
+    actions: tuple[Action, ...]
+
+
+Action = DelayAction | InjectDataAction | InvokeFunctionAction | InvokeSubflowAction | SendEventAction | ForEachAction \
+    | ParallelAction | SequenceAction
+
+ACTION_KINDS: dict[type, str] = {
+    DelayAction: "delay", ForEachAction: "foreach", InjectDataAction: "injectData",
+    InvokeFunctionAction: "invokeFunction", InvokeSubflowAction: "invokeSubflow", ParallelAction: "parallel",
+    SendEventAction: "sendEvent", SequenceAction: "sequence",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDefinition:
+    name: str
+    operation: str
+    type: str = "rest"
+
+
+@dataclass(frozen=True, slots=True)
+class Correlation:
+    attribute: str
+    value: str | None  # None: the first matching event's value binds the execution
+
+
+@dataclass(frozen=True, slots=True)
+class EventDefinition:
+    name: str
+    source: str | None
+    type: str | None
+    correlation: tuple[Correlation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EventGroup:
+    events: tuple[EventDefinition, ...]
+    condition: Expression | None
+    result_handler: Expression | None
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    index: int
+    next_state: str | None
+    condition: Expression | None
+    event_groups: tuple[EventGroup, ...]
+    timeout: float | None
+    action: Action | None
+    result_handler: Expression | None
+
+    @property
+    def implicit(self) -> bool:
+        return self.condition is None and not self.event_groups and self.timeout is None
+
+    @property
+    def conditional(self) -> bool:
+        return self.condition is not None and not self.event_groups and self.timeout is None
+
+    @property
+    def on_events(self) -> bool:
+        return bool(self.event_groups) and self.condition is None and self.timeout is None
+
+    @property
+    def on_timeout(self) -> bool:
+        return self.timeout is not None and self.condition is None and not self.event_groups
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    name: str
+    start: bool
+    transitions: tuple[Transition, ...]
+    input_filter: Expression | None
+    enter_action: Action | None
+    enter_result_handler: Expression | None
+    exit_action: Action | None
+    exit_result_handler: Expression | None
+    states: tuple[State, ...] = ()  # child states, run between the enter action and the transitions
+
+    @property
+    def start_child(self) -> State | None:
+        return next((state for state in self.states if state.start), None)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionTimeout:
+    duration: float
+    action: Action | None
+
+
+@dataclass(frozen=True, slots=True)
+class StateMachine:
+    """A whole document. `states_by_name` covers child states too (names are unique in a document)."""
+
+    name: str
+    version: str
+    id: str | None
+    description: str | None
+    timeout: ExecutionTimeout | None
+    events: tuple[EventDefinition, ...]
+    functions: tuple[FunctionDefinition, ...]
+    retries: tuple[RetryPolicy, ...]
+    states: tuple[State, ...]
+    states_by_name: dict[str, State]
+    text: str
+
+    def mockable_names(self) -> list[str]:
+        """What a mock test case may answer: any state or named action (each can call a function)."""
+        names: dict[str, None] = {}
+        for state in self.states_by_name.values():
+            names[state.name] = None
+            names.update((action.name, None) for action in _actions_of(state) if action.name)
+        return list(names)
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        """The execution's timeout, which the engine keeps (the document's `timeout.duration`)."""
+        return self.timeout.duration if self.timeout is not None else None
+
+    @property
+    def start(self) -> State:
+        return next(state for state in self.states if state.start)
+
+
+def _actions_of(state: State) -> list[BaseAction]:
+    """Every action of a state, children of hierarchical actions included."""
+    pending: list[Action | None] = [state.enter_action, state.exit_action, *(t.action for t in state.transitions)]
+    found: list[BaseAction] = []
+    while pending:
+        action = pending.pop()
+        if action is None:
+            continue
+        found.append(action)
+        if isinstance(action, ForEachAction):
+            pending.append(action.action)
+        elif isinstance(action, (ParallelAction, SequenceAction)):
+            pending.extend(action.actions)
+    return found

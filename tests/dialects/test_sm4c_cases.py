@@ -1,0 +1,94 @@
+"""Every runnable case under fixtures/cases/sm4c/*.json, over HTTP with boto3 and in-process.
+
+    {"comment": "...", "definition": {...} | "<YAML text>",
+     "subflows": {"<state machine name>": {document}},       (created first, in the same account)
+     "functions": {"<function name or operation>": "<behaviour>"},          (tests/dialects/sw_functions.py)
+     "input": {...},
+     "steps": [{"publish": <CloudEvent>} | {"advance": <seconds>}],
+     "expect": {"status", "output", "error", "cause", "history": [types], "visited": [state names],
+                "task_parameters": [the parameters of each function call], "sent": [events, by their members],
+                "elapsed_seconds": <clock time from the start to the end>}}
+
+The bad documents (`expect.diagnostics`) are tests/dialects/test_sm4c_documents.py's, and here
+through ValidateStateMachineDefinition and CreateStateMachine. Each case runs on an emulator of its
+own with a manual clock: after the start and after every step the engine runs until nothing can run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sw_functions import behaviour
+from test_serverless_workflow_cases import Driver, driver  # noqa: F401 - the shared fixture, HTTP and in-process
+
+CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases" / "sm4c"
+ROLE = "arn:aws:iam::123456789012:role/sm4c"
+ALL_CASES = [(path.stem, json.loads(path.read_text(encoding="utf-8"))) for path in sorted(CASES_DIR.glob("*.json"))]
+CASES = [pytest.param(case, id=name) for name, case in ALL_CASES if "diagnostics" not in case["expect"]]
+INVALID = [pytest.param(case, id=name) for name, case in ALL_CASES if "diagnostics" in case["expect"]]
+
+
+def _text(document: Any) -> str:
+    return document if isinstance(document, str) else json.dumps(document)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case(case: dict[str, Any], driver: Driver) -> None:
+    for name, handler in case.get("functions", {}).items():
+        driver.emulator.functions.register(name, behaviour(handler))
+    for name, document in case.get("subflows", {}).items():
+        driver.call("create_state_machine", name=name, roleArn=ROLE, definition=_text(document))
+    definition = _text(case["definition"])
+    assert driver.call("validate_state_machine_definition", definition=definition)["result"] == "OK"
+    arn = driver.call("create_state_machine", name="machine", roleArn=ROLE, definition=definition)["stateMachineArn"]
+    execution = driver.call("start_execution", stateMachineArn=arn, input=json.dumps(case.get("input", {})))["executionArn"]
+    driver.settle()
+    for step in case.get("steps", []):
+        if "publish" in step:
+            driver.publish(step["publish"])
+        else:
+            driver.emulator.clock.advance(step["advance"])
+        driver.settle()
+    _check(driver, execution, case["expect"])
+
+
+def _check(driver: Driver, execution: str, expect: dict[str, Any]) -> None:
+    described = driver.call("describe_execution", executionArn=execution)
+    history = driver.call("get_execution_history", executionArn=execution, maxResults=1000)["events"]
+    types = [event["type"] for event in history]
+    assert described["status"] == expect["status"], (described, types)
+    if "output" in expect:
+        assert json.loads(described["output"]) == expect["output"]
+    for key in ("error", "cause"):
+        if key in expect:
+            assert described.get(key) == expect[key], described
+    if "history" in expect:
+        assert types == expect["history"]
+    if "visited" in expect:
+        assert [event["stateEnteredEventDetails"]["name"] for event in history
+                if event["type"].endswith("StateEntered")] == expect["visited"]
+    if "task_parameters" in expect:
+        assert [json.loads(event["taskScheduledEventDetails"]["parameters"]) for event in history
+                if event["type"] == "TaskScheduled"
+                and event["taskScheduledEventDetails"]["resourceType"] == "function"] == expect["task_parameters"]
+    if "sent" in expect:
+        produced = driver.produced(execution)
+        assert [{key: event.get(key) for key in wanted} for event, wanted in zip(produced, expect["sent"])] == expect["sent"]
+        assert len(produced) == len(expect["sent"])
+    if "elapsed_seconds" in expect:
+        end = described.get("stopDate") or history[-1]["timestamp"]
+        assert (end - described["startDate"]).total_seconds() == expect["elapsed_seconds"]
+
+
+@pytest.mark.parametrize("case", INVALID)
+def test_bad_documents_through_the_api(case: dict[str, Any], driver: Driver) -> None:
+    definition = _text(case["definition"])
+    answer = driver.call("validate_state_machine_definition", definition=definition)
+    assert answer["result"] == "FAIL"
+    assert [d["code"] for d in answer["diagnostics"]] == [d["code"] for d in case["expect"]["diagnostics"]]
+    if driver.api is not None:
+        with pytest.raises(driver.api.exceptions.InvalidDefinition):
+            driver.call("create_state_machine", name="machine", roleArn=ROLE, definition=definition)
