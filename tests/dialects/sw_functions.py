@@ -38,7 +38,7 @@ def _fail_first(times: int) -> Handler:
 
     def handler(event: Any, context: Any) -> Any:
         if next(calls) <= times:
-            raise FunctionExecutionError(f"attempt failed")
+            raise FunctionExecutionError("attempt failed")
         return {"attempts": times + 1}
 
     return handler

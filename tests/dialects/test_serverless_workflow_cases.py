@@ -19,67 +19,18 @@ the engine runs until nothing can run, so what a step finds is exact.
 from __future__ import annotations
 
 import json
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.clients import make_client
+from helpers.dialect_driver import Driver
 from sw_functions import behaviour
 
 from sfn_emulator.api import write_mock_config
-from sfn_emulator.config import Settings
-from sfn_emulator.runtime import Emulator
-from sfn_emulator.wire import HttpServer
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases" / "serverless_workflow"
 ROLE = "arn:aws:iam::123456789012:role/sw"
 CASES = [pytest.param(json.loads(path.read_text(encoding="utf-8")), id=path.stem) for path in sorted(CASES_DIR.glob("*.json"))]
-
-
-class Driver:
-    """The operations a case needs, in-process (the control plane's methods) or over HTTP (boto3)."""
-
-    def __init__(self, emulator: Emulator, endpoint: str | None) -> None:
-        self.emulator = emulator
-        self.endpoint = endpoint
-        self.api = make_client(endpoint) if endpoint else None
-
-    def call(self, operation: str, **params: Any) -> dict[str, Any]:
-        if self.api is not None:
-            return getattr(self.api, operation)(**params)
-        return getattr(self.emulator.service, operation)(**params)
-
-    def publish(self, events: Any) -> list[dict[str, Any]]:
-        if self.endpoint is None:
-            return self.emulator.events.publish(events)
-        request = urllib.request.Request(f"{self.endpoint}/_emulator/events", data=json.dumps(events).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())["events"]
-
-    def produced(self, execution_arn: str) -> list[dict[str, Any]]:
-        if self.endpoint is None:
-            return self.emulator.events.produced(execution_arn)
-        with urllib.request.urlopen(f"{self.endpoint}/_emulator/events?executionArn={execution_arn}", timeout=30) as answer:
-            return json.loads(answer.read())["events"]
-
-    def settle(self) -> None:
-        assert self.emulator.engine.run_until_idle(timeout=30)
-
-
-@pytest.fixture(params=["http", "in-process"])
-def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
-    with Emulator(Settings(clock="manual")) as emulator:
-        if request.param == "in-process":
-            yield Driver(emulator, None)
-            return
-        server = HttpServer(emulator.app, "127.0.0.1", 0).start()
-        try:
-            yield Driver(emulator, server.endpoint_url)
-        finally:
-            server.stop()
 
 
 def _text(case: dict[str, Any], key: str = "workflow") -> str:

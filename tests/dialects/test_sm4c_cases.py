@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from sw_functions import behaviour
-from test_serverless_workflow_cases import Driver, driver  # noqa: F401 - the shared fixture, HTTP and in-process
+from helpers.dialect_driver import Driver
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases" / "sm4c"
 ROLE = "arn:aws:iam::123456789012:role/sm4c"

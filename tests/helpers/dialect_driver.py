@@ -1,0 +1,43 @@
+"""A dialect case's operations on an emulator with a manual clock, in-process (the control plane's
+methods) or over HTTP (boto3 and the events endpoint): shared by the Serverless Workflow and SM4C cases."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from helpers.clients import make_client
+
+from sfn_emulator.runtime import Emulator
+
+
+class Driver:
+    """The operations a case needs, in-process (the control plane's methods) or over HTTP (boto3)."""
+
+    def __init__(self, emulator: Emulator, endpoint: str | None) -> None:
+        self.emulator = emulator
+        self.endpoint = endpoint
+        self.api = make_client(endpoint) if endpoint else None
+
+    def call(self, operation: str, **params: Any) -> dict[str, Any]:
+        if self.api is not None:
+            return getattr(self.api, operation)(**params)
+        return getattr(self.emulator.service, operation)(**params)
+
+    def publish(self, events: Any) -> list[dict[str, Any]]:
+        if self.endpoint is None:
+            return self.emulator.events.publish(events)
+        request = urllib.request.Request(f"{self.endpoint}/_emulator/events", data=json.dumps(events).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())["events"]
+
+    def produced(self, execution_arn: str) -> list[dict[str, Any]]:
+        if self.endpoint is None:
+            return self.emulator.events.produced(execution_arn)
+        with urllib.request.urlopen(f"{self.endpoint}/_emulator/events?executionArn={execution_arn}", timeout=30) as answer:
+            return json.loads(answer.read())["events"]
+
+    def settle(self) -> None:
+        assert self.emulator.engine.run_until_idle(timeout=30)
