@@ -54,14 +54,7 @@ def test_case(case: dict[str, Any], driver: Driver, tmp_path: Path) -> None:
     started = f"{arn}#{case['test_case']}" if "test_case" in case else arn
     execution = driver.call("start_execution", stateMachineArn=started, input=json.dumps(case.get("input", {})))["executionArn"]
     driver.settle()
-    for step in case.get("steps", []):
-        if "publish" in step:
-            answers = driver.publish(step["publish"])
-            if "consumedBy" in step:
-                assert sum(len(answer["consumedBy"]) for answer in answers) == step["consumedBy"], answers
-        else:
-            driver.emulator.clock.advance(step["advance"])
-        driver.settle()
+    driver.run_steps(case.get("steps", []))
     _check_execution(driver, execution, case["expect"])
 
 

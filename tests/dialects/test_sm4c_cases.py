@@ -46,12 +46,7 @@ def test_case(case: dict[str, Any], driver: Driver) -> None:
     arn = driver.call("create_state_machine", name="machine", roleArn=ROLE, definition=definition)["stateMachineArn"]
     execution = driver.call("start_execution", stateMachineArn=arn, input=json.dumps(case.get("input", {})))["executionArn"]
     driver.settle()
-    for step in case.get("steps", []):
-        if "publish" in step:
-            driver.publish(step["publish"])
-        else:
-            driver.emulator.clock.advance(step["advance"])
-        driver.settle()
+    driver.run_steps(case.get("steps", []))
     _check(driver, execution, case["expect"])
 
 

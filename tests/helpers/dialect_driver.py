@@ -41,3 +41,16 @@ class Driver:
 
     def settle(self) -> None:
         assert self.emulator.engine.run_until_idle(timeout=30)
+
+    def run_steps(self, steps: list[dict[str, Any]]) -> None:
+        """A case's steps, each followed by the engine running until nothing can run: `publish` an
+        event or a list (and, with `consumedBy`, check how many executions took it) or `advance` the
+        clock by seconds."""
+        for step in steps:
+            if "publish" in step:
+                answers = self.publish(step["publish"])
+                if "consumedBy" in step:
+                    assert sum(len(answer["consumedBy"]) for answer in answers) == step["consumedBy"], answers
+            else:
+                self.emulator.clock.advance(step["advance"])
+            self.settle()
