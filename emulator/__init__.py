@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 # The public API, imported on first use so that `import sfn_emulator` (the CLI's --help) stays light.
 _LAZY_EXPORTS = {
     "run_definition": "sfn_emulator.api",
-    "ExecutionResult": "sfn_emulator.api",
+    "ExecutionResult": "sfn_emulator.execution_result",
     "Emulator": "sfn_emulator.runtime",
     "Settings": "sfn_emulator.config",
 }

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from sfn_emulator.clock import wall_monotonic
 
 if TYPE_CHECKING:
-    from sfn_emulator.api import ExecutionResult, ExecutionRunner
+    from sfn_emulator.api import ExecutionRunner
+    from sfn_emulator.execution_result import ExecutionResult
 
 _POLL_INTERVAL = 0.05  # wall seconds between looks at an execution nothing here can move
 _SETTLE = 5.0  # wall seconds the engine gets to run until idle, even at --timeout 0 or after an answer
@@ -102,7 +103,7 @@ def wait_answering(runner: ExecutionRunner, api: TaskTokenApi, execution_arn: st
                    timeout: float, real_clock: bool, prompt: Prompt | None) -> ExecutionResult:
     """The execution once it has ended, answering its token waits, or as it stands after `timeout`
     wall seconds."""
-    from sfn_emulator.api import RUNNING  # (the Python API: only when a command runs a definition)
+    from sfn_emulator.execution_result import RUNNING  # (the Python API: only when a command runs a definition)
     from sfn_emulator.service.errors import ApiError
 
     queued: dict[str, deque[TaskAnswer]] = defaultdict(deque)

@@ -25,7 +25,7 @@ from sfn_emulator.config import REMOTE_ENDPOINT_FIELDS, Settings, add_arguments
 from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, read_definition, source_label
 
 if TYPE_CHECKING:
-    from sfn_emulator.api import ExecutionResult
+    from sfn_emulator.execution_result import ExecutionResult
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
@@ -141,7 +141,8 @@ def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
 
 def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` answers without loading the engine, and `serve` without the Python API.
-    from sfn_emulator.api import RUNNING, in_process_runner
+    from sfn_emulator.api import in_process_runner
+    from sfn_emulator.execution_result import RUNNING
     from sfn_emulator.resources.function_map import FunctionMapError
     from sfn_emulator.resources.mocks import MockConfigError
     from sfn_emulator.runtime import Emulator

@@ -22,9 +22,10 @@ from typing import Any, Callable, Mapping
 import boto3
 from botocore.config import Config
 
-from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionResult, ExecutionRunner, write_mock_config
+from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionRunner, write_mock_config
 from sfn_emulator.clock import Clock, format_time, parse_time
 from sfn_emulator.config import Settings
+from sfn_emulator.execution_result import ExecutionResult
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
 

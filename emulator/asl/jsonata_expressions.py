@@ -6,7 +6,7 @@ such a value into a tree whose `evaluate(states, scope)` gives the JSON value, w
 holds what the reserved variable `$states` offers at that point of the state (`input`, `result`,
 `errorOutput`) and the scope adds `$states.context` and the workflow variables.
 
-Besides JSONata's own functions, expressions see the ones Step Functions adds (`$partition`,
+Besides JSONata's own functions, expressions see the ones Step Functions adds (`jsonata_functions`: `$partition`,
 `$range`, `$hash`, `$random`, `$uuid`, `$parse`), and `$now()`/`$millis()` read the execution's
 clock. A failure is `States.QueryEvaluationError` with AWS's cause, which always names the
 expression and the field it stands in: "The JSONata expression '<expression>' specified for the
@@ -20,21 +20,24 @@ a field with such a type rule is compiled as a `TypedExpression`, so every calle
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import math
-import random
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:  # jsonata-python is imported with the first expression compiled: most definitions use JSONPath
     from jsonata.jexception import JException
 
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
+from sfn_emulator.asl.jsonata_functions import (
+    DRAWING_FUNCTIONS,
+    UNAVAILABLE,
+    clock_functions,
+    drawing_functions,
+    step_functions_additions,
+)
 from sfn_emulator.asl.model import JSON, Scope
-from sfn_emulator.randomness import Randomness
 
 __all__ = [
     "ARRAY",
@@ -57,10 +60,6 @@ __all__ = [
 
 OPEN = "{%"
 CLOSE = "%}"
-HASH_ALGORITHMS: dict[str, Callable[[bytes], Any]] = {
-    "MD5": hashlib.md5, "SHA-1": hashlib.sha1, "SHA-256": hashlib.sha256,
-    "SHA-384": hashlib.sha384, "SHA-512": hashlib.sha512,
-}
 
 
 def is_jsonata(value: JSON) -> bool:
@@ -114,9 +113,9 @@ class JsonataExpression:
         if self._compiled.errors:
             raise JsonataSyntaxError(text, field, str(self._compiled.errors[0]))
         self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
-        for name, function in _step_functions_additions().items():
+        for name, function in step_functions_additions().items():
             self._compiled.register_function(name, function)
-        self._draws = any(f"${name}" in text for name in _DRAWING_FUNCTIONS)
+        self._draws = any(f"${name}" in text for name in DRAWING_FUNCTIONS)
 
     def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
         """The expression's JSON value; raises QueryEvaluationError when it fails or gives nothing."""
@@ -125,10 +124,10 @@ class JsonataExpression:
 
         bindings: dict[str, Any] = dict(scope.visible_variables())
         bindings["states"] = {**states, "context": scope.context_object}
-        bindings["now"], bindings["millis"] = _clock_functions(scope)
+        bindings["now"], bindings["millis"] = clock_functions(scope)
         if self._draws:
-            bindings.update(_drawing_functions(scope.randomness))
-        bindings.update(_UNAVAILABLE)
+            bindings.update(drawing_functions(scope.randomness))
+        bindings.update(UNAVAILABLE)
         try:
             result = self._compiled.evaluate(None, bindings)
         except JException as problem:
@@ -305,99 +304,3 @@ def _to_json(value: Any, null: object) -> JSON:
 
 class _UnsupportedResult(Exception):
     pass
-
-
-# -- the functions Step Functions adds --------------------------------------------------------------
-
-class _Function:
-    """A Python function as jsonata calls it: `call(input, args)`."""
-
-    def __init__(self, function: Callable[..., Any]) -> None:
-        self.function = function
-
-    def call(self, input: Any, args: Sequence[Any] | None) -> Any:
-        return self.function(*(args or ()))
-
-
-def _defined(function: Callable[..., Any], signature: str) -> Any:
-    import jsonata
-
-    return jsonata.Jsonata.JFunction(_Function(function), signature)
-
-
-def _partition(items: list[Any], size: float) -> list[list[Any]]:
-    if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 1 or size != int(size):
-        from jsonata.jexception import JException
-
-        raise JException("D3001", -1)  # "... must be a positive integer"
-    size = int(size)
-    return [list(items[start:start + size]) for start in range(0, len(items), size)]
-
-
-def _range(start: float, end: float, step: float) -> list[float]:
-    """From `start` to `end` (included when a step lands on it), as States.ArrayRange counts."""
-    if step == 0:
-        raise ValueError("The step of $range must not be zero")
-    values = []
-    current = start
-    while (step > 0 and current <= end) or (step < 0 and current >= end):
-        values.append(current)
-        current += step
-    return values
-
-
-def _hash(data: Any, algorithm: str = "SHA-256") -> str:
-    if algorithm not in HASH_ALGORITHMS:
-        raise ValueError(f"The hashing algorithm '{algorithm}' is not supported; use one of {list(HASH_ALGORITHMS)}")
-    text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    return HASH_ALGORITHMS[algorithm](text.encode("utf-8")).hexdigest()
-
-
-def _parse(text: str) -> Any:
-    """JSON text as a JSONata value: the text `null` is JSON's null, a value (as `$states.input` holds
-    it), not JSONata's undefined."""
-    from jsonata.utils import Utils
-
-    value = json.loads(text)
-    return Utils.NULL_VALUE if value is None else value
-
-
-@functools.cache
-def _step_functions_additions() -> dict[str, Any]:
-    """Step Functions' own functions besides `$uuid`/`$random` (bound per execution, see
-    `_drawing_functions`), made once jsonata is imported."""
-    return {
-        "partition": _defined(_partition, "<an:a>"),
-        "range": _defined(_range, "<nnn:a>"),
-        "hash": _defined(_hash, "<xs?:s>"),
-        "parse": _defined(_parse, "<s:x>"),
-    }
-
-
-# JSONata functions Step Functions leaves out ("$eval is not available; use $parse"): calling one is
-# calling an unknown function, T1006 "Attempted to invoke a non-function" (as recorded for one).
-_UNAVAILABLE: dict[str, Any] = {"eval": None}
-
-
-_DRAWING_FUNCTIONS = ("uuid", "random")
-
-
-@functools.lru_cache(maxsize=256)
-def _drawing_functions(randomness: Randomness) -> dict[str, Any]:
-    """`$uuid()` and `$random()` drawing from the execution's source (bound only for the expressions
-    that name them, made once per execution); `$random(seed)` stays repeatable by its seed."""
-    def draw(seed: Any = None) -> float:
-        return random.Random(seed).random() if seed is not None else randomness.random()
-
-    return {"uuid": _defined(randomness.uuid, "<:s>"), "random": _defined(draw, "<j?:n>")}
-
-
-def _clock_functions(scope: Scope) -> tuple[Any, Any]:
-    """`$now()` and `$millis()` on the execution's clock rather than the wall clock."""
-    from jsonata.functions import Functions
-
-    millis = int(scope.now().timestamp() * 1000)
-    return (
-        _defined(lambda picture=None, timezone=None: Functions.datetime_from_millis(millis, picture, timezone), "<s?s?:s>"),
-        _defined(lambda: millis, "<:n>"),
-    )

@@ -22,15 +22,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
-from sfn_emulator.asl.jsonpath_query import (
-    Filter,
-    Query,
-    QueryNotFound,
-    QuerySyntaxError,
-    compile_tokens,
-    is_definite,
-    quoted_name,
-)
+from sfn_emulator.asl.jsonpath_query import Query, QueryNotFound
+from sfn_emulator.asl.jsonpath_tokens import Filter, QuerySyntaxError, compile_tokens, is_definite, quoted_name
 from sfn_emulator.asl.model import JSON
 
 Predicate = Callable[[JSON, JSON], bool]

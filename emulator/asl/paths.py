@@ -32,16 +32,8 @@ from typing import Union
 
 from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
 from sfn_emulator.asl.jsonpath_filter import compile_filter
-from sfn_emulator.asl.jsonpath_query import (
-    JAVA_INT_MAX,
-    Query,
-    QueryNotFound,
-    QuerySyntaxError,
-    compile_tokens,
-    java_class,
-    java_text,
-    quoted_name,
-)
+from sfn_emulator.asl.jsonpath_query import Query, QueryNotFound, java_class, java_text
+from sfn_emulator.asl.jsonpath_tokens import JAVA_INT_MAX, QuerySyntaxError, compile_tokens, quoted_name
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [

@@ -15,17 +15,23 @@ AWS's rules kept here:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sfn_emulator import dialects
 from sfn_emulator.engine.errors import NotRedrivable
-from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution, HistoryEvent
-from sfn_emulator.engine.frame import MAX_HISTORY_EVENTS
+from sfn_emulator.engine.execution import Execution
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
+from sfn_emulator.service.execution_answers import (
+    billing,
+    data_details,
+    outcome,
+    redrive_status,
+    references,
+    without_execution_data,
+)
 from sfn_emulator.service.errors import (
     ExecutionAlreadyExists,
     ExecutionDoesNotExist,
@@ -39,19 +45,11 @@ from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import Reversed, paginate
 from sfn_emulator.service.state_machines import describe_revision
-from sfn_emulator.service.store import DELETING, Alias, ExecutionEntry, Revision, StateMachineRecord, Store
+from sfn_emulator.service.store import Alias, ExecutionEntry, Revision, StateMachineRecord, Store
 
 STANDARD = "STANDARD"
 EXPRESS = "EXPRESS"
-REDRIVABLE_PERIOD = timedelta(days=14)
 _TYPE_NOT_SUPPORTED = "This operation is not supported by this type of state machine"
-# Billing of EXPRESS executions: duration in 100 ms steps, memory in 64 MB steps (AWS's units).
-_BILLED_MILLISECONDS_STEP = 100
-_BILLED_MEGABYTES_STEP = 64
-
-# Where an execution's input or output appears in history event details (dropped when
-# GetExecutionHistory is asked for includeExecutionData=False).
-_EXECUTION_DATA_KEYS = ("input", "output")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,72 +60,6 @@ class _Target:
     revision: Revision
     version_arn: str | None
     alias_arn: str | None
-
-
-def _details(execution: Execution, included_data: str | None) -> dict[str, Any]:
-    """Input and output members of DescribeExecution and StartSyncExecution."""
-    included = included_data != "METADATA_ONLY"
-    details: dict[str, Any] = {"inputDetails": {"included": included}}
-    if included:
-        details["input"] = execution.input
-    if execution.status == SUCCEEDED:
-        details["outputDetails"] = {"included": included}
-        if included and execution.output is not None:
-            details["output"] = execution.output
-    return details
-
-
-def _outcome(execution: Execution) -> dict[str, Any]:
-    """stopDate, error and cause, when the execution has them."""
-    outcome: dict[str, Any] = {}
-    for key, value in (("stopDate", execution.stop_date), ("error", execution.error), ("cause", execution.cause)):
-        if value is not None:
-            outcome[key] = value
-    return outcome
-
-
-def _references(execution: Execution) -> dict[str, Any]:
-    """The version and alias an execution ran through, when it did."""
-    references: dict[str, Any] = {}
-    if execution.state_machine_version_arn is not None:
-        references["stateMachineVersionArn"] = execution.state_machine_version_arn
-    if execution.state_machine_alias_arn is not None:
-        references["stateMachineAliasArn"] = execution.state_machine_alias_arn
-    return references
-
-
-def _redrive_status(execution: Execution, machine_status: str | None, now: datetime) -> tuple[str, str | None]:
-    """DescribeExecution's redriveStatus and redriveStatusReason, in AWS's words."""
-    if machine_status == DELETING:
-        return "NOT_REDRIVABLE", "State machine is in DELETING status"
-    if execution.status in (RUNNING, SUCCEEDED) or execution.stop_date is None:
-        return "NOT_REDRIVABLE", f"Execution is {execution.status} and cannot be redriven"
-    if now - execution.stop_date > REDRIVABLE_PERIOD:
-        return "NOT_REDRIVABLE", "Execution redrivable period exceeded"
-    if len(execution.history) >= MAX_HISTORY_EVENTS:
-        return "NOT_REDRIVABLE", "Execution history event limit exceeded"
-    return "REDRIVABLE", None
-
-
-def _billing(execution: Execution) -> dict[str, int]:
-    """billingDetails of a synchronous EXPRESS execution, from its duration and data size."""
-    stop = execution.stop_date or execution.start_date
-    milliseconds = (stop - execution.start_date) / timedelta(milliseconds=1)
-    steps = max(1, math.ceil(milliseconds / _BILLED_MILLISECONDS_STEP))
-    data_megabytes = (len(execution.input.encode()) + len((execution.output or "").encode())) / 2**20
-    memory_steps = max(1, math.ceil(data_megabytes / _BILLED_MEGABYTES_STEP))
-    return {
-        "billedMemoryUsedInMB": memory_steps * _BILLED_MEGABYTES_STEP,
-        "billedDurationInMilliseconds": steps * _BILLED_MILLISECONDS_STEP,
-    }
-
-
-def _without_execution_data(event: HistoryEvent) -> dict[str, Any]:
-    stripped = event.as_dict()
-    for key, value in stripped.items():
-        if key.endswith("EventDetails") and isinstance(value, dict):
-            stripped[key] = {k: v for k, v in value.items() if k not in _EXECUTION_DATA_KEYS}
-    return stripped
 
 
 class ExecutionOperations(ServiceBase):
@@ -262,9 +194,9 @@ class ExecutionOperations(ServiceBase):
             "name": execution.name,
             "startDate": execution.start_date,
             "status": execution.status,
-            **_outcome(execution),
-            **_details(execution, includedData),
-            "billingDetails": _billing(execution),
+            **outcome(execution),
+            **data_details(execution, includedData),
+            "billingDetails": billing(execution),
         }
         if execution.trace_header is not None:
             answer["traceHeader"] = execution.trace_header
@@ -275,16 +207,16 @@ class ExecutionOperations(ServiceBase):
         with self._locked(store):
             execution = self._entry(store, executionArn).execution
             machine = store.state_machines.get(execution.state_machine_arn)
-            status, reason = _redrive_status(execution, machine.status if machine else None, self._now())
+            status, reason = redrive_status(execution, machine.status if machine else None, self._now())
         described: dict[str, Any] = {
             "executionArn": execution.arn,
             "stateMachineArn": execution.state_machine_arn,
             "name": execution.name,
             "status": execution.status,
             "startDate": execution.start_date,
-            **_outcome(execution),
-            **_details(execution, includedData),
-            **_references(execution),
+            **outcome(execution),
+            **data_details(execution, includedData),
+            **references(execution),
             "redriveCount": execution.redrive_count,
             "redriveStatus": status,
         }
@@ -354,7 +286,7 @@ class ExecutionOperations(ServiceBase):
                 "name": execution.name,
                 "status": execution.status,
                 "startDate": execution.start_date,
-                **_references(execution),
+                **references(execution),
                 "redriveCount": execution.redrive_count,
             }
             if execution.stop_date is not None:
@@ -397,7 +329,7 @@ class ExecutionOperations(ServiceBase):
             scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken,
         )
         if includeExecutionData is False:
-            answers = [_without_execution_data(event) for event in page]
+            answers = [without_execution_data(event) for event in page]
         else:
             answers = [event.as_dict() for event in page]
         return {"events": answers, **({"nextToken": token} if token else {})}
@@ -430,7 +362,7 @@ class ExecutionOperations(ServiceBase):
             if clientToken is not None and clientToken == entry.redrive_client_token and execution.redrive_date:
                 return {"redriveDate": execution.redrive_date}  # a repeated request: the same redrive
             machine = store.state_machines.get(execution.state_machine_arn)
-            status, reason = _redrive_status(execution, machine.status if machine else None, self._now())
+            status, reason = redrive_status(execution, machine.status if machine else None, self._now())
             if status != "REDRIVABLE":
                 raise ExecutionNotRedrivable(reason or status)
             entry.redrive_client_token = clientToken

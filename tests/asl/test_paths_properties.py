@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.jsonpath_filter import compile_filter
-from sfn_emulator.asl.jsonpath_query import Query, QueryNotFound, compile_tokens
+from sfn_emulator.asl.jsonpath_query import Query, QueryNotFound
+from sfn_emulator.asl.jsonpath_tokens import compile_tokens
 from sfn_emulator.asl.paths import PathNotFound, compile_path
 
 NAMES = ("a", "b", "id", "x", "items")

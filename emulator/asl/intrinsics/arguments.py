@@ -1,0 +1,58 @@
+"""What every function of the library shares: its signature record and its argument checks."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from sfn_emulator.asl.intrinsics.errors import InvalidArguments
+from sfn_emulator.asl.model import JSON
+
+Arguments = list[JSON]
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    name: str
+    min_args: int
+    max_args: int | None  # None: any number
+    apply: Callable[..., JSON]  # (arguments), or (arguments, randomness) when `draws`
+    draws: bool = False  # takes the scope's Randomness too
+
+
+def is_number(value: JSON) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def truncated(value: JSON) -> int:
+    """A number argument as an integer, truncated toward zero as AWS does."""
+    if not is_number(value) or not math.isfinite(value):
+        raise InvalidArguments
+    return int(value)
+
+
+def string_argument(value: JSON) -> str:
+    if not isinstance(value, str):
+        raise InvalidArguments
+    return value
+
+
+def array_argument(value: JSON) -> list[JSON]:
+    if not isinstance(value, list):
+        raise InvalidArguments
+    return value
+
+
+# One encoder for every call: `json.dumps` with options builds a new one each time.
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def compact_json(value: JSON) -> str:
+    return _COMPACT_JSON.encode(value)
+
+
+def text_form(value: JSON) -> str:
+    """A value as AWS compares and hashes it: a string as itself, anything else as JSON text."""
+    return value if isinstance(value, str) else compact_json(value)
