@@ -3,8 +3,9 @@
 A resource is any object with ``matches(request)`` and ``invoke(request)``. ``invoke`` runs on a
 worker thread (it may block or be slow), returns the task's JSON result, and raises
 `StatesError` for a task failure. Callback (``.waitForTaskToken``) and activity waits are the
-engine's business, not a resource's — unless the resource has ``settles_task = True`` (mocks):
-then its answer is the whole task's result, with no callback, `.sync` job or activity worker.
+engine's business, not a resource's — unless the resource is a `WholeTaskResource` (mocks):
+then its answer is the whole task's result, with no callback, `.sync` job or activity worker
+(`sfn_emulator.resources.outcomes` types an answer accordingly).
 """
 
 from __future__ import annotations
@@ -120,6 +121,12 @@ class TaskResource(Protocol):
     def invoke(self, request: TaskRequest) -> Any: ...
 
 
+class WholeTaskResource:
+    """A resource whose answer is the whole task's result, whatever the request's pattern: a mock
+    (its response stands for the callback, the `.sync` job or the activity worker) or a remote
+    endpoint's `.sync` call (the engine has no execution of its own to wait for)."""
+
+
 @runtime_checkable
 class SyncResource(Protocol):
     """A resource with a `.sync` pattern whose job is an execution of this emulator: after
@@ -148,6 +155,13 @@ class TaskResources:
             if resource.matches(request):
                 return resource
         raise self.unmapped(request)
+
+    def settles_whole_task(self, request: TaskRequest) -> bool:
+        """Is `request` answered by a `WholeTaskResource`? (An unmapped one is not: it fails when invoked.)"""
+        try:
+            return isinstance(self.find(request), WholeTaskResource)
+        except StatesError:
+            return False
 
     def unmapped(self, request: TaskRequest) -> StatesError:
         """The error for a resource nothing can run. A Lambda function gets AWS's own not-found error

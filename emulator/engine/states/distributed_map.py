@@ -33,6 +33,7 @@ from sfn_emulator.engine.states.processing import (
 from sfn_emulator.engine.states.tasks import task_resource
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import settled_result
 
 _GET_OBJECT = "arn:aws:states:::s3:getObject"
 
@@ -154,7 +155,7 @@ def _call_s3(resource: str, payload: JSON, frame: Frame, failure: str) -> Interp
         account=execution.account, region=execution.region, now=run.now(),
     )
     try:
-        return (yield Invoke(request))
+        return settled_result((yield Invoke(request)))
     except StatesError as error:
         raise StatesError(failure, error.cause) from None
 
