@@ -135,6 +135,7 @@ class Emulator:
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         seed = process_seed(settings.seed)
+        self.seed = seed  # what every id the emulator draws comes from (`--seed`)
         self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines,
                              interpreter_for=dialects.interpreter_for)
         self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them

@@ -26,7 +26,8 @@ def call_function(name: str, resource: str | None, payload: Any, *, run: Run, st
         request = TaskRequest(resource=ResourceArn(reference, "lambda", name=reference), payload=payload,
                               execution_arn=run.execution.arn, state_machine_name=run.execution.state_machine_name,
                               state_name=state_name, account=run.execution.account, region=run.execution.region,
-                              attempt=attempt, timeout_seconds=timeout, now=run.now(), test_case=run.execution.test_case)
+                              attempt=attempt, timeout_seconds=timeout, now=run.now(), test_case=run.execution.test_case,
+                              seed=run.request_seed())
         try:
             return settled_result((yield Invoke(request, timeout)))
         except StatesError as error:

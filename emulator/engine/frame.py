@@ -93,6 +93,11 @@ class Run:
             self._randomness = Randomness(f"{self._seed}:ids")
         return self._randomness
 
+    def request_seed(self) -> str:
+        """The seed of the ids a task request made now draws in its answer (`TaskRequest.seed`):
+        the execution's, and the request's place in its history."""
+        return f"{self._seed}:request:{len(self.execution.history)}"
+
     def payload_text(self, value: JSON, known: str | None = None) -> str:
         """A state's input or output as history text. The output one state exits with is most often
         the very input the next enters with: it is serialised once and both events share the text.

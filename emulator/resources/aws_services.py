@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 import zlib
 from dataclasses import dataclass, field
 from email.utils import format_datetime
@@ -290,7 +289,7 @@ def _http_metadata(service: OptimizedService, operation: OperationModel, metadat
                    result: dict[str, Any], request: TaskRequest) -> dict[str, Any]:
     """`SdkHttpMetadata` and `SdkResponseMetadata` as the 1.x SDK reports AWS's HTTP response
     (`metadata`: botocore's ResponseMetadata of the call)."""
-    request_id = metadata.get("RequestId") or _new_request_id()
+    request_id = metadata.get("RequestId") or request.randomness().uuid()
     protocol = operation.service_model.protocol
     if protocol == "json":  # the body AWS sends: the result's members, compact
         body = json.dumps(result, separators=(",", ":")).encode()
@@ -317,6 +316,3 @@ def _http_metadata(service: OptimizedService, operation: OperationModel, metadat
         "SdkResponseMetadata": {"RequestId": request_id},
     }
 
-
-def _new_request_id() -> str:
-    return str(uuid.uuid4())

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import re
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, Sequence, runtime_checkable
@@ -20,6 +19,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 from sfn_emulator.asl.arns import Arn, split_arn
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.partitions import partition_for
+from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.resources.control_plane import FinishedExecution
 
 log = logging.getLogger(__name__)
@@ -113,6 +113,13 @@ class TaskRequest:
     now: datetime | None = None
     test_case: str | None = None  # the mock test case this execution runs under
     extra: dict[str, Any] = field(default_factory=dict)
+    seed: str | None = None  # what the ids in the answer are drawn from (`randomness`)
+
+    def randomness(self) -> Randomness:
+        """The source of the ids this request's answer carries (request ids, trace ids): seeded from
+        the execution's seed and the request's place in its history, so a run started with `--seed`
+        answers alike every time; fresh when the request has no seed. Call it once per answer."""
+        return Randomness(self.seed if self.seed is not None else process_seed(None))
 
 
 class TaskResource(Protocol):
@@ -176,7 +183,7 @@ class TaskResources:
             return StatesError(
                 "Lambda.ResourceNotFoundException",
                 f"Function not found: {arn}:$LATEST (Service: AWSLambda; Status Code: 404; Error Code: "
-                f"ResourceNotFoundException; Request ID: {uuid.uuid4()}; Proxy: null)",
+                f"ResourceNotFoundException; Request ID: {request.randomness().uuid()}; Proxy: null)",
             )
         return StatesError(
             "States.Runtime",

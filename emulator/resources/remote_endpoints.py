@@ -165,7 +165,7 @@ class RemoteStartExecution:
 
     def invoke(self, request: TaskRequest) -> Any:
         started = self._call(request, "start_execution", **start_execution_params(request.payload))
-        return started_result(started["executionArn"], started["startDate"], request.now)
+        return started_result(started["executionArn"], started["startDate"], request)
 
     def _call(self, request: TaskRequest, method: str, **params: Any) -> dict[str, Any]:
         client = self._clients.client("stepfunctions", account=request.account, region=request.region)
@@ -175,7 +175,7 @@ class RemoteStartExecution:
             details = error.response.get("Error", {})
             status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400)
             raise start_execution_error(str(details.get("Code", "")), str(details.get("Message", "")),
-                                        status) from None
+                                        status, request) from None
         except Exception as fault:
             raise self._clients.call_failed(self._operation, fault) from None
 

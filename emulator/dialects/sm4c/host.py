@@ -70,7 +70,8 @@ class Host:
         request = TaskRequest(
             resource=resource, payload={"StateMachineArn": target, "Input": arguments}, execution_arn=execution.arn,
             state_machine_name=execution.state_machine_name, state_name=action.name or state_name,
-            account=execution.account, region=execution.region, now=self.run.now(), test_case=execution.test_case)
+            account=execution.account, region=execution.region, now=self.run.now(), test_case=execution.test_case,
+            seed=self.run.request_seed())
         started_at = self.run.now()
         outcome = yield Invoke(request)
         if not action.wait_for_completion:

@@ -152,7 +152,7 @@ def _call_s3(resource: str, payload: JSON, frame: Frame, failure: str) -> Interp
     request = TaskRequest(
         resource=task_resource(s3_call(resource)), payload=payload, execution_arn=execution.arn,
         state_machine_name=execution.state_machine_name, state_name=frame.state_name,
-        account=execution.account, region=execution.region, now=run.now(),
+        account=execution.account, region=execution.region, now=run.now(), seed=run.request_seed(),
     )
     try:
         return settled_result((yield Invoke(request)))

@@ -56,7 +56,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         state_machine_name=run.execution.state_machine_name, state_name=state.name,
         account=run.execution.account, region=resource.region or run.execution.region,
         attempt=frame.retry_count, task_token=frame.task_token, timeout_seconds=timeout, now=run.now(),
-        test_case=run.execution.test_case,
+        test_case=run.execution.test_case, seed=run.request_seed(),
     )
     if resource.kind == "activity":
         result = yield from _run_activity(resource, request, frame, timeout, heartbeat)
