@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import default_machine_name, read_definition_file
 from sfn_emulator.execution_result import RUNNING, ExecutionResult
+from sfn_emulator.randomness import Randomness, process_seed
 
 if TYPE_CHECKING:
     from sfn_emulator.runtime import Emulator
@@ -72,17 +73,20 @@ class ExecutionRunner:
 
     def __init__(self, api: StepFunctionsApi, clock: ClockControl, *, role_arn: str,
                  base_dir: Path | None = None,
-                 read_history: Callable[[str], Sequence[Mapping[str, Any]]] | None = None) -> None:
+                 read_history: Callable[[str], Sequence[Mapping[str, Any]]] | None = None,
+                 ids: Randomness | None = None) -> None:
         self.api = api
         self.clock = clock
         self.role_arn = role_arn
         self.base_dir = base_dir  # where relative definition paths are looked up (default: the cwd)
         # An execution's whole history in one read, where the API is in-process; else it is paged.
         self.read_history = read_history
+        # Where the names of unnamed machines come from: the emulator's seed in process, so a seeded run repeats.
+        self.ids = ids or Randomness(process_seed(None))
 
     def create_state_machine(self, definition: Definition, *, name: str | None = None, type: str = STANDARD) -> str:
         """The ARN of a new state machine (or of the same one, created again with the same definition)."""
-        text, default_name = load_definition(definition, self.base_dir)
+        text, default_name = load_definition(definition, self.base_dir, self.ids)
         return self.create_state_machine_from_json(text, name=name or default_name, type=type)
 
     def create_state_machine_from_json(self, definition_json: str, *, name: str, type: str = STANDARD) -> str:
@@ -161,17 +165,19 @@ class ExecutionRunner:
         return str(self.api.describe_execution(executionArn=execution_arn)["status"])
 
 
-def load_definition(definition: Definition, base_dir: Path | None = None) -> tuple[str, str]:
+def load_definition(definition: Definition, base_dir: Path | None = None,
+                    ids: Randomness | None = None) -> tuple[str, str]:
     """(definition JSON text, a state machine name for it) from a dict, JSON text or a JSON/YAML file.
 
     A file's name is its file name up to the first dot (`OrderFlow.asl.json` -> `OrderFlow`), the
-    name a mock configuration's `StateMachines` would use; other definitions get a unique name.
+    name a mock configuration's `StateMachines` would use; other definitions get a unique name
+    (drawn from `ids`, else from a fresh source).
     Raises `UnreadableDefinition` for a file it cannot read as JSON or YAML.
     """
     if isinstance(definition, Mapping):
-        return json.dumps(definition), _unique_name()
+        return json.dumps(definition), _unique_name(ids)
     if isinstance(definition, str) and definition.lstrip().startswith("{"):
-        return definition, _unique_name()
+        return definition, _unique_name(ids)
     path = Path(definition)
     if base_dir is not None and not path.is_absolute():
         path = base_dir / path
@@ -216,7 +222,7 @@ def run_definition(
 def in_process_runner(instance: Emulator, *, role_arn: str) -> ExecutionRunner:
     """A runner on an emulator's own control plane, reading each history whole rather than by pages."""
     service = instance.service
-    return ExecutionRunner(service, instance.clock, role_arn=role_arn,
+    return ExecutionRunner(service, instance.clock, role_arn=role_arn, ids=Randomness(f"{instance.seed}:runner"),
                            read_history=lambda execution_arn: service.execution_events(executionArn=execution_arn))
 
 
@@ -227,5 +233,5 @@ def write_mock_config(config: Mapping[str, Any], directory: Path) -> Path:
     return path
 
 
-def _unique_name() -> str:
-    return f"machine-{os.urandom(6).hex()}"
+def _unique_name(ids: Randomness | None) -> str:
+    return f"machine-{(ids or Randomness(process_seed(None))).hex_token(12)}"

@@ -31,7 +31,7 @@ from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.event_bus import EventBus
 from sfn_emulator.engine.execution import Execution
-from sfn_emulator.randomness import process_seed
+from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
@@ -135,6 +135,7 @@ class Emulator:
         self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         seed = process_seed(settings.seed)
+        self.seed = seed  # what every id the emulator draws comes from (`--seed`)
         self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines,
                              interpreter_for=dialects.interpreter_for)
         self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
@@ -151,7 +152,8 @@ class Emulator:
         self.coverage = CoverageRecorder()
         self.engine.on_finished.append(self.coverage.record)
         # Amazon SWF on the same endpoint: its timers on the engine's clock, its Lambda functions the same callables.
-        self.swf = SwfService(self.engine, self.functions, function_hint=function_hint or "--functions")
+        self.swf = SwfService(self.engine, self.functions, function_hint=function_hint or "--functions",
+                              ids=Randomness(f"{seed}:swf"))
         if self.state is not None:
             self.state.attach(self.service, self.engine, self.clock)
 
@@ -160,7 +162,7 @@ class Emulator:
         from sfn_emulator.wire.app import api_endpoint
 
         return api_endpoint(self.service, default_account=self.settings.account, default_region=self.settings.region,
-                            more_apis=[("swf", self.swf)])
+                            more_apis=[("swf", self.swf)], ids=Randomness(f"{self.seed}:wire"))
 
     @cached_property
     def server_app(self) -> Front:

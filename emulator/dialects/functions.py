@@ -13,6 +13,7 @@ from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.engine.effects import Interpreter, Invoke
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.resources.base import ResourceArn, TaskRequest
+from sfn_emulator.resources.outcomes import settled_result
 
 FUNCTION_NOT_FOUND = "Lambda.ResourceNotFoundException"  # what the task-resource chain answers for no callable
 
@@ -25,9 +26,10 @@ def call_function(name: str, resource: str | None, payload: Any, *, run: Run, st
         request = TaskRequest(resource=ResourceArn(reference, "lambda", name=reference), payload=payload,
                               execution_arn=run.execution.arn, state_machine_name=run.execution.state_machine_name,
                               state_name=state_name, account=run.execution.account, region=run.execution.region,
-                              attempt=attempt, timeout_seconds=timeout, now=run.now(), test_case=run.execution.test_case)
+                              attempt=attempt, timeout_seconds=timeout, now=run.now(), test_case=run.execution.test_case,
+                              seed=run.request_seed())
         try:
-            return (yield Invoke(request, timeout))
+            return settled_result((yield Invoke(request, timeout)))
         except StatesError as error:
             if error.error != FUNCTION_NOT_FOUND:
                 raise

@@ -25,19 +25,12 @@ class Sleep:
 
 @dataclass(frozen=True, slots=True)
 class Invoke:
-    """Run a task resource on a worker thread. Resumes with its JSON result; throws its StatesError,
-    or States.Timeout when `timeout_seconds` of clock time pass first."""
+    """Run a task resource on a worker thread. Resumes with its `Succeeded` or `Pending` outcome
+    (`sfn_emulator.resources.outcomes`); throws its failure, or States.Timeout when `timeout_seconds`
+    of clock time pass first."""
 
     request: TaskRequest
     timeout_seconds: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AnswersWholeTask:
-    """Does a resource that settles whole tasks (a mock) serve this request? Resumes with a bool.
-    Such a resource's answer is the task's result: no callback, `.sync` job or activity worker."""
-
-    request: TaskRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +55,6 @@ class AwaitCompletion:
     submitted: Any
     timeout_seconds: float | None = None
     counted_from: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CheckActivity:
-    """Resumes with None when the activity exists; throws AWS's States.Runtime error when it does not."""
-
-    activity_arn: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,5 +138,5 @@ class Aborted(BaseException):
     stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
 
 
-Effect = (Sleep | AnswersWholeTask | Invoke | AwaitToken | AwaitCompletion | CheckActivity | ScheduleActivity | Fork | RunMapRun
+Effect = (Sleep | Invoke | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | RunMapRun
           | AwaitEvent | ProduceEvent | Reschedule | Transition)

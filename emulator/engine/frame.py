@@ -20,8 +20,10 @@ from typing import Any, Callable
 
 from sfn_emulator.clock import format_time
 from sfn_emulator.engine.execution import Execution, HistoryEvent
+from sfn_emulator.engine.task_questions import TaskQuestions
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.randomness import Randomness
+from sfn_emulator.resources.base import TaskResources
 
 JSON = Any
 
@@ -49,9 +51,10 @@ class Run:
 
     __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
                  "top_frame",
-                 "resources", "item_reader_items", "_last_payload")
+                 "resources", "tasks", "item_reader_items", "_last_payload")
 
-    def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None) -> None:
+    def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None,
+                 tasks: TaskQuestions = TaskQuestions()) -> None:
         self.execution = execution
         self.now = now
         self._seed = seed if seed is not None else execution.arn
@@ -59,7 +62,8 @@ class Run:
         self._randomness: Randomness | None = None
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
         self.top_frame: Frame | None = None  # the top level's frame: its variables and task token (kept by a store)
-        self.resources: Any = None  # a TaskResources chain of this run's own (TestState mocks), else the engine's
+        self.resources: TaskResources | None = None  # a chain of this run's own (TestState mocks), else the engine's
+        self.tasks = tasks  # what the interpreter asks about a task before running it
         self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
         self.execution_context = {
             "Id": execution.arn,
@@ -88,6 +92,11 @@ class Run:
         if self._randomness is None:
             self._randomness = Randomness(f"{self._seed}:ids")
         return self._randomness
+
+    def request_seed(self) -> str:
+        """The seed of the ids a task request made now draws in its answer (`TaskRequest.seed`):
+        the execution's, and the request's place in its history."""
+        return f"{self._seed}:request:{len(self.execution.history)}"
 
     def payload_text(self, value: JSON, known: str | None = None) -> str:
         """A state's input or output as history text. The output one state exits with is most often

@@ -28,11 +28,9 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.clock import Clock
 from sfn_emulator.engine.effects import (
-    AnswersWholeTask,
     AwaitCompletion,
     AwaitEvent,
     AwaitToken,
-    CheckActivity,
     Effect,
     Interpreter,
     Invoke,
@@ -53,7 +51,9 @@ from sfn_emulator.engine.scheduling.map_runs import MapRuns
 from sfn_emulator.engine.scheduling.time_rule import AutoTime
 from sfn_emulator.engine.scheduling.timers import Timer, Timers, new_timer
 from sfn_emulator.randomness import Randomness
+from sfn_emulator.engine.task_questions import TaskQuestions
 from sfn_emulator.resources.base import SyncResource, TaskResources
+from sfn_emulator.resources.outcomes import Failed, TaskOutcome, outcome_of
 
 __all__ = ["ActivityTask", "Engine", "InterpreterFor"]
 
@@ -68,12 +68,12 @@ class _Call:
     """A task resource working, on a thread of its own, for a fiber."""
 
     fiber: Fiber
-    settle: Callable[[_Call, Any, StatesError | None], None] = field(repr=False)
+    settle: Callable[[_Call, TaskOutcome | None], None] = field(repr=False)
     timer: Timer | None = None
     settled: bool = False
 
     def cancel(self) -> None:
-        self.settle(self, None, None)
+        self.settle(self, None)
 
 
 class Engine:
@@ -87,6 +87,9 @@ class Engine:
         self.ids = Randomness(f"{seed}:engine")
         # (activity ARN, ARN of the execution that schedules it) -> may the execution use the activity?
         self.activity_exists: Callable[[str, str], bool] = lambda activity_arn, execution_arn: True
+        # What interpreters ask about a task before running it, from the chain and activities in use now.
+        self.tasks = TaskQuestions(resources=lambda: self.resources,
+                                   activity_exists=lambda activity_arn, execution_arn: self.activity_exists(activity_arn, execution_arn))
         self.on_finished: list[Callable[[Execution], None]] = []
         self.on_map_run: list[Callable[[MapRun], None]] = []  # a Distributed Map run begins
         self.on_child_execution: list[Callable[[Execution, MapRun], None]] = []  # one of its items starts
@@ -109,7 +112,7 @@ class Engine:
                                  abort=lambda child: self._lifecycle.abort(child),
                                  began=lambda map_run: self._notify(self.on_map_run, map_run),
                                  child_started=lambda child, map_run: self._notify(self.on_child_execution, child, map_run))
-        self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed,
+        self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed, tasks=self.tasks,
                                     closed=self._execution_closed,
                                     interpreter_for=interpreter_for or (lambda execution: run_execution))
         self._events = EventWaits(fibers=self._fibers, timers=self._timers, now=clock.now)
@@ -389,24 +392,12 @@ class Engine:
                 self._fibers.resume(fiber)
             else:
                 fiber.waiting = self._timers.set(effect.until, lambda: self._fibers.resume(fiber), skippable=True)
-        elif isinstance(effect, AnswersWholeTask):
-            try:
-                resource = (fiber.run.resources or self.resources).find(effect.request)
-            except StatesError:
-                self._fibers.resume(fiber, False)
-            else:
-                self._fibers.resume(fiber, bool(getattr(resource, "settles_task", False)))
         elif isinstance(effect, Invoke):
             self._invoke(fiber, effect)
         elif isinstance(effect, AwaitToken):
             self._callbacks.await_token(fiber, effect)
         elif isinstance(effect, AwaitCompletion):
             self._await_completion(fiber, effect)
-        elif isinstance(effect, CheckActivity):
-            if self.activity_exists(effect.activity_arn, fiber.run.execution.arn):
-                self._fibers.resume(fiber)
-            else:
-                self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"The activity {effect.activity_arn} does not exist."))
         elif isinstance(effect, ScheduleActivity):
             self._callbacks.schedule_activity(fiber, effect)
         elif isinstance(effect, RunMapRun):
@@ -433,35 +424,35 @@ class Engine:
         self._in_flight += 1
         if effect.timeout_seconds:
             call.timer = self._timers.set(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
-                                          lambda: self._settle(call, None, StatesError(names.TIMEOUT)), skippable=False)
+                                          lambda: self._settle(call, Failed(StatesError(names.TIMEOUT))), skippable=False)
         self.clock.release()  # time follows the wall clock while a task resource works
 
         def work() -> None:
-            try:
-                result, error = resource.invoke(request), None
-            except StatesError as failure:
-                result, error = None, failure
-            except Exception as exc:  # a resource's own bug fails the task, not the engine
-                log.exception("task resource failed for %s", request.resource.arn)
-                result, error = None, StatesError(names.TASK_FAILED, f"{type(exc).__name__}: {exc}")
-            self._post(lambda: self._settle(call, result, error))
+            outcome = outcome_of(resource, request)
+            self._post(lambda: self._settle(call, outcome))
 
         # One daemon thread per call, not a pool: a call that never returns (abandoned at its timeout)
         # then holds nothing another task needs, and no call keeps the process from exiting.
         try:
             threading.Thread(target=work, name="sfn-task", daemon=True).start()
         except RuntimeError as exc:  # the process can start no more threads: this task fails, the engine goes on
-            self._settle(call, None, StatesError(names.TASK_FAILED, f"sfn-emulator cannot run the task now: {exc}"))
+            self._settle(call, Failed(StatesError(names.TASK_FAILED, f"sfn-emulator cannot run the task now: {exc}")))
 
-    def _settle(self, call: _Call, result: Any, error: StatesError | None) -> None:
+    def _settle(self, call: _Call, outcome: TaskOutcome | None) -> None:
+        """The call answered (or timed out, or was cancelled: `None`): the fiber resumes with its
+        `Succeeded` or `Pending` outcome, or has its failure thrown in."""
         if call.settled:
             return
         call.settled = True
         self._in_flight -= 1
         if call.timer:
             call.timer.cancel()
-        if not call.fiber.done:
-            self._fibers.resume(call.fiber, result, error)
+        if call.fiber.done:
+            return
+        if isinstance(outcome, Failed):
+            self._fibers.resume(call.fiber, error=outcome.error)
+        else:
+            self._fibers.resume(call.fiber, outcome)
 
     def _await_completion(self, fiber: Fiber, effect: AwaitCompletion) -> None:
         try:

@@ -26,7 +26,7 @@ from sfn_emulator.engine.interpreter import caught_output, matching_catcher, mat
 from sfn_emulator.engine.scheduler import Engine
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.partitions import partition_for
-from sfn_emulator.resources.base import TaskRequest, TaskResources
+from sfn_emulator.resources.base import TaskRequest, TaskResources, WholeTaskResource
 
 TEST_MACHINE_NAME = "TestStateMachine"
 INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterItemsPath", "afterItemSelector",
@@ -53,11 +53,9 @@ class StateConfiguration:
     map_item_reader_items: list[JSON] | None = None  # what a Map's ItemReader reads, instead of reading it
 
 
-class MockedResult:
+class MockedResult(WholeTaskResource):
     """A TestState `mock` for a Task: its resource returns `result` (JSON text) or fails with `errorOutput`.
     The mocked answer is the task's whole result, for callbacks, `.sync` and activities too."""
-
-    settles_task = True
 
     def __init__(self, mock: dict[str, Any]) -> None:
         self._mock = mock
@@ -111,7 +109,7 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
         definition="", input=input_text, start_date=engine.clock.now(),
         account=account, region=region, role_arn=role_arn,
     )
-    run = Run(execution, engine.clock.now)
+    run = Run(execution, engine.clock.now, tasks=engine.tasks)
     del run.execution_context["RedriveCount"]  # a TestState run is never redriven: AWS's has no such field
     if mock is not None:
         run.resources = TaskResources([MockedResult(mock)])

@@ -27,7 +27,6 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 from email.utils import format_datetime
 from http import HTTPStatus
 from typing import Any
@@ -232,13 +231,14 @@ def _literal(template: str) -> None:
 
 def _gateway_headers(headers: dict[str, list[str]], body: str, request: TaskRequest) -> dict[str, list[str]]:
     """The response's headers with those API Gateway adds to every answer."""
+    ids = request.randomness()
     added = {
         "Connection": ["keep-alive"],
         "Content-Length": [str(len(body.encode()))],
         "Date": [format_datetime(request.now, usegmt=True)] if request.now else [],
-        "x-amz-apigw-id": [uuid.uuid4().hex[:16]],
-        "x-amzn-RequestId": [str(uuid.uuid4())],
-        "X-Amzn-Trace-Id": [f"Root=1-{uuid.uuid4().hex[:8]}-{uuid.uuid4().hex[:24]}"],
+        "x-amz-apigw-id": [ids.hex_token(16)],
+        "x-amzn-RequestId": [ids.uuid()],
+        "X-Amzn-Trace-Id": [f"Root=1-{ids.hex_token(8)}-{ids.hex_token(24)}"],
     }
     merged = {name: values for name, values in headers.items() if name.lower() not in {"content-length", "date"}}
     merged.setdefault("Content-Type", [_JSON_TYPE])

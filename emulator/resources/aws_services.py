@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 import zlib
 from dataclasses import dataclass, field
 from email.utils import format_datetime
@@ -35,6 +34,7 @@ from botocore.model import OperationModel
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.api_gateway import ApiGatewayInvoke
 from sfn_emulator.resources.aws.backends import MotoBackends
 from sfn_emulator.resources.aws.moto_gaps import (
@@ -161,7 +161,7 @@ class AwsServiceIntegrations:
     def _invoke_sdk(self, service: str, operation: OperationModel, request: TaskRequest) -> Any:
         client = self.backends.client(service, account=request.account, region=request.region)
         try:
-            response = self._call(client, operation, request.payload)
+            response = self._call(client, operation, request.payload, request.randomness())
         except ClientError as error:
             raise sdk_v2_error(error, operation) from None
         response.pop("ResponseMetadata", None)
@@ -179,7 +179,7 @@ class AwsServiceIntegrations:
             payload = _with_execution_resources(payload, request.execution_arn)
         client = self.backends.client(service.botocore_name, account=account, region=region)
         try:
-            response = self._call(client, operation, payload)
+            response = self._call(client, operation, payload, request.randomness())
         except ClientError as error:
             raise sdk_v1_error(service, error, operation) from None
         http = response.pop("ResponseMetadata", {})
@@ -191,20 +191,20 @@ class AwsServiceIntegrations:
         return result
 
     # -- shared -----------------------------------------------------------------------------------
-    def _call(self, client: Any, operation: OperationModel, payload: Any) -> dict[str, Any]:
+    def _call(self, client: Any, operation: OperationModel, payload: Any, ids: Randomness) -> dict[str, Any]:
         """Make the call, amended where moto answers otherwise than AWS; anything but the service's own
         error answer fails as `backends` says (moto: the emulator's limit, said plainly)."""
         params = {}
         if operation.input_shape is not None and isinstance(payload, dict):
             params = to_request(payload, operation.input_shape)
-        check_request(operation, params)
+        check_request(operation, params, ids)
         to_send, refused = refused_entries(operation, params)
         if to_send is None:  # AWS failed every entry itself
             return with_refused_entries({}, refused)
         try:
             response = getattr(client, xform_name(operation.name))(**to_send)
         except ClientError as error:
-            raise amend_error(operation, to_send, error) from None
+            raise amend_error(operation, to_send, error, ids) from None
         except Exception as fault:  # no answer from the service: moto lacks the operation, an endpoint is down, ...
             raise self.backends.call_failed(operation, fault) from None
         return with_refused_entries(amend_response(operation, to_send, response), refused)
@@ -290,7 +290,7 @@ def _http_metadata(service: OptimizedService, operation: OperationModel, metadat
                    result: dict[str, Any], request: TaskRequest) -> dict[str, Any]:
     """`SdkHttpMetadata` and `SdkResponseMetadata` as the 1.x SDK reports AWS's HTTP response
     (`metadata`: botocore's ResponseMetadata of the call)."""
-    request_id = metadata.get("RequestId") or _new_request_id()
+    request_id = metadata.get("RequestId") or request.randomness().uuid()
     protocol = operation.service_model.protocol
     if protocol == "json":  # the body AWS sends: the result's members, compact
         body = json.dumps(result, separators=(",", ":")).encode()
@@ -317,6 +317,3 @@ def _http_metadata(service: OptimizedService, operation: OperationModel, metadat
         "SdkResponseMetadata": {"RequestId": request_id},
     }
 
-
-def _new_request_id() -> str:
-    return str(uuid.uuid4())

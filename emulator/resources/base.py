@@ -3,15 +3,15 @@
 A resource is any object with ``matches(request)`` and ``invoke(request)``. ``invoke`` runs on a
 worker thread (it may block or be slow), returns the task's JSON result, and raises
 `StatesError` for a task failure. Callback (``.waitForTaskToken``) and activity waits are the
-engine's business, not a resource's — unless the resource has ``settles_task = True`` (mocks):
-then its answer is the whole task's result, with no callback, `.sync` job or activity worker.
+engine's business, not a resource's — unless the resource is a `WholeTaskResource` (mocks):
+then its answer is the whole task's result, with no callback, `.sync` job or activity worker
+(`sfn_emulator.resources.outcomes` types an answer accordingly).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, Sequence, runtime_checkable
@@ -19,6 +19,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 from sfn_emulator.asl.arns import Arn, split_arn
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.partitions import partition_for
+from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.resources.control_plane import FinishedExecution
 
 log = logging.getLogger(__name__)
@@ -112,12 +113,25 @@ class TaskRequest:
     now: datetime | None = None
     test_case: str | None = None  # the mock test case this execution runs under
     extra: dict[str, Any] = field(default_factory=dict)
+    seed: str | None = None  # what the ids in the answer are drawn from (`randomness`)
+
+    def randomness(self) -> Randomness:
+        """The source of the ids this request's answer carries (request ids, trace ids): seeded from
+        the execution's seed and the request's place in its history, so a run started with `--seed`
+        answers alike every time; fresh when the request has no seed. Call it once per answer."""
+        return Randomness(self.seed if self.seed is not None else process_seed(None))
 
 
 class TaskResource(Protocol):
     def matches(self, request: TaskRequest) -> bool: ...
 
     def invoke(self, request: TaskRequest) -> Any: ...
+
+
+class WholeTaskResource:
+    """A resource whose answer is the whole task's result, whatever the request's pattern: a mock
+    (its response stands for the callback, the `.sync` job or the activity worker) or a remote
+    endpoint's `.sync` call (the engine has no execution of its own to wait for)."""
 
 
 @runtime_checkable
@@ -149,6 +163,13 @@ class TaskResources:
                 return resource
         raise self.unmapped(request)
 
+    def settles_whole_task(self, request: TaskRequest) -> bool:
+        """Is `request` answered by a `WholeTaskResource`? (An unmapped one is not: it fails when invoked.)"""
+        try:
+            return isinstance(self.find(request), WholeTaskResource)
+        except StatesError:
+            return False
+
     def unmapped(self, request: TaskRequest) -> StatesError:
         """The error for a resource nothing can run. A Lambda function gets AWS's own not-found error
         (the hint on how to map it goes to the log, once per function); anything else says which ARN."""
@@ -162,7 +183,7 @@ class TaskResources:
             return StatesError(
                 "Lambda.ResourceNotFoundException",
                 f"Function not found: {arn}:$LATEST (Service: AWSLambda; Status Code: 404; Error Code: "
-                f"ResourceNotFoundException; Request ID: {uuid.uuid4()}; Proxy: null)",
+                f"ResourceNotFoundException; Request ID: {request.randomness().uuid()}; Proxy: null)",
             )
         return StatesError(
             "States.Runtime",

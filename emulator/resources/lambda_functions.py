@@ -8,12 +8,12 @@ import base64
 import json
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.resources import lambda_runtime
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
 from sfn_emulator.resources.function_map import MappedFunction
@@ -119,7 +119,7 @@ class LambdaFunctions:
         if found is None:
             raise LookupError(reference)
         function, arn, qualifier = found
-        return self._run(function, event, arn, qualifier, compact=True)
+        return self._run(function, event, arn, qualifier, compact=True, ids=Randomness(process_seed(None)))
 
     # -- the TaskResource interface ------------------------------------------------------------
     def matches(self, request: TaskRequest) -> bool:
@@ -132,27 +132,29 @@ class LambdaFunctions:
         found = self.lookup(reference, request.region, request.account)
         assert found is not None
         function, arn, qualifier = found
+        ids = request.randomness()
         if request.resource.kind == "lambda":
-            return self._run(function, request.payload, arn, qualifier, compact=False)
+            return self._run(function, request.payload, arn, qualifier, compact=False, ids=ids)
         params = request.payload if isinstance(request.payload, dict) else {}
         event, kind = invoke_event(params), invocation_type(params)
         sdk = request.resource.service == SDK_SERVICE
         if kind == EVENT:  # queued: the function runs, but nobody waits for it or hears of its failure
-            threading.Thread(target=self._run_unheard, args=(function, event, arn, qualifier), daemon=True).start()
+            threading.Thread(target=self._run_unheard, args=(function, event, arn, qualifier, request.randomness()),
+                             daemon=True).start()
         if kind != REQUEST_RESPONSE:
-            return sdk_invoke_response(None, kind, None) if sdk else invoke_response("", request, kind)
+            return sdk_invoke_response(None, kind, None) if sdk else invoke_response("", request, kind, ids)
         if not sdk:
-            return invoke_response(self._run(function, event, arn, qualifier, compact=True), request)
+            return invoke_response(self._run(function, event, arn, qualifier, compact=True, ids=ids), request, ids=ids)
         outcome: Any
         try:
-            outcome = self._run(function, event, arn, qualifier, compact=False)
+            outcome = self._run(function, event, arn, qualifier, compact=False, ids=ids)
         except StatesError as failure:  # the function failed; the call to Lambda did not
             outcome = failure
-        return sdk_invoke_response(outcome, kind, _log_tail(str(uuid.uuid4())) if _wants_tail(params) else None)
+        return sdk_invoke_response(outcome, kind, _log_tail(ids.uuid()) if _wants_tail(params) else None)
 
-    def _run_unheard(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None) -> None:
+    def _run_unheard(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None, ids: Randomness) -> None:
         try:
-            self._run(function, event, arn, qualifier, compact=True)
+            self._run(function, event, arn, qualifier, compact=True, ids=ids)
         except StatesError:
             pass  # an Event invocation's failure goes to the function's own destinations, not to the caller
 
@@ -173,8 +175,9 @@ class LambdaFunctions:
             return reference
         return None
 
-    def _run(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None, *, compact: bool) -> Any:
-        request_id = str(uuid.uuid4())
+    def _run(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None, *, compact: bool,
+             ids: Randomness) -> Any:
+        request_id = ids.uuid()
         name = arn.rsplit(":", 1)[-1]
         timeout = function.timeout_seconds if function.timeout_seconds is not None else self.default_timeout
         context = LambdaContext(
@@ -184,7 +187,7 @@ class LambdaFunctions:
             memory_limit_in_mb=128,
             aws_request_id=request_id,
             log_group_name=f"/aws/lambda/{name}",
-            log_stream_name=f"{(self._now() if self._now else datetime.now(timezone.utc)):%Y/%m/%d}/[$LATEST]{uuid.uuid4().hex}",
+            log_stream_name=f"{(self._now() if self._now else datetime.now(timezone.utc)):%Y/%m/%d}/[$LATEST]{ids.hex_token(32)}",
             timeout_seconds=timeout,
         )
         invocation = Invocation(function_name=name, request_id=request_id, timeout_seconds=timeout, now=self._now,
@@ -192,7 +195,8 @@ class LambdaFunctions:
         return lambda_runtime.invoke(function.handler, event, context, invocation)
 
 
-def invoke_response(payload: Any, request: TaskRequest, kind: str = REQUEST_RESPONSE) -> dict[str, Any]:
+def invoke_response(payload: Any, request: TaskRequest, kind: str = REQUEST_RESPONSE,
+                    ids: Randomness | None = None) -> dict[str, Any]:
     """The result of `arn:aws:states:::lambda:invoke`: Lambda's Invoke response as the AWS SDK for Java shapes it.
 
     With `LogType: Tail` Lambda also answers the tail of the invocation's log, base64-encoded, as the
@@ -200,12 +204,13 @@ def invoke_response(payload: Any, request: TaskRequest, kind: str = REQUEST_RESP
     or `DryRun` invocation (`kind`) answers no body, so no payload, version or log."""
     from email.utils import format_datetime  # (email's package, with socket, on the first Lambda call)
 
-    request_id = str(uuid.uuid4())
+    ids = ids or request.randomness()
+    request_id = ids.uuid()
     ran = kind == REQUEST_RESPONSE
     # the Python runtime's own serialisation, default spacing
     length = str(len(json.dumps(payload).encode())) if ran else "0"
     date = format_datetime(request.now, usegmt=True) if request.now else ""
-    trace_id = f"Root=1-{uuid.uuid4().hex[:8]}-{uuid.uuid4().hex[:24]}"
+    trace_id = f"Root=1-{ids.hex_token(8)}-{ids.hex_token(24)}"
     headers = {
         "Connection": "keep-alive",
         "Content-Length": length,

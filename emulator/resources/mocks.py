@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.definition_files import is_yaml_file, json_shaped_yaml_loader
-from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.base import TaskRequest, WholeTaskResource
 
 if TYPE_CHECKING:
     import yaml
@@ -395,10 +395,8 @@ class _Loaded:
     error: str | None
 
 
-class MockConfig:
+class MockConfig(WholeTaskResource):
     """A mock configuration file as a task resource; re-read when the file changes. Thread-safe."""
-
-    settles_task = True  # a mocked response is the task's result, even for callbacks, `.sync` and activities
 
     def __init__(self, path: str | Path, document: MockDocument, signature: tuple[int, int, int] | None) -> None:
         self.path = Path(path)

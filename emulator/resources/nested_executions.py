@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import datetime
 from email.utils import format_datetime
 from typing import Any
@@ -30,8 +29,8 @@ class StartExecution:
         try:
             started = self._service.handle("StartExecution", params, account=request.account, region=request.region)
         except ApiError as error:
-            raise start_execution_error(error.code, error.message, error.status) from None
-        return started_result(started["executionArn"], started["startDate"], request.now)
+            raise start_execution_error(error.code, error.message, error.status, request) from None
+        return started_result(started["executionArn"], started["startDate"], request)
 
     def awaited_execution(self, submitted: Any) -> str:
         return submitted["ExecutionArn"]
@@ -54,17 +53,17 @@ def start_execution_params(payload: Any) -> dict[str, Any]:
     return params
 
 
-def start_execution_error(code: str, message: str, status: int) -> StatesError:
+def start_execution_error(code: str, message: str, status: int, request: TaskRequest) -> StatesError:
     """A refused StartExecution as the 1.x SDK behind `states:startExecution` reports it."""
     return StatesError(f"StepFunctions.{code}Exception".replace("ExceptionException", "Exception"),
                        f"{message} (Service: AWSStepFunctions; Status Code: {status}; "
-                       f"Error Code: {code}; Request ID: {uuid.uuid4()}; Proxy: null)")
+                       f"Error Code: {code}; Request ID: {request.randomness().uuid()}; Proxy: null)")
 
 
-def started_result(execution_arn: str, start_date: datetime, now: datetime | None) -> dict[str, Any]:
+def started_result(execution_arn: str, start_date: datetime, request: TaskRequest) -> dict[str, Any]:
     """The result of `states:startExecution` (and what `.sync` submits): ARN, start in epoch millis, HTTP metadata."""
     result = {"ExecutionArn": execution_arn, "StartDate": epoch_millis(start_date)}
-    return {**result, **sdk_metadata(len(json.dumps(result)), now)}
+    return {**result, **sdk_metadata(len(json.dumps(result)), request.now, request.randomness().uuid())}
 
 
 def completion_result(execution: FinishedExecution, *, json_output: bool) -> dict[str, Any]:
@@ -111,9 +110,8 @@ def epoch_millis(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def sdk_metadata(length: int, now: datetime | None) -> dict[str, Any]:
+def sdk_metadata(length: int, now: datetime | None, request_id: str) -> dict[str, Any]:
     """The HTTP metadata the 1.x SDK adds to StartExecution's answer (a body of `length` bytes)."""
-    request_id = str(uuid.uuid4())
     headers = {
         "connection": "keep-alive",
         "Content-Length": str(length),

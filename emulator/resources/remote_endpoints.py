@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.aws.sdk import SdkServices, sdk_v2_service_name
 from sfn_emulator.resources.aws_services import OPTIMIZED, AwsServiceIntegrations, OptimizedService, sdk_v1_error
-from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, TaskRequest
+from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, TaskRequest, WholeTaskResource
 from sfn_emulator.resources.lambda_functions import invoke_response
 from sfn_emulator.resources.nested_executions import (
     epoch_millis,
@@ -165,7 +165,7 @@ class RemoteStartExecution:
 
     def invoke(self, request: TaskRequest) -> Any:
         started = self._call(request, "start_execution", **start_execution_params(request.payload))
-        return started_result(started["executionArn"], started["startDate"], request.now)
+        return started_result(started["executionArn"], started["startDate"], request)
 
     def _call(self, request: TaskRequest, method: str, **params: Any) -> dict[str, Any]:
         client = self._clients.client("stepfunctions", account=request.account, region=request.region)
@@ -175,18 +175,17 @@ class RemoteStartExecution:
             details = error.response.get("Error", {})
             status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400)
             raise start_execution_error(str(details.get("Code", "")), str(details.get("Message", "")),
-                                        status) from None
+                                        status, request) from None
         except Exception as fault:
             raise self._clients.call_failed(self._operation, fault) from None
 
 
-class RemoteStartExecutionSync(RemoteStartExecution):
+class RemoteStartExecutionSync(RemoteStartExecution, WholeTaskResource):
     """`states:startExecution.sync` / `.sync:2` at the Step Functions endpoint: starts the child and
     polls it until it ends (see the module docstring); the whole task is answered here, so the
     history has no TaskSubmitted event between TaskStarted and TaskSucceeded."""
 
     patterns = frozenset({SYNC, SYNC2})
-    settles_task = True  # the engine has no execution of its own to wait for
 
     def invoke(self, request: TaskRequest) -> Any:
         arn = self._call(request, "start_execution", **start_execution_params(request.payload))["executionArn"]

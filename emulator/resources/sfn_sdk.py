@@ -12,7 +12,6 @@ The other `aws-sdk:` services' causes on record (2023 to January 2025) have no a
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from botocore.model import OperationModel
@@ -58,7 +57,7 @@ class StepFunctionsSdk:
             decoded = self._decoders[operation.name](params)
             result = self._service.handle(operation.name, decoded, account=request.account, region=request.region)
         except ApiError as error:
-            raise _sdk_v2_error(error, operation) from None
+            raise _sdk_v2_error(error, operation, request) from None
         return from_response(result, operation.output_shape)
 
 
@@ -66,10 +65,10 @@ def _operation_name(action: str) -> str:
     return action[:1].upper() + action[1:]
 
 
-def _sdk_v2_error(error: ApiError, operation: OperationModel) -> StatesError:
+def _sdk_v2_error(error: ApiError, operation: OperationModel, request: TaskRequest) -> StatesError:
     """The control plane's error as the SDK for Java 2.x reports it: `Sfn.<class>` and its message with facts."""
     service = sdk_v2_service_name(operation.service_model)
     shape = modelled_error_shape(operation.service_model, error.code)
     name = sdk_v2_exception_name(shape) if shape else f"{service}Exception"
     return StatesError(f"{service}.{name}", f"{error.message} (Service: {service}, Status Code: {error.status}, "
-                                            f"Request ID: {uuid.uuid4()}) (SDK Attempt Count: {_ATTEMPTS})")
+                                            f"Request ID: {request.randomness().uuid()}) (SDK Attempt Count: {_ATTEMPTS})")

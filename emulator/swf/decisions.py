@@ -12,7 +12,6 @@ The rules, from the API reference:
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Callable
 
 from sfn_emulator.swf.execution import ActivityTask, OpenLambda, OpenTimer, WorkflowExecution, parse_duration
@@ -172,7 +171,7 @@ class DecisionBatch:
             _, settings = resolve_start(execution.domain, attributes, workflow_type)
         except StartProblem as problem:
             return self._failed("ContinueAsNewWorkflowExecutionFailed", cause=problem.cause)
-        run_id = uuid.uuid4().hex
+        run_id = self.workflows.new_run_id()
         self.workflows.close(
             execution, "CONTINUED_AS_NEW", "WorkflowExecutionContinuedAsNew", input=attributes.get("input"),
             decisionTaskCompletedEventId=self.completed_id, newExecutionRunId=run_id,

@@ -13,6 +13,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.partitions import partition_for
+from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.swf.decisions import DecisionBatch, check_attributes
 from sfn_emulator.swf.execution import ActivityTask, DecisionTask, WorkflowExecution
 from sfn_emulator.swf.faults import TooManyTagsFault, UnknownResourceFault
@@ -33,13 +34,15 @@ _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 
 
 class SwfService:
-    def __init__(self, engine: Engine, functions: LambdaFunctions, *, function_hint: str = "--functions") -> None:
+    def __init__(self, engine: Engine, functions: LambdaFunctions, *, function_hint: str = "--functions",
+                 ids: Randomness | None = None) -> None:
         self.clock = engine.clock
         self._wake_engine = engine.wake  # a cancelled deadline changes what the auto clock may jump to
         self._lock = threading.RLock()
         self._registries: dict[tuple[str, str], Registry] = {}
         self.tasks = TaskLists(engine.clock, self._lock)
-        self.workflows = Workflows(engine.clock, engine.set_timer, self._lock, self.tasks)
+        self.workflows = Workflows(engine.clock, engine.set_timer, self._lock, self.tasks,
+                                   ids or Randomness(process_seed(None)))
         self._lambdas = LambdaRunner(functions, self.workflows, engine.outside_call, function_hint)
         self.workflows.on_lambda = self._lambdas.start
 

@@ -12,12 +12,12 @@ instead of jumping; once only timers remain, it jumps to the next one.
 from __future__ import annotations
 
 import threading
-import uuid
 from datetime import timedelta
 from typing import Any, Callable
 
 from sfn_emulator.clock import Clock
 from sfn_emulator.engine.scheduling.timers import Timer
+from sfn_emulator.randomness import Randomness
 from sfn_emulator.swf.execution import (
     CLOSED,
     ActivityTask,
@@ -77,11 +77,12 @@ def resolve_start(domain: Domain, attributes: dict[str, Any], workflow_type: dic
 class Workflows:
     """Every execution of the service, and what happens to them; callers hold `lock`."""
 
-    def __init__(self, clock: Clock, set_timer: SetTimer, lock: threading.RLock, tasks: TaskLists) -> None:
+    def __init__(self, clock: Clock, set_timer: SetTimer, lock: threading.RLock, tasks: TaskLists, ids: Randomness) -> None:
         self.clock = clock
         self._set_timer = set_timer
         self.lock = lock
         self.tasks = tasks
+        self._ids = ids  # run ids and task tokens, from the emulator's seed (drawn under `lock`)
         self.executions: dict[tuple[str, str, str], list[WorkflowExecution]] = {}  # (account, region, domain) -> all
         self.tokens: dict[str, tuple[WorkflowExecution, Any]] = {}  # task token -> (execution, open task)
         # Runs a scheduled Lambda function; True when it failed to start (see `lambdas`).
@@ -117,7 +118,7 @@ class Workflows:
             raise WorkflowExecutionAlreadyStartedFault("Already Started")
         now = self.clock.now()
         execution = WorkflowExecution(
-            domain=domain, account=account, region=region, workflow_id=workflow_id, run_id=run_id or uuid.uuid4().hex,
+            domain=domain, account=account, region=region, workflow_id=workflow_id, run_id=run_id or self.new_run_id(),
             workflow_type=dict(workflow_type), task_list=settings["taskList"]["name"], task_priority=settings["taskPriority"],
             input=attributes.get("input"), execution_timeout=settings["executionStartToCloseTimeout"],
             task_timeout=settings["taskStartToCloseTimeout"], child_policy=settings["childPolicy"],
@@ -371,8 +372,12 @@ class Workflows:
             timer.cancel()
 
     # -- tokens and keys ---------------------------------------------------------------------------
+    def new_run_id(self) -> str:
+        """A new execution's `runId`."""
+        return self._ids.hex_token(32)
+
     def _token(self, execution: WorkflowExecution, task: Any) -> str:
-        token = uuid.uuid4().hex + uuid.uuid4().hex
+        token = self._ids.hex_token(64)
         self.tokens[token] = (execution, task)
         return token
 

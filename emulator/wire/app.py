@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -41,6 +41,7 @@ from sfn_emulator.service.errors import (
     SerializationException,
     UnknownOperationException,
 )
+from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.wire.encoding import CONTENT_TYPE, encode_error, encode_result
 from sfn_emulator.wire.sigv4 import credential_scope
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
@@ -106,10 +107,19 @@ def parse_body(raw: bytes) -> dict[str, Any]:
 class JsonProtocolEndpoint:
     """Dispatches `POST /` requests to the API their target prefix names."""
 
-    def __init__(self, apis: Iterable[JsonApi], *, default_account: str, default_region: str) -> None:
+    def __init__(self, apis: Iterable[JsonApi], *, default_account: str, default_region: str,
+                 ids: Randomness | None = None) -> None:
         self._apis = {api.target_prefix: api for api in apis}
         self._default_account = default_account
         self._default_region = default_region
+        # Each answer's `x-amzn-RequestId`: from the emulator's seed, so a seeded client session repeats.
+        self._ids = ids or Randomness(process_seed(None))
+        self._ids_lock = threading.Lock()  # requests are answered on several threads
+
+    def request_id(self) -> str:
+        """A new `x-amzn-RequestId`."""
+        with self._ids_lock:
+            return self._ids.uuid()
 
     @property
     def own_apis(self) -> OwnApis:
@@ -130,7 +140,7 @@ class JsonProtocolEndpoint:
 
     def answer(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
         """Status, headers and body of the answer to a `POST /` request."""
-        headers = {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": str(uuid.uuid4())}
+        headers = {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": self.request_id()}
         try:
             return 200, headers, encode_result(self._dispatch(environ))
         except ApiError as error:
@@ -172,18 +182,18 @@ def _error_answer(error: ApiError, headers: dict[str, str]) -> tuple[int, dict[s
     return error.status, {**headers, "x-amzn-ErrorType": error_type}, body
 
 
-def error_response(error: ApiError, headers: dict[str, str] | None = None) -> Response:
+def error_response(error: ApiError, request_id: str, headers: dict[str, str] | None = None) -> Response:
     """An error answered in AWS's JSON 1.0 form."""
     from flask import Response
 
-    status, all_headers, body = _error_answer(error, {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": str(uuid.uuid4()),
+    status, all_headers, body = _error_answer(error, {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": request_id,
                                                       **(headers or {})})
     return Response(body, status=status, headers=all_headers)
 
 
-def _unroutable(error: HTTPException) -> Response:
+def _unroutable(error: HTTPException, request_id: str) -> Response:
     """A method or path the API has no route for: Coral's unknown operation, with the routing's status."""
-    return error_response(UnknownOperationException("", status=error.code or 404))
+    return error_response(UnknownOperationException("", status=error.code or 404), request_id)
 
 
 def health() -> Response:
@@ -194,11 +204,11 @@ def health() -> Response:
 
 
 def api_endpoint(service: ControlPlane, *, default_account: str, default_region: str,
-                 more_apis: Iterable[tuple[str, ControlPlane]] = ()) -> JsonProtocolEndpoint:
+                 more_apis: Iterable[tuple[str, ControlPlane]] = (), ids: Randomness | None = None) -> JsonProtocolEndpoint:
     """`POST /` for the Step Functions API and the APIs of `more_apis` ((botocore model name, control
     plane) pairs: Amazon SWF's)."""
     apis = [JsonApi.from_model(SERVICE_NAME, service), *(JsonApi.from_model(name, plane) for name, plane in more_apis)]
-    return JsonProtocolEndpoint(apis, default_account=default_account, default_region=default_region)
+    return JsonProtocolEndpoint(apis, default_account=default_account, default_region=default_region, ids=ids)
 
 
 def create_app(service: ControlPlane, *, default_account: str, default_region: str,
@@ -215,6 +225,6 @@ def create_app(service: ControlPlane, *, default_account: str, default_region: s
     # No automatic OPTIONS answers: no CORS preflight is served, and every answer is JSON.
     app.add_url_rule("/", "api", endpoint, methods=["POST"], provide_automatic_options=False)
     app.add_url_rule(HEALTH_PATH, "health", health, methods=["GET"], provide_automatic_options=False)
-    app.register_error_handler(HTTPException, _unroutable)
+    app.register_error_handler(HTTPException, lambda error: _unroutable(error, endpoint.request_id()))
     app.extensions[OWN_APIS_KEY] = endpoint.own_apis
     return app

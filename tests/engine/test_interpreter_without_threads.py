@@ -16,10 +16,11 @@ import pytest
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
-from sfn_emulator.engine.effects import AnswersWholeTask, Fork, Invoke, Interpreter, Reschedule, Sleep, Transition
+from sfn_emulator.engine.effects import Fork, Invoke, Interpreter, Reschedule, Sleep, Transition
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.engine.interpreter import run_execution
+from sfn_emulator.resources.outcomes import Succeeded
 
 START = datetime(2024, 1, 1, tzinfo=timezone.utc)
 FUNCTION = "arn:aws:lambda:us-east-1:111111111111:function:work"
@@ -55,11 +56,9 @@ class World:
             case Sleep(until=until):
                 self.now = max(self.now, until)
                 return None
-            case AnswersWholeTask():
-                return False
             case Invoke(request=request):
                 self.calls.append(request.payload)
-                return self.function(request.payload)
+                return Succeeded(self.function(request.payload))
             case Fork(children=children):
                 return [self.drive(child()) for child in children]
         raise AssertionError(f"unexpected effect {effect!r}")

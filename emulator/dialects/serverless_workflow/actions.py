@@ -13,9 +13,10 @@ from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.events import await_events, produce
 from sfn_emulator.dialects.serverless_workflow.expressions import merged
 from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, error_details, task_request
-from sfn_emulator.engine.effects import AnswersWholeTask, AwaitCompletion, Fork, Interpreter, Invoke
+from sfn_emulator.engine.effects import AwaitCompletion, Fork, Interpreter, Invoke
 from sfn_emulator.engine.frame import Frame, to_json_text
-from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC2, parse_resource
+from sfn_emulator.resources.base import REQUEST_RESPONSE, parse_resource
+from sfn_emulator.resources.outcomes import Pending
 
 JSON = Any
 
@@ -105,12 +106,13 @@ def subflow(workflow: WorkflowRun, workflow_id: str, wait: bool, data: JSON, fra
                {**ids, "region": execution.region, "parameters": to_json_text(payload)})
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
     try:
-        settled = wait and (yield AnswersWholeTask(request))
-        result = yield Invoke(request)
-        if resource.pattern == SYNC2 and not settled:
+        outcome = yield Invoke(request)
+        if isinstance(outcome, Pending):
             frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
-                       {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
-            result = yield AwaitCompletion(request, result)
+                       {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
+            result = yield AwaitCompletion(request, outcome.submitted)
+        else:
+            result = outcome.result
     except StatesError as error:
         frame.emit("TaskFailed", "taskFailedEventDetails", {**ids, **error_details(error)})
         raise sub_workflow_error(error) from None

@@ -35,4 +35,5 @@ def task_request(resource: ResourceArn, payload: JSON, name: str, run: Run, fram
     return TaskRequest(resource=resource, payload=payload, execution_arn=run.execution.arn,
                        state_machine_name=run.execution.state_machine_name, state_name=name,
                        account=run.execution.account, region=run.execution.region, attempt=frame.retry_count,
-                       timeout_seconds=timeout, now=run.now(), test_case=run.execution.test_case)
+                       timeout_seconds=timeout, now=run.now(), test_case=run.execution.test_case,
+                       seed=run.request_seed())

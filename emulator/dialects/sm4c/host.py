@@ -31,10 +31,11 @@ from sfn_emulator.clock import format_time
 from sfn_emulator.dialects.functions import call_function
 from sfn_emulator.dialects.sm4c.model import EventDefinition, InvokeFunctionAction, InvokeSubflowAction
 from sfn_emulator.engine.cloudevents import REQUIRED_ATTRIBUTES, EventMatch
-from sfn_emulator.engine.effects import AnswersWholeTask, AwaitCompletion, AwaitEvent, Interpreter, Invoke, ProduceEvent
+from sfn_emulator.engine.effects import AwaitCompletion, AwaitEvent, Interpreter, Invoke, ProduceEvent
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest, parse_resource
+from sfn_emulator.resources.outcomes import Pending
 
 JSON = Any
 _STANDARD_ATTRIBUTES = frozenset({*REQUIRED_ATTRIBUTES, "data", "data_base64", "datacontenttype", "dataschema",
@@ -69,19 +70,21 @@ class Host:
         request = TaskRequest(
             resource=resource, payload={"StateMachineArn": target, "Input": arguments}, execution_arn=execution.arn,
             state_machine_name=execution.state_machine_name, state_name=action.name or state_name,
-            account=execution.account, region=execution.region, now=self.run.now(), test_case=execution.test_case)
+            account=execution.account, region=execution.region, now=self.run.now(), test_case=execution.test_case,
+            seed=self.run.request_seed())
         started_at = self.run.now()
-        settled = action.wait_for_completion and (yield AnswersWholeTask(request))
-        result = yield Invoke(request)
+        outcome = yield Invoke(request)
         if not action.wait_for_completion:
             return None
-        if not settled:
+        if isinstance(outcome, Pending):
             try:
-                result = yield AwaitCompletion(request, result, action.timeout, counted_from=started_at)
+                result = yield AwaitCompletion(request, outcome.submitted, action.timeout, counted_from=started_at)
             except StatesError as error:
                 if error.error == names.TIMEOUT:
                     return None
                 raise
+        else:
+            result = outcome.result
         return result.get("Output") if isinstance(result, dict) and "Output" in result else result
 
     def await_event(self, definitions: tuple[EventDefinition, ...], correlations: dict[str, JSON],

@@ -19,6 +19,7 @@ from sfn_emulator.engine.interpreter import run_execution, run_machine
 from sfn_emulator.engine.scheduling.callbacks import TokenWait
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
+from sfn_emulator.engine.task_questions import TaskQuestions
 from sfn_emulator.engine.variables import Variables
 
 
@@ -55,13 +56,14 @@ class CompletionWait:
 class Lifecycle:
     """Every execution the engine runs, from start to end. `closed` hears of each execution that ends."""
 
-    def __init__(self, *, fibers: Fibers, timers: Timers, now: Callable[[], datetime], seed: int,
+    def __init__(self, *, fibers: Fibers, timers: Timers, now: Callable[[], datetime], seed: int, tasks: TaskQuestions,
                  closed: Callable[[Execution], None],
                  interpreter_for: Callable[[Execution], Callable[[Run], Interpreter]] = lambda execution: run_execution) -> None:
         self._fibers = fibers
         self._timers = timers
         self._now = now
         self._seed = seed
+        self._tasks = tasks  # what each run's interpreter asks about its tasks
         self._closed = closed
         self._interpreter_for = interpreter_for  # the execution's dialect's interpreter
         self._executions: dict[str, Execution] = {}  # every execution started, for `.sync` waits
@@ -164,7 +166,7 @@ class Lifecycle:
                                     "this definition language cannot be resumed after a restart.")
             return
         run = Run(execution, self._now,
-                  f"{self._seed}:{execution.arn}:{execution.redrive_count}:resumed:{len(execution.history)}")
+                  f"{self._seed}:{execution.arn}:{execution.redrive_count}:resumed:{len(execution.history)}", self._tasks)
         frame = Frame(run, run.execution.history[-1]["id"], variables=Variables(values=variables))
         machine = execution.machine
         if point is None:
@@ -187,7 +189,7 @@ class Lifecycle:
         """End a RUNNING execution a store loaded that cannot go on by itself (a map run's child:
         its parent's Map state starts a new run), as aborted with `cause`."""
         self._executions[execution.arn] = execution
-        self._runs[execution.arn] = Run(execution, self._now)
+        self._runs[execution.arn] = Run(execution, self._now, tasks=self._tasks)
         self.abort(execution, names.RUNTIME, cause)
 
     def restart_point(self, arn: str) -> tuple[str, Any] | None:
@@ -208,7 +210,7 @@ class Lifecycle:
 
     # -- internals -------------------------------------------------------------------------------
     def _new_run(self, execution: Execution) -> Run:
-        return Run(execution, self._now, f"{self._seed}:{execution.arn}:{execution.redrive_count}")
+        return Run(execution, self._now, f"{self._seed}:{execution.arn}:{execution.redrive_count}", self._tasks)
 
     def _launch(self, run: Run, gen: Interpreter) -> None:
         execution = run.execution

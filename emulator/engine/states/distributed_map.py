@@ -33,6 +33,7 @@ from sfn_emulator.engine.states.processing import (
 from sfn_emulator.engine.states.tasks import task_resource
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import settled_result
 
 _GET_OBJECT = "arn:aws:states:::s3:getObject"
 
@@ -151,10 +152,10 @@ def _call_s3(resource: str, payload: JSON, frame: Frame, failure: str) -> Interp
     request = TaskRequest(
         resource=task_resource(s3_call(resource)), payload=payload, execution_arn=execution.arn,
         state_machine_name=execution.state_machine_name, state_name=frame.state_name,
-        account=execution.account, region=execution.region, now=run.now(),
+        account=execution.account, region=execution.region, now=run.now(), seed=run.request_seed(),
     )
     try:
-        return (yield Invoke(request))
+        return settled_result((yield Invoke(request)))
     except StatesError as error:
         raise StatesError(failure, error.cause) from None
 

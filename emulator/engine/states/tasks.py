@@ -12,10 +12,8 @@ from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, TaskState
 from sfn_emulator.engine.effects import (
-    AnswersWholeTask,
     AwaitCompletion,
     AwaitToken,
-    CheckActivity,
     Interpreter,
     Invoke,
     ScheduleActivity,
@@ -24,7 +22,6 @@ from sfn_emulator.engine.frame import Frame, to_json_text
 from sfn_emulator.engine.states.processing import error_details
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.base import (
-    REQUEST_RESPONSE,
     SYNC,
     SYNC2,
     WAIT_FOR_TASK_TOKEN,
@@ -32,6 +29,7 @@ from sfn_emulator.resources.base import (
     TaskRequest,
     parse_resource,
 )
+from sfn_emulator.resources.outcomes import Pending, settled_result
 
 # -- tasks -----------------------------------------------------------------------------------------
 
@@ -58,7 +56,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         state_machine_name=run.execution.state_machine_name, state_name=state.name,
         account=run.execution.account, region=resource.region or run.execution.region,
         attempt=frame.retry_count, task_token=frame.task_token, timeout_seconds=timeout, now=run.now(),
-        test_case=run.execution.test_case,
+        test_case=run.execution.test_case, seed=run.request_seed(),
     )
     if resource.kind == "activity":
         result = yield from _run_activity(resource, request, frame, timeout, heartbeat)
@@ -91,7 +89,7 @@ def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Fra
     frame.emit("LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", details)
     frame.emit("LambdaFunctionStarted")
     try:
-        result = yield Invoke(request, timeout)
+        result = settled_result((yield Invoke(request, timeout)))
         text = _checked_size(result, resource)
     except StatesError as error:
         kind = "LambdaFunctionTimedOut" if error.error == names.TIMEOUT else "LambdaFunctionFailed"
@@ -114,15 +112,16 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
     started_at = frame.run.now()
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
     try:
-        settled = resource.pattern != REQUEST_RESPONSE and (yield AnswersWholeTask(request))
-        result = yield Invoke(request, timeout)
-        if resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2) and not settled:
+        outcome = yield Invoke(request, timeout)
+        if isinstance(outcome, Pending):
             frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
-                       {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
+                       {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
             if resource.pattern == WAIT_FOR_TASK_TOKEN:
                 result = yield AwaitToken(request.task_token or "", timeout, heartbeat, counted_from=started_at)
             else:
-                result = yield AwaitCompletion(request, result, timeout, counted_from=started_at)
+                result = yield AwaitCompletion(request, outcome.submitted, timeout, counted_from=started_at)
+        else:
+            result = settled_result(outcome)
         text = _checked_size(result, resource)
     except StatesError as error:
         kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"
@@ -135,9 +134,10 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
 def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
                   heartbeat: float | None) -> Interpreter:
     text = to_json_text(request.payload)
-    mocked = yield AnswersWholeTask(request)
+    run = frame.run
+    mocked = run.tasks.settles_whole_task(request, run.resources)
     if not mocked:
-        yield CheckActivity(resource.arn)
+        run.tasks.check_activity(resource.arn, run.execution.arn)
     details: dict[str, Any] = {"resource": resource.arn, "input": text, "inputDetails": {"truncated": False}}
     if timeout is not None:
         details["timeoutInSeconds"] = int(timeout)
@@ -148,7 +148,7 @@ def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, tim
     try:
         if mocked:
             frame.emit("ActivityStarted", "activityStartedEventDetails", {})
-            result = yield Invoke(request, timeout)
+            result = settled_result((yield Invoke(request, timeout)))
         else:
             worker = yield ScheduleActivity(resource.arn, token, text, timeout, heartbeat)
             frame.emit("ActivityStarted", "activityStartedEventDetails", {"workerName": worker} if worker else {})
@@ -160,3 +160,4 @@ def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, tim
         raise
     frame.emit("ActivitySucceeded", "activitySucceededEventDetails", {"output": output, "outputDetails": {"truncated": False}})
     return result
+

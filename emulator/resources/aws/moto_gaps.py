@@ -35,15 +35,14 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-import os
 import re
-import uuid
 from typing import Any
 
 from botocore.exceptions import ClientError
 from botocore.model import OperationModel
 
 from sfn_emulator.protocol.validation import StringDecoder
+from sfn_emulator.randomness import Randomness
 
 _TABLE_NAME_OR_ARN_SHAPE = "TableArn"
 _TABLE_NAME_SHAPE = "TableName"
@@ -65,20 +64,20 @@ _CLIENT_WORDING = re.compile(r"An error occurred \((?P<code>[^)]+)\) when callin
                              re.DOTALL)
 
 
-def check_request(operation: OperationModel, params: dict[str, Any]) -> None:
+def check_request(operation: OperationModel, params: dict[str, Any], ids: Randomness) -> None:
     """Raise the ClientError AWS answers for a request it rejects before the call reaches a backend."""
     service = operation.service_model.service_name
     if operation.service_model.protocol in _VALIDATION_CODES:
-        _check_members(operation, params)
+        _check_members(operation, params, ids)
     if service == "sns" and operation.name == "Publish":
         if all(params.get(target) is None for target in _SNS_TARGETS):
-            raise _client_error(operation, "InvalidParameter", _SNS_NO_TARGET)
+            raise _client_error(operation, ids, "InvalidParameter", _SNS_NO_TARGET)
         if params.get("Message") == "":
-            raise _client_error(operation, "InvalidParameter", _SNS_EMPTY_MESSAGE)
+            raise _client_error(operation, ids, "InvalidParameter", _SNS_EMPTY_MESSAGE)
     if service == "secretsmanager" and operation.name == "CreateSecret":
         name = params.get("Name")
         if isinstance(name, str) and not _SECRET_NAME.fullmatch(name):
-            raise _client_error(operation, "ValidationException", _SECRET_NAME_MESSAGE)
+            raise _client_error(operation, ids, "ValidationException", _SECRET_NAME_MESSAGE)
 
 
 def amend_response(operation: OperationModel, params: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +102,7 @@ def amend_response(operation: OperationModel, params: dict[str, Any], response: 
     return response
 
 
-def amend_error(operation: OperationModel, params: dict[str, Any], error: ClientError) -> ClientError:
+def amend_error(operation: OperationModel, params: dict[str, Any], error: ClientError, ids: Randomness) -> ClientError:
     """`error` with the message AWS gives for the same failure."""
     details = error.response.get("Error", {})
     service = operation.service_model.service_name
@@ -119,7 +118,7 @@ def amend_error(operation: OperationModel, params: dict[str, Any], error: Client
             details["Message"] = "Invalid parameter: The MessageGroupId parameter is required for FIFO topics"
     if service == "s3":
         metadata = error.response.setdefault("ResponseMetadata", {})
-        metadata.setdefault("HostId", _extended_request_id())
+        metadata.setdefault("HostId", _extended_request_id(ids))
     return error
 
 
@@ -164,12 +163,12 @@ def _fifo_topic(params: dict[str, Any]) -> bool:
     return isinstance(topic, str) and topic.endswith(_FIFO_SUFFIX)
 
 
-def _extended_request_id() -> str:
+def _extended_request_id(ids: Randomness) -> str:
     """An `x-amz-id-2` value as S3 sends it: base64 text."""
-    return base64.b64encode(os.urandom(57)).decode("ascii")
+    return base64.b64encode(bytes.fromhex(ids.hex_token(114))).decode("ascii")
 
 
-def _check_members(operation: OperationModel, params: dict[str, Any]) -> None:
+def _check_members(operation: OperationModel, params: dict[str, Any], ids: Randomness) -> None:
     """The top-level members as a JSON or Query service's request validator checks them, in the shape's order:
     required members present; a table name (not an ARN) in a name-or-ARN member fit for `TableName`."""
     shape = operation.input_shape
@@ -183,14 +182,14 @@ def _check_members(operation: OperationModel, params: dict[str, Any]) -> None:
         java_path = member[:1].lower() + member[1:]
         if member in required and value is None:
             if query_compatible:
-                raise _client_error(operation, "MissingParameter", f"The request must contain the parameter {member}.")
+                raise _client_error(operation, ids, "MissingParameter", f"The request must contain the parameter {member}.")
             violations.append(f"Value null at '{java_path}' failed to satisfy constraint: Member must not be null")
         elif (operation.service_model.service_name == "dynamodb" and member_shape.name == _TABLE_NAME_OR_ARN_SHAPE
               and isinstance(value, str) and not value.startswith("arn:")):
             StringDecoder(operation.service_model.shape_for(_TABLE_NAME_SHAPE)).decode(value, java_path, violations)
     if violations:
         count = len(violations)
-        raise _client_error(operation, _VALIDATION_CODES[operation.service_model.protocol],
+        raise _client_error(operation, ids, _VALIDATION_CODES[operation.service_model.protocol],
                             f"{count} validation error{'s' if count > 1 else ''} detected: {'; '.join(violations)}")
 
 
@@ -202,8 +201,8 @@ def _names_a_topic(params: dict[str, Any]) -> bool:
     return isinstance(target, str) and not target.split(":", 5)[-1].startswith("endpoint/")
 
 
-def _client_error(operation: OperationModel, code: str, message: str, status: int = 400) -> ClientError:
+def _client_error(operation: OperationModel, ids: Randomness, code: str, message: str, status: int = 400) -> ClientError:
     """The error as botocore reports a service's answer, so it is named like any other."""
     return ClientError({"Error": {"Code": code, "Message": message},
-                        "ResponseMetadata": {"HTTPStatusCode": status, "RequestId": str(uuid.uuid4())}},
+                        "ResponseMetadata": {"HTTPStatusCode": status, "RequestId": ids.uuid()}},
                        operation.name)
