@@ -72,7 +72,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
     from sfn_emulator.persistence.database import StoreError
     from sfn_emulator.resources.function_map import FunctionMapError
-    from sfn_emulator.resources.mocks import MockConfigError
+    from sfn_emulator.resources.mock_file import MockConfigError
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.wire import HttpServer
     from sfn_emulator.wire.console_address import console_url

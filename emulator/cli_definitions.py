@@ -144,7 +144,7 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.api import in_process_runner
     from sfn_emulator.execution_result import RUNNING
     from sfn_emulator.resources.function_map import FunctionMapError
-    from sfn_emulator.resources.mocks import MockConfigError
+    from sfn_emulator.resources.mock_file import MockConfigError
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.service.errors import ApiError
 

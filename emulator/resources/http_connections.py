@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import json
-import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -22,7 +22,8 @@ from sfn_emulator.asl.parser import parse_definition
 from sfn_emulator.clock import Clock
 from sfn_emulator.engine import Engine, Execution
 from sfn_emulator.resources.base import TaskRequest, TaskResources, parse_resource
-from sfn_emulator.resources.mocks import MockConfig, MockConfigError, read_mock_config
+from sfn_emulator.resources.mock_file import MockConfigError, read_mock_config
+from sfn_emulator.resources.mocks import MockConfig
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FIXTURES = REPOSITORY / "tests" / "fixtures" / "mocks"
