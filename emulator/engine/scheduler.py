@@ -12,6 +12,11 @@ and callbacks reach an execution however busy it is.
 
 Time (see `sfn_emulator.clock` and `scheduling.time_rule`): when nothing can run, the engine asks the
 rule whether the clock jumps to the next timer, follows the wall clock or stands still.
+
+Why one module of about 500 lines: `Engine` is the one interface every caller uses (the control
+plane, Amazon SWF, the dialects' events, persistence, the console); most of its methods hand a call
+to a part in `scheduling`, and the rest is the effect routing and the engine thread's loop, which
+read best together with the threading rules above.
 """
 
 from __future__ import annotations
