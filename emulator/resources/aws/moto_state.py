@@ -1,0 +1,185 @@
+"""moto's backends as one versioned blob, and back: what lets the AWS services behind integrations
+(S3 buckets and objects, SQS queues and messages, DynamoDB tables and items, SNS, EventBridge,
+Secrets Manager...) survive a restart and travel in snapshots.
+
+moto keeps each service's state in a process-wide `BackendDict` (account -> region -> backend
+object). The blob holds, for every backend in use, the pickle of that backend object, found again on
+load by the module attribute that holds its `BackendDict` (`moto.s3.models.s3_backends`). What pickle
+cannot copy is a thread primitive (SQS's queues hold an `RLock`): it is recreated empty, through a
+dispatch table private to our Pickler, so nothing else in the process pickles differently. A backend
+that still cannot be pickled is left out (named in `Dumped.skipped`), never the whole blob.
+
+    blob = <one JSON header line> b"\n" <pickle>
+    header = {"format": "sfn-emulator-moto-state", "version": 1, "moto": "<moto's version>", "sha256": "<of the pickle>"}
+
+Loading a blob runs pickle: load only blobs you trust (your own state directory, your team's snapshots).
+
+`changed()` is called after every moto request that may change a backend (not GET or HEAD) by both
+ways into moto, the integrations' clients and the HTTP passthrough; a state directory listens to it.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import hashlib
+import importlib
+import io
+import json
+import pickle
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+FORMAT = "sfn-emulator-moto-state"
+VERSION = 1
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})  # HTTP: requests that change nothing
+
+_listeners: list[Callable[[], None]] = []
+
+
+class MotoStateError(ValueError):
+    """A blob that cannot be loaded; the message says why."""
+
+
+def listen(listener: Callable[[], None]) -> None:
+    """Call `listener` after every moto request that may have changed a backend."""
+    _listeners.append(listener)
+
+
+def stop_listening(listener: Callable[[], None]) -> None:
+    if listener in _listeners:
+        _listeners.remove(listener)
+
+
+def changed(method: str) -> None:
+    """A request with HTTP `method` was answered by moto (called before its answer is used)."""
+    if method.upper() not in SAFE_METHODS:
+        for listener in list(_listeners):
+            listener()
+
+
+def _recreated(kind: Callable[[], Any]) -> Callable[[Any], tuple[Callable[[], Any], tuple[()]]]:
+    return lambda _: (kind, ())
+
+
+_THREAD_PRIMITIVES: dict[type, Callable[[], Any]] = {
+    type(threading.Lock()): threading.Lock,
+    type(threading.RLock()): threading.RLock,
+    threading.Condition: threading.Condition,
+    threading.Event: threading.Event,
+    threading.Semaphore: threading.Semaphore,
+}
+
+
+class _BackendPickler(pickle.Pickler):
+    """A Pickler that recreates thread primitives empty (its own dispatch table, not copyreg's global one)."""
+
+    dispatch_table = {**copyreg.dispatch_table, **{kind: _recreated(make) for kind, make in _THREAD_PRIMITIVES.items()}}
+
+
+def _pickle(value: Any) -> bytes:
+    buffer = io.BytesIO()
+    _BackendPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
+
+
+@dataclass
+class Dumped:
+    blob: bytes
+    skipped: list[str] = field(default_factory=list)  # "service account region: why" of backends left out
+
+
+def _moto_version() -> str:
+    import moto
+
+    return str(moto.__version__)
+
+
+def _holder(backends: Any) -> tuple[str, str] | None:
+    """(module, attribute) holding a BackendDict, where loading finds it again."""
+    module = sys.modules.get(backends.backend.__module__)
+    for name, value in vars(module or object()).items():
+        if value is backends:
+            return backends.backend.__module__, name
+    return None
+
+
+def dump() -> Dumped:
+    """Every backend moto has in this process, as a blob (moto imported only when it already is)."""
+    if "moto.core.base_backend" not in sys.modules:
+        return Dumped(_encode([]))
+    from moto.core.base_backend import BackendDict, backend_lock
+
+    services: list[tuple[str, str, dict[str, dict[str, bytes]]]] = []
+    skipped: list[str] = []
+    with backend_lock:
+        instances = list(BackendDict._instances)
+    for backends in instances:
+        holder = _holder(backends)
+        if holder is None:
+            skipped.append(f"{backends.service_name}: no module attribute holds its backends")
+            continue
+        accounts: dict[str, dict[str, bytes]] = {}
+        for account, regions in list(backends.items()):
+            for region, backend in list(regions.items()):
+                try:
+                    accounts.setdefault(account, {})[region] = _pickle(backend)
+                except Exception as error:  # noqa: BLE001 - one service's limit must not lose the others
+                    skipped.append(f"{backends.service_name} {account} {region}: {type(error).__name__}: {error}")
+        services.append((*holder, accounts))
+    return Dumped(_encode(services), skipped)
+
+
+def _encode(services: list[tuple[str, str, dict[str, dict[str, bytes]]]]) -> bytes:
+    payload = pickle.dumps(services, protocol=pickle.HIGHEST_PROTOCOL)
+    header = {"format": FORMAT, "version": VERSION, "moto": _moto_version() if services else None,
+              "sha256": hashlib.sha256(payload).hexdigest()}
+    return json.dumps(header, separators=(",", ":")).encode("utf-8") + b"\n" + payload
+
+
+def _decode(blob: bytes) -> list[tuple[str, str, dict[str, dict[str, bytes]]]]:
+    line, newline, payload = bytes(blob).partition(b"\n")
+    try:
+        header = json.loads(line)
+    except ValueError:
+        header = None
+    if not newline or not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise MotoStateError("moto's state is not an sfn-emulator moto-state blob")
+    version = header.get("version")
+    if not isinstance(version, int) or version > VERSION:
+        raise MotoStateError(f"moto's state has format version {version!r}; this sfn-emulator reads up to {VERSION}")
+    if header.get("sha256") != hashlib.sha256(payload).hexdigest():
+        raise MotoStateError("moto's state is corrupted: it does not match its sha256 digest")
+    try:
+        services = pickle.loads(payload)
+        return [(module, name, accounts) for module, name, accounts in services]
+    except Exception as error:  # noqa: BLE001 - any failure means the blob cannot be used
+        raise MotoStateError(f"moto's state cannot be read: {type(error).__name__}: {error}") from None
+
+
+def check(blob: bytes) -> None:
+    """MotoStateError when `blob` could not be loaded (nothing in moto changes)."""
+    _decode(blob)
+
+
+def load(blob: bytes | None) -> None:
+    """Make moto's backends exactly the blob's (every backend empty when `blob` is None)."""
+    services = _decode(blob) if blob is not None else []
+    if blob is None and "moto.core.base_backend" not in sys.modules:
+        return  # moto never loaded: its backends are empty already
+    from moto.core.base_backend import backend_lock
+    from moto.moto_api._internal.models import moto_api_backend
+
+    moto_api_backend.reset()
+    try:
+        backends = [(getattr(importlib.import_module(module), name), accounts) for module, name, accounts in services]
+        with backend_lock:
+            restored = [(holder, account, region, pickle.loads(data))
+                        for holder, accounts in backends for account, regions in accounts.items()
+                        for region, data in regions.items()]
+    except Exception as error:  # noqa: BLE001 - a moto that cannot take this blob back
+        raise MotoStateError(f"moto's state cannot be loaded by moto {_moto_version()}: "
+                             f"{type(error).__name__}: {error}") from None
+    for holder, account, region, backend in restored:
+        dict.__setitem__(holder[account], region, backend)  # holder[account] registers the service in use
