@@ -5,8 +5,11 @@ Secrets Manager...) survive a restart and travel in snapshots.
 moto keeps each service's state in a process-wide `BackendDict` (account -> region -> backend
 object). The blob holds, for every backend in use, the pickle of that backend object, found again on
 load by the module attribute that holds its `BackendDict` (`moto.s3.models.s3_backends`). What pickle
-cannot copy is a thread primitive (SQS's queues hold an `RLock`): it is recreated empty, through a
-dispatch table private to our Pickler, so nothing else in the process pickles differently. A backend
+cannot copy is given a reduction private to our Pickler (its own dispatch table and
+`reducer_override`, so nothing else in the process pickles differently): thread primitives (SQS's
+queues hold an `RLock`) are recreated empty; weak-value indexes (Lambda's functions by ARN) keep
+their values; a `defaultdict` whose factory is a lambda making an empty container (SSM's tags)
+gets a factory copying that container; cryptography's keys (KMS) travel as their DER bytes. A backend
 that still cannot be pickled is left out (named in `Dumped.skipped`), never the whole blob.
 
     blob = <one JSON header line> b"\n" <pickle>
@@ -20,6 +23,7 @@ ways into moto, the integrations' clients and the HTTP passthrough; a state dire
 
 from __future__ import annotations
 
+import copy
 import copyreg
 import hashlib
 import importlib
@@ -28,6 +32,8 @@ import json
 import pickle
 import sys
 import threading
+import weakref
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -72,10 +78,72 @@ _THREAD_PRIMITIVES: dict[type, Callable[[], Any]] = {
 }
 
 
-class _BackendPickler(pickle.Pickler):
-    """A Pickler that recreates thread primitives empty (its own dispatch table, not copyreg's global one)."""
+class _CopyOf:
+    """A `defaultdict`'s factory that pickle cannot name (a lambda), as what it makes: a copy of the
+    empty container it made once."""
 
-    dispatch_table = {**copyreg.dispatch_table, **{kind: _recreated(make) for kind, make in _THREAD_PRIMITIVES.items()}}
+    def __init__(self, made: Any) -> None:
+        self.made = made
+
+    def __call__(self) -> Any:
+        return copy.deepcopy(self.made)
+
+
+def _reduce_weak_values(mapping: weakref.WeakValueDictionary[Any, Any]) -> tuple[Any, ...]:
+    # Its values are pickled once, shared with where the backend holds them strongly (moto's indexes).
+    return weakref.WeakValueDictionary, (dict(mapping.items()),)
+
+
+class _BackendPickler(pickle.Pickler):
+    """A Pickler for moto's backends: thread primitives recreated empty, weak-value indexes kept,
+    lambda default factories of empty containers and cryptography's keys copied by what they are.
+    Its own dispatch table and `reducer_override`: nothing else in the process pickles differently."""
+
+    dispatch_table = {**copyreg.dispatch_table, **{kind: _recreated(make) for kind, make in _THREAD_PRIMITIVES.items()},
+                      weakref.WeakValueDictionary: _reduce_weak_values}
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is defaultdict and _unnamed(obj.default_factory):
+            made = obj.default_factory()  # type: ignore[misc]
+            if isinstance(made, (dict, list, set)) and not made:
+                return defaultdict, (_CopyOf(made),), None, None, iter(obj.items())
+        key = _key_reduction(obj)
+        return key if key is not None else NotImplemented
+
+
+def _unnamed(factory: Any) -> bool:
+    """Whether pickle cannot find `factory` by its name (a lambda or a function defined in a function)."""
+    return factory is not None and "<" in getattr(factory, "__qualname__", "")
+
+
+def _key_reduction(obj: Any) -> tuple[Any, ...] | None:
+    """A cryptography private or public key (KMS's keys) as its DER bytes, loaded back by cryptography."""
+    module = type(obj).__module__
+    if not module.startswith("cryptography."):
+        return None
+    from cryptography.hazmat.primitives import serialization
+
+    if hasattr(obj, "private_bytes") and hasattr(obj, "public_key"):
+        der = obj.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        return _private_key, (der,)
+    if hasattr(obj, "public_bytes") and hasattr(obj, "verify"):
+        der = obj.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+        return _public_key, (der,)
+    return None
+
+
+def _private_key(der: bytes) -> Any:
+    """(Named here: cryptography's loaders live in a compiled module pickle cannot import by name.)"""
+    from cryptography.hazmat.primitives import serialization
+
+    return serialization.load_der_private_key(der, None)
+
+
+def _public_key(der: bytes) -> Any:
+    from cryptography.hazmat.primitives import serialization
+
+    return serialization.load_der_public_key(der)
 
 
 def _pickle(value: Any) -> bytes:
@@ -124,11 +192,31 @@ def dump() -> Dumped:
         for account, regions in list(backends.items()):
             for region, backend in list(regions.items()):
                 try:
-                    accounts.setdefault(account, {})[region] = _pickle(backend)
+                    data = _pickle(backend)
+                    _check_loads_back(type(backend), data)
                 except Exception as error:  # noqa: BLE001 - one service's limit must not lose the others
                     skipped.append(f"{backends.service_name} {account} {region}: {type(error).__name__}: {error}")
+                else:
+                    accounts.setdefault(account, {})[region] = data
         services.append((*holder, accounts))
     return Dumped(_encode(services), skipped)
+
+
+_LOADS_BACK: dict[type, BaseException | None] = {}  # per backend class: why its pickle does not load back
+
+
+def _check_loads_back(kind: type, data: bytes) -> None:
+    """Raise when a backend of this class, once pickled, does not load back (tried once per class:
+    a class whose pickle loads is sound whatever it holds later)."""
+    if kind not in _LOADS_BACK:
+        try:
+            pickle.loads(data)
+            _LOADS_BACK[kind] = None
+        except Exception as error:  # noqa: BLE001 - e.g. a dict subclass whose __init__ takes arguments
+            _LOADS_BACK[kind] = error
+    problem = _LOADS_BACK[kind]
+    if problem is not None:
+        raise TypeError(f"its pickle does not load back ({type(problem).__name__}: {problem})")
 
 
 def _encode(services: list[tuple[str, str, dict[str, dict[str, bytes]]]]) -> bytes:
