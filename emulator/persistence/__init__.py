@@ -66,7 +66,11 @@ class StateDirectory:
     def attach(self, service: StepFunctionsService, engine: Engine, clock: Clock) -> None:
         """Load the stored state (and moto's backends) into the service and engine, then record every change."""
         if self._state.get("moto") is not None:
-            moto_state.load(self._state["moto"])
+            try:
+                moto_state.load(self._state["moto"])
+            except moto_state.MotoStateError as error:
+                self.database.close()
+                raise StoreError(f"cannot load the state in {self.database.path}: {error}") from None
         self.moto_keeper = MotoKeeper(self.database)
         self.recorder = Recorder(self.database, service, engine, clock)
         for entry, revision_type in restore.install(self._loaded, service, engine):

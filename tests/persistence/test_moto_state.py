@@ -284,3 +284,15 @@ def test_a_backend_whose_pickle_does_not_load_back_is_left_out_and_named() -> No
         emulator.reset()
         moto_state.load(dumped.blob)
         assert clients.client("sqs", account=ACCOUNT, region=TEST_REGION).list_queues()["QueueUrls"]
+
+
+def test_a_blob_this_moto_cannot_load_stops_the_start_clearly(tmp_path: Path) -> None:
+    with Emulator(Settings(state_dir=tmp_path)) as emulator:
+        emulator.reset()
+        _seed_in_process()
+    unknown = moto_state._encode([("moto.s3.models", "backends_of_a_later_moto", {})])  # sound blob, unknown holder
+    with sqlite3.connect(tmp_path / DATABASE_NAME) as database:
+        database.execute("UPDATE moto_state SET body = ?", (unknown,))
+    database.close()
+    with pytest.raises(StoreError, match="moto's state cannot be loaded by moto .*: AttributeError"):
+        Emulator(Settings(state_dir=tmp_path))
