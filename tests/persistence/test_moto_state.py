@@ -294,5 +294,5 @@ def test_a_blob_this_moto_cannot_load_stops_the_start_clearly(tmp_path: Path) ->
     with sqlite3.connect(tmp_path / DATABASE_NAME) as database:
         database.execute("UPDATE moto_state SET body = ?", (unknown,))
     database.close()
-    with pytest.raises(StoreError, match="moto's state cannot be loaded by moto .*: AttributeError"):
+    with pytest.raises(StoreError, match=r"moto's state \(written by moto .*\) cannot be loaded by moto .*: AttributeError"):
         Emulator(Settings(state_dir=tmp_path))

@@ -10,7 +10,8 @@ cannot copy is given a reduction private to our Pickler (its own dispatch table 
 queues hold an `RLock`) are recreated empty; weak-value indexes (Lambda's functions by ARN) keep
 their values; a `defaultdict` whose factory is a lambda making an empty container (SSM's tags)
 gets a factory copying that container; cryptography's keys (KMS) travel as their DER bytes. A backend
-that still cannot be pickled is left out (named in `Dumped.skipped`), never the whole blob.
+that still cannot be pickled, or whose class's pickle does not load back (SSM's parameter store with
+moto 5.2), is left out (named in `Dumped.skipped`), never the whole blob.
 
     blob = <one JSON header line> b"\n" <pickle>
     header = {"format": "sfn-emulator-moto-state", "version": 1, "moto": "<moto's version>", "sha256": "<of the pickle>"}
@@ -226,7 +227,8 @@ def _encode(services: list[tuple[str, str, dict[str, dict[str, bytes]]]]) -> byt
     return json.dumps(header, separators=(",", ":")).encode("utf-8") + b"\n" + payload
 
 
-def _decode(blob: bytes) -> list[tuple[str, str, dict[str, dict[str, bytes]]]]:
+def _decode(blob: bytes) -> tuple[str | None, list[tuple[str, str, dict[str, dict[str, bytes]]]]]:
+    """(the moto version that wrote it, its services); MotoStateError when it is not a sound blob."""
     line, newline, payload = bytes(blob).partition(b"\n")
     try:
         header = json.loads(line)
@@ -241,7 +243,7 @@ def _decode(blob: bytes) -> list[tuple[str, str, dict[str, dict[str, bytes]]]]:
         raise MotoStateError("moto's state is corrupted: it does not match its sha256 digest")
     try:
         services = pickle.loads(payload)
-        return [(module, name, accounts) for module, name, accounts in services]
+        return header.get("moto"), [(module, name, accounts) for module, name, accounts in services]
     except Exception as error:  # noqa: BLE001 - any failure means the blob cannot be used
         raise MotoStateError(f"moto's state cannot be read: {type(error).__name__}: {error}") from None
 
@@ -252,22 +254,20 @@ def check(blob: bytes) -> None:
 
 
 def load(blob: bytes | None) -> None:
-    """Make moto's backends exactly the blob's (every backend empty when `blob` is None)."""
-    services = _decode(blob) if blob is not None else []
+    """Make moto's backends exactly the blob's (every backend empty when `blob` is None); on
+    MotoStateError moto is left as it was."""
+    written_by, services = _decode(blob) if blob is not None else (None, [])
     if blob is None and "moto.core.base_backend" not in sys.modules:
         return  # moto never loaded: its backends are empty already
-    from moto.core.base_backend import backend_lock
+    try:
+        restored = [(getattr(importlib.import_module(module), name), account, region, pickle.loads(data))
+                    for module, name, accounts in services for account, regions in accounts.items()
+                    for region, data in regions.items()]
+    except Exception as error:  # noqa: BLE001 - a moto that cannot take this blob back
+        raise MotoStateError(f"moto's state (written by moto {written_by}) cannot be loaded by moto "
+                             f"{_moto_version()}: {type(error).__name__}: {error}") from None
     from moto.moto_api._internal.models import moto_api_backend
 
     moto_api_backend.reset()
-    try:
-        backends = [(getattr(importlib.import_module(module), name), accounts) for module, name, accounts in services]
-        with backend_lock:
-            restored = [(holder, account, region, pickle.loads(data))
-                        for holder, accounts in backends for account, regions in accounts.items()
-                        for region, data in regions.items()]
-    except Exception as error:  # noqa: BLE001 - a moto that cannot take this blob back
-        raise MotoStateError(f"moto's state cannot be loaded by moto {_moto_version()}: "
-                             f"{type(error).__name__}: {error}") from None
     for holder, account, region, backend in restored:
         dict.__setitem__(holder[account], region, backend)  # holder[account] registers the service in use
