@@ -260,14 +260,20 @@ def load(blob: bytes | None) -> None:
     if blob is None and "moto.core.base_backend" not in sys.modules:
         return  # moto never loaded: its backends are empty already
     try:
-        restored = [(getattr(importlib.import_module(module), name), account, region, pickle.loads(data))
-                    for module, name, accounts in services for account, regions in accounts.items()
-                    for region, data in regions.items()]
+        holders = [getattr(importlib.import_module(module), name) for module, name, _ in services]
+        _unpickled(services)  # tried before anything changes; made again after the reset, which
+        # disposes of every tracked model instance, those just unpickled included (S3's keys)
     except Exception as error:  # noqa: BLE001 - a moto that cannot take this blob back
         raise MotoStateError(f"moto's state (written by moto {written_by}) cannot be loaded by moto "
                              f"{_moto_version()}: {type(error).__name__}: {error}") from None
     from moto.moto_api._internal.models import moto_api_backend
 
     moto_api_backend.reset()
-    for holder, account, region, backend in restored:
-        dict.__setitem__(holder[account], region, backend)  # holder[account] registers the service in use
+    for holder, backends in zip(holders, _unpickled(services)):
+        for account, region, backend in backends:
+            dict.__setitem__(holder[account], region, backend)  # holder[account] registers the service in use
+
+
+def _unpickled(services: list[tuple[str, str, dict[str, dict[str, bytes]]]]) -> list[list[tuple[str, str, Any]]]:
+    return [[(account, region, pickle.loads(data)) for account, regions in accounts.items()
+             for region, data in regions.items()] for _, _, accounts in services]
