@@ -4,7 +4,8 @@
 - `records`: the service's records as JSON documents, the one shape the store and snapshots share;
 - `recorder`: writes changes as they happen (control-plane answers, engine rounds);
 - `restore`: the whole state as a document and back, and how running executions go on;
-- `snapshot`: the portable, versioned snapshot file.
+- `snapshot`: the portable, versioned snapshot file;
+- `moto_keeper`: writes moto's backends (`sfn_emulator.resources.aws.moto_state`) as they change.
 
 `StateDirectory` is what the runtime wires: it opens the store, gives the clock its stored time,
 loads the state into the service and engine, then records every change.
@@ -21,8 +22,10 @@ from sfn_emulator.clock import Clock
 from sfn_emulator.engine import Engine
 from sfn_emulator.persistence import restore, snapshot
 from sfn_emulator.persistence.database import Database, StoreError
+from sfn_emulator.persistence.moto_keeper import MotoKeeper
 from sfn_emulator.persistence.recorder import Recorder
 from sfn_emulator.persistence.snapshot import SnapshotError
+from sfn_emulator.resources.aws import moto_state
 from sfn_emulator.service import StepFunctionsService
 
 __all__ = ["SnapshotError", "StateDirectory", "StoreError", "export_snapshot", "import_snapshot"]
@@ -37,10 +40,13 @@ class StateDirectory:
         try:
             self._state = self.database.load()
             self._loaded = restore.build(self._state)  # refuses a malformed store before anything runs
+            if self._state.get("moto") is not None:
+                moto_state.check(self._state["moto"])
         except (ValueError, sqlite3.DatabaseError) as error:  # StateError is a ValueError
             self.database.close()
             raise StoreError(f"cannot load the state in {self.database.path}: {error}") from None
         self.recorder: Recorder | None = None
+        self.moto_keeper: MotoKeeper | None = None
         self._closed = False
 
     def clock_start(self, mode: str, default: datetime | None) -> datetime | None:
@@ -58,7 +64,14 @@ class StateDirectory:
         return stored[1] if stored is not None else default
 
     def attach(self, service: StepFunctionsService, engine: Engine, clock: Clock) -> None:
-        """Load the stored state into the service and engine, then record every change."""
+        """Load the stored state (and moto's backends) into the service and engine, then record every change."""
+        if self._state.get("moto") is not None:
+            try:
+                moto_state.load(self._state["moto"])
+            except moto_state.MotoStateError as error:
+                self.database.close()
+                raise StoreError(f"cannot load the state in {self.database.path}: {error}") from None
+        self.moto_keeper = MotoKeeper(self.database)
         self.recorder = Recorder(self.database, service, engine, clock)
         for entry, revision_type in restore.install(self._loaded, service, engine):
             self.recorder.follow(entry, revision_type)
@@ -71,14 +84,18 @@ class StateDirectory:
         if self._closed:
             return
         self._closed = True
+        if self.moto_keeper is not None:
+            self.moto_keeper.close()
         if self.recorder is not None:
             self.recorder.flush()
         self.database.close()
 
 
 def export_snapshot(service: StepFunctionsService, engine: Engine, clock: Clock) -> bytes:
-    """The whole state as a snapshot file."""
-    return snapshot.encode(restore.capture(service, engine, clock))
+    """The whole state, moto's backends with it, as a snapshot file."""
+    state = restore.capture(service, engine, clock)
+    state["moto"] = moto_state.dump().blob
+    return snapshot.encode(state)
 
 
 def import_snapshot(data: bytes, service: StepFunctionsService, engine: Engine, clock: Clock,
@@ -90,9 +107,12 @@ def import_snapshot(data: bytes, service: StepFunctionsService, engine: Engine, 
     state = snapshot.decode(data)
     try:
         loaded = restore.build(state)
-    except restore.StateError as error:
+        if state.get("moto") is not None:
+            moto_state.check(state["moto"])
+    except ValueError as error:  # StateError, MotoStateError
         raise SnapshotError(str(error)) from None
     service.reset()
+    moto_state.load(state.get("moto"))  # a snapshot without moto's backends leaves them empty
     stored = restore.clock_document(state)
     if stored is not None and stored[0] > clock.now():
         clock.set(stored[0])

@@ -99,6 +99,17 @@ class Database:
     def put_clock(sql: sqlite3.Connection, clock: Document) -> None:
         sql.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('clock', ?)", (dumps(clock),))
 
+    def put_moto_state(self, blob: bytes | None) -> None:
+        """Keep moto's backends (`None`: none kept)."""
+        with self.transaction() as sql:
+            self._put_moto_state(sql, blob)
+
+    @staticmethod
+    def _put_moto_state(sql: sqlite3.Connection, blob: bytes | None) -> None:
+        sql.execute("DELETE FROM moto_state")
+        if blob is not None:
+            sql.execute("INSERT INTO moto_state (id, body) VALUES (1, ?)", (blob,))
+
     @staticmethod
     def forget(sql: sqlite3.Connection, account: str | None) -> None:
         """Delete every record (of `account` only, when given)."""
@@ -119,6 +130,7 @@ class Database:
                 self.add_events(sql, execution["start"]["arn"], execution["events"])
             if state.get("clock") is not None:
                 self.put_clock(sql, state["clock"])
+            self._put_moto_state(sql, state.get("moto"))
 
     # -- reading ---------------------------------------------------------------------------------
     def load(self) -> Document:
@@ -136,6 +148,8 @@ class Database:
                                    for arn, start, progress in sql.execute("SELECT arn, start, progress FROM executions")]
             clock = sql.execute("SELECT value FROM meta WHERE key = 'clock'").fetchone()
             state["clock"] = loads(clock[0]) if clock else None
+            moto = sql.execute("SELECT body FROM moto_state").fetchone()
+            state["moto"] = bytes(moto[0]) if moto else None
             return state
 
 

@@ -7,6 +7,7 @@ by a later sfn-emulator) is refused rather than misread.
 History of the schema:
 1. `meta` held the clock as two rows, `clock_time` (ISO-8601) and `clock_mode`; no map runs.
 2. The clock is one JSON row `clock` ({"time", "mode"}); the `map_runs` table holds Distributed Map runs.
+3. The `moto_state` table holds moto's backends as one blob (`sfn_emulator.resources.aws.moto_state`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sqlite3
 from pathlib import Path
 from typing import Callable
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -27,6 +28,7 @@ CREATE TABLE executions (arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEX
 CREATE TABLE events (execution_arn TEXT NOT NULL, id INTEGER NOT NULL, body TEXT NOT NULL,
                      PRIMARY KEY (execution_arn, id)) WITHOUT ROWID;
 CREATE TABLE map_runs (arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE moto_state (id INTEGER PRIMARY KEY CHECK (id = 1), body BLOB NOT NULL);
 """
 
 
@@ -45,8 +47,13 @@ def _v1_to_v2(sql: sqlite3.Connection) -> None:
                 "body TEXT NOT NULL)")
 
 
+def _v2_to_v3(sql: sqlite3.Connection) -> None:
+    """Add the table of moto's backends (empty: a version-2 store kept none)."""
+    sql.execute("CREATE TABLE moto_state (id INTEGER PRIMARY KEY CHECK (id = 1), body BLOB NOT NULL)")
+
+
 # UPGRADES[n] upgrades a version-n database to version n + 1.
-UPGRADES: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}
+UPGRADES: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(sql: sqlite3.Connection, path: Path) -> int:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Iterable
 
-from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER
+from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, moto_state
 from sfn_emulator.wire.app import OWN_APIS_KEY, STEP_FUNCTIONS_APIS, OwnApis
 from sfn_emulator.wire.sigv4 import credential_scope
 
@@ -66,7 +66,9 @@ def make_passthrough_app(*, default_account: str) -> WSGIApp:
             kept = [(name, value) for name, value in headers if not name.lower().startswith("access-control-")]
             return start_response(status, kept, *exc_info)
 
-        return moto_app()(environ, start_without_cors)
+        answer = moto_app()(environ, start_without_cors)
+        moto_state.changed(str(environ.get("REQUEST_METHOD", "GET")))  # kept before the answer is sent
+        return answer
 
     return serve
 

@@ -22,7 +22,7 @@ from botocore.awsrequest import AWSPreparedRequest, AWSRequest, AWSResponse
 from botocore.config import Config
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
-from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER
+from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, moto_state
 
 if TYPE_CHECKING:
     import boto3
@@ -104,6 +104,7 @@ class MotoBackends:
         answer = self._dispatcher.process_request(request)
         if answer is None:
             raise UnservedRequest(f"moto has no backend for {request.method} {request.url}")
+        moto_state.changed(request.method)  # a state directory keeps what changed before the answer is used
         status, headers, body = answer
         raw = body.encode("utf-8") if isinstance(body, str) else bytes(body or b"")
         headers = dict(headers)

@@ -3,6 +3,8 @@ services behind integrations (moto's own `/moto-api/reset` knows no accounts).""
 
 from __future__ import annotations
 
+from sfn_emulator.resources.aws import moto_state
+
 
 def reset_moto_backends(account: str | None = None) -> None:
     """Every moto backend's resources in this process, or only those of `account`."""
@@ -11,8 +13,9 @@ def reset_moto_backends(account: str | None = None) -> None:
 
     if account is None:
         moto_api_backend.reset()
-        return
-    with backend_lock:
-        for backends in list(BackendDict._instances):
-            if account in backends.keys():
-                backends[account].reset()
+    else:
+        with backend_lock:
+            for backends in list(BackendDict._instances):
+                if account in backends.keys():
+                    backends[account].reset()
+    moto_state.changed("DELETE")  # a state directory forgets them too
