@@ -77,6 +77,22 @@ def test_a_wait_counts_from_its_entry_across_a_restart(reopen: Any) -> None:
                                           "ExecutionSucceeded"]
 
 
+def test_a_running_execution_of_another_dialect_ends_aborted_after_a_restart(reopen: Any) -> None:
+    emulator = reopen()
+    delay = {"id": "delay", "name": "Delay", "states": [{"name": "Wait", "type": "delay", "start": {"kind": "default"},
+                                                          "timeDelay": "PT15M", "end": {"kind": "default"}}]}
+    arn = machine(emulator, delay)
+    execution = emulator.service.start_execution(stateMachineArn=arn)["executionArn"]
+    assert emulator.clock.run_until_idle(WAIT_BOUND)
+    assert status(emulator, execution) == "RUNNING"
+    emulator = reopen()
+    assert emulator.clock.run_until_idle(WAIT_BOUND)
+    described = emulator.service.describe_execution(executionArn=execution)
+    assert (described["status"], described["error"]) == ("ABORTED", "States.Runtime")
+    assert "cannot be resumed after a restart" in described["cause"]
+    assert types(emulator, execution)[-1] == "ExecutionAborted"
+
+
 def test_workflow_variables_are_those_the_state_was_entered_with(reopen: Any) -> None:
     emulator = reopen()
     arn = machine(emulator, {"StartAt": "Set", "States": {
