@@ -55,22 +55,7 @@ def test_case(case: dict[str, Any], driver: Driver, tmp_path: Path) -> None:
     execution = driver.call("start_execution", stateMachineArn=started, input=json.dumps(case.get("input", {})))["executionArn"]
     driver.settle()
     driver.run_steps(case.get("steps", []))
-    _check_execution(driver, execution, case["expect"])
-
-
-def _check_execution(driver: Driver, execution: str, expect: dict[str, Any]) -> None:
-    described = driver.call("describe_execution", executionArn=execution)
-    history = driver.call("get_execution_history", executionArn=execution, maxResults=1000)["events"]
-    types = [event["type"] for event in history]
-    assert described["status"] == expect["status"], (described, types)
-    if "output" in expect:
-        assert json.loads(described["output"]) == expect["output"]
-    if "error" in expect:
-        assert described.get("error") == expect["error"], described
-    if "history" in expect:
-        assert types == expect["history"]
-    if "produced" in expect:
-        assert [event["type"] for event in driver.produced(execution)] == expect["produced"]
+    driver.check_execution(execution, case["expect"])
 
 
 def _check_invalid(driver: Driver, definition: str, expected: list[dict[str, str]]) -> None:

@@ -54,3 +54,36 @@ class Driver:
             else:
                 self.emulator.clock.advance(step["advance"])
             self.settle()
+
+    def check_execution(self, execution: str, expect: dict[str, Any]) -> None:
+        """What a case expects of its execution: `status`, and any of `output`, `error`, `cause`,
+        `history` (event types), `produced` (types of the events it produced), `sent` (chosen
+        attributes of each produced event), `visited` (states entered), `task_parameters` (function
+        calls' parameters), `elapsed_seconds` (clock time from start to end)."""
+        described = self.call("describe_execution", executionArn=execution)
+        history = self.call("get_execution_history", executionArn=execution, maxResults=1000)["events"]
+        types = [event["type"] for event in history]
+        assert described["status"] == expect["status"], (described, types)
+        if "output" in expect:
+            assert json.loads(described["output"]) == expect["output"]
+        for key in ("error", "cause"):
+            if key in expect:
+                assert described.get(key) == expect[key], described
+        if "history" in expect:
+            assert types == expect["history"]
+        if "visited" in expect:
+            assert [event["stateEnteredEventDetails"]["name"] for event in history
+                    if event["type"].endswith("StateEntered")] == expect["visited"]
+        if "task_parameters" in expect:
+            assert [json.loads(event["taskScheduledEventDetails"]["parameters"]) for event in history
+                    if event["type"] == "TaskScheduled"
+                    and event["taskScheduledEventDetails"]["resourceType"] == "function"] == expect["task_parameters"]
+        if "sent" in expect:
+            produced = self.produced(execution)
+            assert [{key: event.get(key) for key in wanted} for event, wanted in zip(produced, expect["sent"])] == expect["sent"]
+            assert len(produced) == len(expect["sent"])
+        if "elapsed_seconds" in expect:
+            end = described.get("stopDate") or history[-1]["timestamp"]
+            assert (end - described["startDate"]).total_seconds() == expect["elapsed_seconds"]
+        if "produced" in expect:
+            assert [event["type"] for event in self.produced(execution)] == expect["produced"]
