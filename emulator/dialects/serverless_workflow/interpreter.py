@@ -22,6 +22,7 @@ from sfn_emulator.dialects.serverless_workflow.expressions import merged
 from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, note_rule
 from sfn_emulator.engine.effects import TRANSITION, Aborted, Fork, Interpreter, Reschedule, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
+from sfn_emulator.engine.states.processing import map_iteration
 
 JSON = Any
 ENTERED = {m.EVENT: "Task", m.OPERATION: "Task", m.CALLBACK: "Task", m.SUBFLOW: "Task", m.SWITCH: "Choice",
@@ -214,22 +215,12 @@ def _iteration_runner(workflow: WorkflowRun, state: m.State, body: m.ForEachBody
     def iteration() -> Interpreter:
         child = frame.child(map_item=(index, item))
         child.state_name = state.name
-        ids = {"name": state.name, "index": index}
-        child.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
         iteration_data = {**data, body.iteration_param: item}
-        try:
-            if body.workflow_id is not None:
-                output = yield from subflow(workflow, body.workflow_id, True, iteration_data, child)
-            else:
-                output = yield from run_actions(workflow, body.actions, m.SEQUENTIAL, iteration_data, child)
-        except StatesError:
-            child.emit("MapIterationFailed", "mapIterationFailedEventDetails", ids)
-            raise
-        except Aborted:
-            child.emit("MapIterationAborted", "mapIterationAbortedEventDetails", ids)
-            raise
-        child.emit("MapIterationSucceeded", "mapIterationSucceededEventDetails", ids)
-        return output
+        if body.workflow_id is not None:
+            work = subflow(workflow, body.workflow_id, True, iteration_data, child)
+        else:
+            work = run_actions(workflow, body.actions, m.SEQUENTIAL, iteration_data, child)
+        return (yield from map_iteration(child, state.name, index, work))
 
     return iteration
 

@@ -8,13 +8,9 @@ from typing import Callable
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, MapState
-from sfn_emulator.engine.effects import Aborted, Fork, Interpreter
+from sfn_emulator.engine.effects import Fork, Interpreter
 from sfn_emulator.engine.frame import Frame
-from sfn_emulator.engine.states.processing import (
-    BranchFailure,
-    MachineRunner,
-    item_selected,
-)
+from sfn_emulator.engine.states.processing import BranchFailure, MachineRunner, item_selected, map_iteration
 
 
 def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunner) -> Interpreter:
@@ -37,19 +33,12 @@ def _iteration_runner(run_iteration: MachineRunner, state: MapState, value: JSON
     def iteration() -> Interpreter:
         child = frame.child(map_item=(index, item))
         child.state_name, child.entered_time = frame.state_name, frame.entered_time
-        ids = {"name": state.name, "index": index}
-        child.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
-        try:
+
+        def work() -> Interpreter:  # ItemSelector's failure fails the iteration too
             item_input = item_selected(state, value, child) if state.item_selector is not None else item
             child.map_item = None
-            output = yield from run_iteration(state.item_processor, item_input, child)
-        except StatesError:
-            child.emit("MapIterationFailed", "mapIterationFailedEventDetails", ids)
-            raise
-        except Aborted:
-            child.emit("MapIterationAborted", "mapIterationAbortedEventDetails", ids)
-            raise
-        child.emit("MapIterationSucceeded", "mapIterationSucceededEventDetails", ids)
-        return output
+            return (yield from run_iteration(state.item_processor, item_input, child))
+
+        return (yield from map_iteration(child, state.name, index, work()))
 
     return iteration

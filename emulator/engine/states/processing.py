@@ -8,7 +8,7 @@ from typing import Callable
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, MapState, StateMachine
-from sfn_emulator.engine.effects import Interpreter
+from sfn_emulator.engine.effects import Aborted, Interpreter
 from sfn_emulator.engine.frame import Frame
 
 MachineRunner = Callable[[StateMachine, JSON, Frame], Interpreter]  # runs a branch or an item processor
@@ -33,3 +33,20 @@ def item_selected(state: MapState, value: JSON, scope: Frame) -> JSON:
     selected = state.item_selector.evaluate(value, scope)
     within_payload_limit(selected, state.name)
     return selected
+
+
+def map_iteration(frame: Frame, name: str, index: int, work: Interpreter) -> Interpreter:
+    """`work` run as iteration `index` of the Map-like state `name`, between the events AWS records
+    for it: MapIterationStarted, then Succeeded, Failed (an error left it) or Aborted."""
+    ids = {"name": name, "index": index}
+    frame.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
+    try:
+        output = yield from work
+    except StatesError:
+        frame.emit("MapIterationFailed", "mapIterationFailedEventDetails", ids)
+        raise
+    except Aborted:
+        frame.emit("MapIterationAborted", "mapIterationAbortedEventDetails", ids)
+        raise
+    frame.emit("MapIterationSucceeded", "mapIterationSucceededEventDetails", ids)
+    return output
