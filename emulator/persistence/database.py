@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sfn_emulator.persistence.migrations import SCHEMA_VERSION, migrate
+from sfn_emulator.persistence.migrations import migrate
 from sfn_emulator.persistence.records import Document, dumps, loads
 
 DATABASE_NAME = "sfn-emulator.sqlite3"
