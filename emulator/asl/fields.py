@@ -20,6 +20,7 @@ from typing import Callable, Protocol
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
 from sfn_emulator.asl.model import JSON, Constant, Expression, Scope
 from sfn_emulator.asl.timestamps import parse_timestamp
@@ -27,7 +28,6 @@ from sfn_emulator.asl.timestamps import parse_timestamp
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
 WAIT_TOO_LONG = "Wait state delay is too long."
 
-_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 class Field(Protocol):
@@ -99,11 +99,6 @@ def one_field(literal: JSON, path: TextedPath | None, expression: Field | None, 
 
 # -- the rules of each field -------------------------------------------------------------------------
 
-def compact_json(value: JSON) -> str:
-    """JSON text as AWS writes it in causes: compact, non-ASCII kept."""
-    return _COMPACT_JSON.encode(value)
-
-
 def shown(value: JSON) -> str:
     """A value as AWS quotes it in a cause: a string as is, anything else as compact JSON."""
     return value if isinstance(value, str) else compact_json(value)
@@ -128,7 +123,7 @@ def _wait_seconds(seconds: JSON, text: str) -> int:
             seconds = int(seconds)
         else:
             raise StatesError(names.RUNTIME, f"The SecondsPath parameter cannot be parsed as a long value: "
-                                             f"{text} == {_COMPACT_JSON.encode(seconds)}")
+                                             f"{text} == {compact_json(seconds)}")
     if seconds < 0:
         raise StatesError(names.RUNTIME, f"The SecondsPath parameter references a negative value: {text} == {seconds}")
     if seconds > MAX_WAIT_SECONDS:
@@ -148,7 +143,7 @@ def _positive_seconds(field: str) -> Callable[[JSON, str], JSON]:
     def check(seconds: JSON, text: str) -> JSON:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
             raise StatesError(names.RUNTIME, f"The {field} parameter does not reference a positive integer: "
-                                             f"{text} == {_COMPACT_JSON.encode(seconds)}")
+                                             f"{text} == {compact_json(seconds)}")
         return seconds
     return check
 
@@ -190,7 +185,7 @@ def _max_items(max_items: JSON, text: str) -> int:
 
 def _not_in_input(field: str) -> Callable[[str, str, JSON], str]:
     return lambda text, reason, value: (f"The JSONPath '{text}' specified for the field '{field}' could not "
-                                        f"be found in the input '{_COMPACT_JSON.encode(value)}'")
+                                        f"be found in the input '{compact_json(value)}'")
 
 
 SECONDS_PATH = PathRule(_not_referenced("SecondsPath"), _wait_seconds)

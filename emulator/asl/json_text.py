@@ -1,10 +1,21 @@
-"""Scanning raw JSON text the way error messages need it: where a token stands outside string
-literals, and which bracket is still open at an offset. Both definition validation and execution
-input quote Jackson's complaints, which name these."""
+"""JSON text as AWS writes and reads it: `compact_json`, the one serialisation of payloads and of
+values quoted in causes; and scanning raw JSON text the way error messages need it: where a token
+stands outside string literals, and which bracket is still open at an offset. Both definition
+validation and execution input quote Jackson's complaints, which name these."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from typing import Any
+
+# One encoder for every call: `json.dumps` with options builds a new one each time.
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def compact_json(value: Any) -> str:
+    """JSON text as AWS writes payloads and quotes values in causes: compact, non-ASCII kept."""
+    return _COMPACT_JSON.encode(value)
 
 
 def characters_outside_strings(text: str) -> Iterator[tuple[int, str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.asl.fields import compact_json
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.model import JSON
 
 PAYLOAD_LIMIT_BYTES = 262_144

@@ -19,7 +19,8 @@ from typing import Any, Callable, Protocol
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.asl.fields import compact_json, invalid_path
+from sfn_emulator.asl.fields import invalid_path
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import (

@@ -18,6 +18,7 @@ import random
 from datetime import datetime
 from typing import Any, Callable
 
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.clock import format_time
 from sfn_emulator.engine.execution import Execution, HistoryEvent
 from sfn_emulator.engine.task_questions import TaskQuestions
@@ -38,12 +39,9 @@ class HistoryLimitReached(BaseException):
     it ends the whole execution, not a state."""
 
 
-_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
 def to_json_text(value: JSON) -> str:
-    """JSON text as AWS writes payloads: compact, non-ASCII kept (one encoder for every call)."""
-    return _COMPACT_JSON.encode(value)
+    """JSON text as AWS writes payloads: compact, non-ASCII kept."""
+    return compact_json(value)
 
 
 class Run:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Callable
 
 from sfn_emulator.asl.intrinsics.errors import InvalidArguments
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.model import JSON
 
 Arguments = list[JSON]
@@ -43,14 +43,6 @@ def array_argument(value: JSON) -> list[JSON]:
     if not isinstance(value, list):
         raise InvalidArguments
     return value
-
-
-# One encoder for every call: `json.dumps` with options builds a new one each time.
-_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
-def compact_json(value: JSON) -> str:
-    return _COMPACT_JSON.encode(value)
 
 
 def text_form(value: JSON) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from sfn_emulator.asl.intrinsics.arguments import Arguments, compact_json, string_argument
+from sfn_emulator.asl.intrinsics.arguments import Arguments, string_argument
 from sfn_emulator.asl.intrinsics.errors import InvalidArguments
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.model import JSON
 
 

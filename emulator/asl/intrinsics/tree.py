@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
-from sfn_emulator.asl.intrinsics.arguments import Function, compact_json
+from sfn_emulator.asl.intrinsics.arguments import Function
 from sfn_emulator.asl.intrinsics.errors import CallFailed, InvalidArguments
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.model import JSON, Expression, Scope
 from sfn_emulator.asl.paths import JsonPath, PathNotFound
 
