@@ -9,25 +9,31 @@ with a `type`) never is SM4C's, nor is an ASL definition (`States`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from sfn_emulator.asl.validation import ERROR, Diagnostic, InvalidDefinitionError
-from sfn_emulator.dialects.sm4c.graph import graph_of_model
-from sfn_emulator.dialects.sm4c.host import Host
-from sfn_emulator.dialects.sm4c.interpreter import run_document
-from sfn_emulator.dialects.sm4c.model import StateMachine
-from sfn_emulator.dialects.sm4c.parser import parse_document, validate_document
-from sfn_emulator.engine.effects import Interpreter
-from sfn_emulator.engine.frame import Run
-from sfn_emulator.graphs.structure import Graph
+
+if TYPE_CHECKING:
+    from sfn_emulator.dialects.sm4c.model import StateMachine
+    from sfn_emulator.engine.effects import Interpreter
+    from sfn_emulator.engine.frame import Run
+    from sfn_emulator.graphs.structure import Graph
 
 NAME = "sm4c"
 
 
 @dataclass(frozen=True)
 class Sm4cDialect:
+    """Its parser, interpreter and graph are imported when first used: recognising a document needs
+    none of them, and most emulators never run such a document."""
+
     name: str = NAME
-    model: type = StateMachine
+
+    @property
+    def model(self) -> type:
+        from sfn_emulator.dialects.sm4c.model import StateMachine
+
+        return StateMachine
 
     def recognises(self, document: Any) -> bool:
         if not isinstance(document, Mapping) or "States" in document:
@@ -37,14 +43,21 @@ class Sm4cDialect:
             and all(isinstance(state, Mapping) and "type" not in state for state in states)
 
     def parse(self, text: str, *, state_machine_type: str) -> StateMachine:
+        from sfn_emulator.dialects.sm4c.parser import parse_document
+
         return parse_document(text)
 
     def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
+        from sfn_emulator.dialects.sm4c.parser import validate_document
+
         diagnostics = validate_document(text)
         wanted = [d for d in diagnostics if severity != ERROR or d.severity == ERROR]
         return wanted[:max_results]
 
     def run(self, run: Run) -> Interpreter:
+        from sfn_emulator.dialects.sm4c.host import Host
+        from sfn_emulator.dialects.sm4c.interpreter import run_document
+
         return run_document(run, Host(run))
 
     def mock_view(self, model: StateMachine) -> Mapping[str, Any]:
@@ -52,6 +65,9 @@ class Sm4cDialect:
         return {"States": {name: {"Type": "Task"} for name in model.mockable_names()}}
 
     def graph(self, definition: str) -> Graph:
+        from sfn_emulator.dialects.sm4c.graph import graph_of_model
+        from sfn_emulator.dialects.sm4c.parser import parse_document
+
         try:
             return graph_of_model(parse_document(definition))
         except InvalidDefinitionError as error:
