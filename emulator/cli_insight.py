@@ -18,6 +18,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+from sfn_emulator.cli_http import EndpointError, request
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import UnreadableDefinition, read_definition
 
@@ -64,8 +65,8 @@ def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
                              "that execution ran")
         query = urllib.parse.urlencode({"executionArn": arguments.execution, "format": arguments.format})
         try:
-            text = _get(arguments.endpoint, f"/_emulator/graph?{query}")
-        except _EndpointError as error:
+            text = request(arguments.endpoint, f"/_emulator/graph?{query}").decode("utf-8")
+        except EndpointError as error:
             return _unusable(str(error))
     else:
         if not arguments.definition:
@@ -83,8 +84,8 @@ def coverage_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.coverage.report import table, write_html
 
     try:
-        report: dict[str, Any] = json.loads(_get(arguments.endpoint, "/_emulator/coverage"))
-    except (_EndpointError, ValueError) as error:
+        report: dict[str, Any] = json.loads(request(arguments.endpoint, "/_emulator/coverage"))
+    except (EndpointError, ValueError) as error:
         return _unusable(str(error))
     print(table(report), end="")
     if arguments.json:
@@ -92,29 +93,6 @@ def coverage_command(settings: Settings, arguments: argparse.Namespace) -> int:
     if arguments.html:
         print(f"HTML coverage: {write_html(report, arguments.html)}")
     return EXIT_OK
-
-
-class _EndpointError(Exception):
-    pass
-
-
-def _get(endpoint: str, path: str) -> str:
-    import urllib.error
-    import urllib.request  # here: its HTTP and e-mail parsing would load with every `sfn-emulator serve`
-
-    url = endpoint.rstrip("/") + path
-    try:
-        with urllib.request.urlopen(url, timeout=30) as answer:
-            return answer.read().decode("utf-8")
-    except urllib.error.HTTPError as error:
-        detail = error.read().decode("utf-8", "replace")
-        try:
-            detail = json.loads(detail).get("message", detail)
-        except ValueError:
-            pass
-        raise _EndpointError(f"{url}: {error.code} {detail}") from None
-    except (urllib.error.URLError, OSError) as error:
-        raise _EndpointError(f"cannot reach {endpoint}: {getattr(error, 'reason', error)}") from None
 
 
 def _write(text: str, output: str | None) -> None:

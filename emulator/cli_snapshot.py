@@ -38,10 +38,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def snapshot_command(settings: Settings, arguments: argparse.Namespace) -> int:
-    import urllib.error
-    import urllib.request
+    from sfn_emulator.cli_http import EndpointError, request
 
-    url = arguments.endpoint.rstrip("/") + _PATH
     if arguments.action == "save":
         body, method = b"{}", "POST"
     else:
@@ -50,19 +48,10 @@ def snapshot_command(settings: Settings, arguments: argparse.Namespace) -> int:
         except OSError as error:
             return _unusable(f"cannot read {arguments.file}: {error.strerror or error}")
         method = "PUT"
-    outgoing = urllib.request.Request(url, data=body, method=method, headers={"Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(outgoing, timeout=300) as answer:
-            data = answer.read()
-    except urllib.error.HTTPError as error:
-        detail = error.read().decode("utf-8", "replace")
-        try:
-            detail = json.loads(detail).get("message", detail)
-        except ValueError:
-            pass
-        return _unusable(f"{url}: {error.code} {detail}")
-    except (urllib.error.URLError, OSError) as error:
-        return _unusable(f"cannot reach {arguments.endpoint}: {getattr(error, 'reason', error)}")
+        data = request(arguments.endpoint, _PATH, method=method, body=body, timeout=300)
+    except EndpointError as error:
+        return _unusable(str(error))
     if arguments.action == "save":
         try:
             if arguments.file == "-":
