@@ -209,7 +209,8 @@ class DecisionBatch:
                     execution.history.add("TimerFired", workflows.clock.now(), timerId=timer_id, startedEventId=started)
                     workflows.schedule_decision(execution)
 
-        execution.timers[timer_id] = OpenTimer(timer_id, started, workflows.timer(seconds, fire))
+        execution.timers[timer_id] = OpenTimer(timer_id, started, workflows.timer(seconds, fire,
+                                                                                  since=execution.history.timestamp(started)))
 
     def cancel_timer(self, attributes: dict[str, Any]) -> None:
         timer_id = attributes["timerId"]

@@ -19,6 +19,10 @@ class History:
                             key: {name: value for name, value in attributes.items() if value is not None}})
         return event_id
 
+    def timestamp(self, event_id: int) -> datetime:
+        """When the event `event_id` happened: the instant a timeout it starts counts from."""
+        return self.events[event_id - 1]["eventTimestamp"]
+
     @property
     def last_id(self) -> int:
         return len(self.events)

@@ -35,7 +35,8 @@ class LambdaRunner:
         open_lambda.started_event_id = history.add("LambdaFunctionStarted", now(), scheduledEventId=open_lambda.scheduled_event_id)
         if timeout is not None:
             open_lambda.timer = self._workflows.deadline(timeout, lambda: self._finish(
-                execution, open_lambda, "LambdaFunctionTimedOut", timeoutType="START_TO_CLOSE"))
+                execution, open_lambda, "LambdaFunctionTimedOut", timeoutType="START_TO_CLOSE"),
+                since=history.timestamp(open_lambda.started_event_id))
         finished = self._outside_call()
 
         def run() -> None:

@@ -12,7 +12,7 @@ instead of jumping; once only timers remain, it jumps to the next one.
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from sfn_emulator.clock import Clock
@@ -151,7 +151,8 @@ class Workflows:
         execution.scheduled_decision = DecisionTask(event_id, task_list)
         if schedule_to_start is not None:
             decision = execution.scheduled_decision
-            decision.timer = self.deadline(schedule_to_start, lambda: self._decision_timed_out(execution, decision, "SCHEDULE_TO_START"))
+            decision.timer = self.deadline(schedule_to_start, lambda: self._decision_timed_out(execution, decision, "SCHEDULE_TO_START"),
+                                           since=execution.history.timestamp(event_id))
         self._race_deadline(execution)
         if execution.started_decision is None:
             self._offer_decision(execution)
@@ -174,7 +175,8 @@ class Workflows:
         decision.token = self._token(execution, decision)
         timeout = parse_duration(execution.task_timeout)
         if timeout is not None:
-            decision.timer = self.deadline(timeout, lambda: self._decision_timed_out(execution, decision, "START_TO_CLOSE"))
+            decision.timer = self.deadline(timeout, lambda: self._decision_timed_out(execution, decision, "START_TO_CLOSE"),
+                                           since=execution.history.timestamp(decision.started_event_id))
         return True
 
     def decision_closed(self, execution: WorkflowExecution, decision: DecisionTask) -> None:
@@ -212,7 +214,8 @@ class Workflows:
         for timeout_type, seconds in (("SCHEDULE_TO_START", task.schedule_to_start), ("SCHEDULE_TO_CLOSE", task.schedule_to_close)):
             if seconds is not None:
                 task.timers[timeout_type] = self.deadline(
-                    seconds, lambda kind=timeout_type: self._activity_timed_out(execution, task, kind))
+                    seconds, lambda kind=timeout_type: self._activity_timed_out(execution, task, kind),
+                    since=execution.history.timestamp(task.scheduled_event_id))
         self._race_deadline(execution)
         self.tasks.offer(self._key(execution, ACTIVITY_TASK, task.task_list), (execution, task), priority)
 
@@ -227,18 +230,20 @@ class Workflows:
         self._cancel(task.timers.pop("SCHEDULE_TO_START", None))
         if task.start_to_close is not None:
             task.timers["START_TO_CLOSE"] = self.deadline(
-                task.start_to_close, lambda: self._activity_timed_out(execution, task, "START_TO_CLOSE"))
-        self.heartbeat(execution, task, None)
+                task.start_to_close, lambda: self._activity_timed_out(execution, task, "START_TO_CLOSE"), since=now)
+        self.heartbeat(execution, task, None, since=now)
         return True
 
-    def heartbeat(self, execution: WorkflowExecution, task: ActivityTask, details: str | None) -> None:
-        """The worker reports progress: the heartbeat timeout starts again."""
+    def heartbeat(self, execution: WorkflowExecution, task: ActivityTask, details: str | None, *,
+                  since: datetime | None = None) -> None:
+        """The worker reports progress: the heartbeat timeout starts again, from `since` (the task's
+        start) or now (a RecordActivityTaskHeartbeat)."""
         if details is not None:
             task.details = details
         self._cancel(task.timers.pop("HEARTBEAT", None))
         if task.heartbeat is not None:
             task.timers["HEARTBEAT"] = self.deadline(
-                task.heartbeat, lambda: self._activity_timed_out(execution, task, "HEARTBEAT"))
+                task.heartbeat, lambda: self._activity_timed_out(execution, task, "HEARTBEAT"), since=since or self.clock.now())
 
     def close_activity(self, execution: WorkflowExecution, task: ActivityTask, event_type: str, **attributes: Any) -> None:
         """The activity task ends with `event_type` (Completed, Failed, Canceled, TimedOut)."""
@@ -358,13 +363,15 @@ class Workflows:
             due = execution.start_timestamp + timedelta(seconds=seconds)
             execution.deadline = self._set_timer(due, lambda: self._timed_out(execution), skippable=not raced)
 
-    def deadline(self, seconds: float, fire: Callable[[], None]) -> Timer:
-        """A task timeout: someone outside can meet it, so the auto clock never skips it."""
-        return self._set_timer(self.clock.now() + timedelta(seconds=seconds), fire, skippable=False)
+    def deadline(self, seconds: float, fire: Callable[[], None], *, since: datetime) -> Timer:
+        """A task timeout: someone outside can meet it, so the auto clock never skips it. It counts
+        from `since`, the instant the event that starts it records (the clock may have moved on
+        since, when it follows the wall clock)."""
+        return self._set_timer(since + timedelta(seconds=seconds), fire, skippable=False)
 
-    def timer(self, seconds: float, fire: Callable[[], None]) -> Timer:
-        """A decider's timer (StartTimer): the auto clock may jump to it."""
-        return self._set_timer(self.clock.now() + timedelta(seconds=seconds), fire, skippable=True)
+    def timer(self, seconds: float, fire: Callable[[], None], *, since: datetime) -> Timer:
+        """A decider's timer (StartTimer), from its TimerStarted event's instant: the auto clock may jump to it."""
+        return self._set_timer(since + timedelta(seconds=seconds), fire, skippable=True)
 
     @staticmethod
     def _cancel(timer: Timer | None) -> None:
