@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sfn_emulator.asl.arns import Arn, split_arn
 from sfn_emulator.asl.model import JSONATA
+from sfn_emulator.asl.parsing.integration_patterns import AWS_SDK, split_pattern, supports_pattern
 from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
 from sfn_emulator.asl.parsing.rules import OPTIMIZED_ACTIONS, HTTP_TASK_RESOURCE, HTTP_TASK_REQUIRED
 
@@ -30,7 +31,7 @@ class ResourceFields(DiagnosticRecorder):
         `dynamodb:query` is refused, it is `aws-sdk:dynamodb:query`); an EXPRESS machine cannot wait on
         activities or callbacks."""
         arn = split_arn(resource)
-        if arn is None or not arn.service or _unknown_optimized_action(arn):
+        if arn is None or not arn.service or _names_no_integration(arn):
             self.error(
                 f"The resource provided {resource} is not recognized. The value is not a valid resource ARN, "
                 "or the resource is not available in this region.",
@@ -42,11 +43,9 @@ class ResourceFields(DiagnosticRecorder):
         if arn.resource_type == "activity":
             self.error("Express state machine does not support Activity ARN", location)
             return
-        action = arn.resource.partition(":")[2]
-        for pattern in (".waitForTaskToken", ".sync:2", ".sync"):
-            if action.endswith(pattern):
-                self.error(f"Express state machine does not support '{pattern}' service integration ", location)
-                return
+        pattern = split_pattern(arn.resource.partition(":")[2])[1]
+        if pattern:
+            self.error(f"Express state machine does not support '{pattern}' service integration ", location)
 
 
 def is_http_task(resource: str) -> bool:
@@ -54,12 +53,17 @@ def is_http_task(resource: str) -> bool:
     return arn is not None and arn.service == "states" and arn.resource == f"http:{HTTP_TASK_RESOURCE}"
 
 
-def _unknown_optimized_action(arn: Arn) -> bool:
-    """An `arn:<partition>:states:::<service>:<action>` naming an action its service has no optimized
-    integration for (only services whose whole set of actions is listed here are checked)."""
+def _names_no_integration(arn: Arn) -> bool:
+    """An `arn:<partition>:states:::<service>:<action>[<pattern>]` naming no integration: an action its
+    service has no optimized integration for (checked for services whose whole set of actions is listed),
+    a pattern the service does not support, or an AWS SDK integration without `<service>:<action>`."""
     service, has_action, action = arn.resource.partition(":")
-    if arn.service != "states" or not has_action or service not in OPTIMIZED_ACTIONS:
+    if arn.service != "states" or not has_action:
         return False
-    for pattern in (".waitForTaskToken", ".sync:2", ".sync"):
-        action = action.removesuffix(pattern)
-    return action not in OPTIMIZED_ACTIONS[service]
+    action, pattern = split_pattern(action)
+    if not supports_pattern(service, pattern):
+        return True
+    if service == AWS_SDK:
+        sdk_service, _, sdk_action = action.partition(":")
+        return not sdk_service or not sdk_action
+    return service in OPTIMIZED_ACTIONS and action not in OPTIMIZED_ACTIONS[service]

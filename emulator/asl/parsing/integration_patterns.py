@@ -1,0 +1,62 @@
+"""Which integration patterns each Step Functions service integration supports.
+
+A Task's `arn:<partition>:states:::<service>:<action>[<pattern>]` names a request-response call (no
+pattern), a job run (`.sync`, and `.sync:2` for Step Functions' own StartExecution) or a callback
+(`.waitForTaskToken`). AWS's "Optimized integrations for Step Functions" table lists, service by service,
+which patterns exist; a resource asking a service for a pattern it does not have names no integration,
+and is refused as an unrecognized resource. AWS SDK integrations (`aws-sdk:<service>:<action>`) take
+request-response and callbacks, never `.sync`.
+"""
+
+from __future__ import annotations
+
+RUN_A_JOB = ".sync"
+RUN_A_JOB_V2 = ".sync:2"  # StartExecution's run-a-job with a parsed (JSON) output
+WAIT_FOR_CALLBACK = ".waitForTaskToken"
+PATTERNS = (WAIT_FOR_CALLBACK, RUN_A_JOB_V2, RUN_A_JOB)  # longest suffix first where they overlap
+
+AWS_SDK = "aws-sdk"
+
+_JOB = frozenset({RUN_A_JOB})
+_CALLBACK = frozenset({WAIT_FOR_CALLBACK})
+_BOTH = frozenset({RUN_A_JOB, WAIT_FOR_CALLBACK})
+
+# Per service (as written in the ARN): the patterns beyond request-response that it supports.
+OPTIMIZED_PATTERNS: dict[str, frozenset[str]] = {
+    "apigateway": _CALLBACK,
+    "athena": _JOB,
+    "batch": _JOB,
+    "bedrock": _BOTH,
+    "codebuild": _JOB,
+    "dynamodb": frozenset(),
+    "ecs": _BOTH,
+    "eks": _BOTH,
+    "elasticmapreduce": _JOB,
+    "emr-containers": _JOB,
+    "emr-serverless": _JOB,
+    "events": _CALLBACK,
+    "glue": _JOB,
+    "databrew": _JOB,
+    "lambda": _CALLBACK,
+    "mediaconvert": _JOB,
+    "sagemaker": _JOB,
+    "sns": _CALLBACK,
+    "sqs": _CALLBACK,
+    "states": frozenset({RUN_A_JOB, RUN_A_JOB_V2, WAIT_FOR_CALLBACK}),
+    AWS_SDK: _CALLBACK,
+}
+
+
+def split_pattern(action: str) -> tuple[str, str]:
+    """(`action` without its pattern suffix, the suffix or "" for request-response)."""
+    for pattern in PATTERNS:
+        if action.endswith(pattern):
+            return action.removesuffix(pattern), pattern
+    return action, ""
+
+
+def supports_pattern(service: str, pattern: str) -> bool:
+    """Whether `service`'s integration has `pattern` (services AWS does not list are not judged)."""
+    if not pattern or service not in OPTIMIZED_PATTERNS:
+        return True
+    return pattern in OPTIMIZED_PATTERNS[service]
