@@ -38,6 +38,8 @@ from sfn_emulator.resources.base import TaskRequest, parse_resource
 from sfn_emulator.resources.outcomes import Pending
 
 JSON = Any
+CANCELLED = "SM4C.Cancelled"  # an action cancelled because its parent no longer needs it ('xor', 'n_of_m', a failure)
+_SUBFLOW_CANCELLED = "The invokeSubflow action that waited for this execution was cancelled."
 _STANDARD_ATTRIBUTES = frozenset({*REQUIRED_ATTRIBUTES, "data", "data_base64", "datacontenttype", "dataschema",
                                   "subject", "time"})
 
@@ -78,7 +80,8 @@ class Host:
             return None
         if isinstance(outcome, Pending):
             try:
-                result = yield AwaitCompletion(request, outcome.submitted, action.timeout, counted_from=started_at)
+                result = yield AwaitCompletion(request, outcome.submitted, action.timeout, counted_from=started_at,
+                                               stopped_when_cancelled=(CANCELLED, _SUBFLOW_CANCELLED))
             except StatesError as error:
                 if error.error == names.TIMEOUT:
                     return None

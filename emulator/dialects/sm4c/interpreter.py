@@ -52,8 +52,10 @@ from sfn_emulator.dialects.sm4c.model import (
     Transition,
 )
 from sfn_emulator.dialects.sm4c.expressions import Expression
-from sfn_emulator.engine.effects import TRANSITION, Fork, Interpreter, Sleep
+from sfn_emulator.engine.effects import TRANSITION, Aborted, Fork, Interpreter, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
+
+from sfn_emulator.dialects.sm4c.host import CANCELLED
 
 if TYPE_CHECKING:
     from sfn_emulator.dialects.sm4c.host import Host
@@ -62,6 +64,7 @@ JSON = Any
 RESOURCE_TYPE = "sm4c"
 EVENTS_RESOURCE = "events"  # the events bus, as Serverless Workflow records it too
 NO_TRANSITION = "SM4C.NoTransition"
+CANCELLED_CAUSE = "The action was cancelled: its parent action no longer needs its result."
 
 
 def run_document(run: Run, host: Host) -> Interpreter:
@@ -69,6 +72,9 @@ def run_document(run: Run, host: Host) -> Interpreter:
     machine: StateMachine = run.execution.machine
     frame = Frame(run, prev_event_id=run.execution.history[-1]["id"] if run.execution.history else 0)
     instance = Instance(machine, run, host, run.execution_context["Input"])
+    if machine.timeout is not None and machine.timeout.action is not None:
+        action = machine.timeout.action
+        run.on_timeout = lambda: instance.timeout_action(action)
     yield from instance.run_states(machine.start, frame)
     return instance.data
 
@@ -83,6 +89,15 @@ class Instance:
         self.data = data
         self.correlations: dict[str, JSON] = {}  # correlation attributes bound by the first event
         self.completions = 0  # children of hierarchical actions finished so far, for 'xor' and 'n_of_m'
+        self.state = machine.start  # the state the execution is in
+
+    def timeout_action(self, action: Action) -> Interpreter:
+        """The document's `timeout.action`: when the execution's timeout passes, the execution
+        stops where it is and this action runs on its data, immediately before the execution ends
+        (timed out, as any execution whose timeout passes). Its result has no handler to merge it."""
+        frame = Frame(self.run, prev_event_id=self.run.execution.history[-1]["id"])
+        frame.state_name = self.state.name
+        yield from self.perform(action, self.data, self.state, frame)
 
     # -- states -----------------------------------------------------------------------------------
     def run_states(self, state: State, frame: Frame) -> Interpreter:
@@ -96,6 +111,7 @@ class Instance:
         yield TRANSITION
         frame.state_name = state.name
         frame.entered_time = self.run.now()
+        self.state = state
         frame.emit("TaskStateEntered", "stateEnteredEventDetails",
                    {"name": state.name, "input": to_json_text(self.data), "inputDetails": {"truncated": False}})
         if state.enter_action is not None:
@@ -104,6 +120,7 @@ class Instance:
         if state.start_child is not None:
             yield from self.run_states(state.start_child, frame)
             frame.state_name = state.name
+            self.state = state
         if not state.transitions:
             self.exited(state, frame)
             return None
@@ -222,6 +239,9 @@ class Instance:
             result = yield from self.execute(action, data, given, state, frame, attempt)
         except StatesError as error:
             task_failed(frame, ids, error)
+            raise
+        except Aborted:
+            task_failed(frame, ids, StatesError(CANCELLED, CANCELLED_CAUSE))
             raise
         frame.emit("TaskSucceeded", "taskSucceededEventDetails",
                    {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
