@@ -64,6 +64,7 @@ JSON = Any
 RESOURCE_TYPE = "sm4c"
 EVENTS_RESOURCE = "events"  # the events bus, as Serverless Workflow records it too
 NO_TRANSITION = "SM4C.NoTransition"
+UNFILTERED = object()  # a state without an inputFilter: its actions and conditions read the live data
 CANCELLED_CAUSE = "The action was cancelled: its parent action no longer needs its result."
 
 
@@ -114,8 +115,9 @@ class Instance:
         self.state = state
         frame.emit("TaskStateEntered", "stateEnteredEventDetails",
                    {"name": state.name, "input": to_json_text(self.data), "inputDetails": {"truncated": False}})
+        filtered = state.input_filter.evaluate(self.data) if state.input_filter is not None else UNFILTERED
         if state.enter_action is not None:
-            result = yield from self.perform(state.enter_action, self.view(state), state, frame)
+            result = yield from self.perform(state.enter_action, self.view(filtered), state, frame)
             self.merge(state.enter_result_handler, result)
         if state.start_child is not None:
             yield from self.run_states(state.start_child, frame)
@@ -125,14 +127,14 @@ class Instance:
             self.exited(state, frame)
             return None
         while True:
-            transition = yield from self.choose(state, frame)
+            transition = yield from self.choose(state, self.view(filtered), frame)
             if transition.action is not None:
-                result = yield from self.perform(transition.action, self.view(state), state, frame)
+                result = yield from self.perform(transition.action, self.view(filtered), state, frame)
                 self.merge(transition.result_handler, result)
             if transition.next_state is not None:
                 break
         if state.exit_action is not None:
-            result = yield from self.perform(state.exit_action, self.view(state), state, frame)
+            result = yield from self.perform(state.exit_action, self.view(filtered), state, frame)
             self.merge(state.exit_result_handler, result)
         self.exited(state, frame)
         return self.machine.states_by_name[transition.next_state]
@@ -141,23 +143,25 @@ class Instance:
         frame.emit("TaskStateExited", "stateExitedEventDetails",
                    {"name": state.name, "output": to_json_text(self.data), "outputDetails": {"truncated": False}})
 
-    def view(self, state: State) -> JSON:
-        """What the state's actions read: the data, narrowed by the state's `inputFilter`."""
-        return state.input_filter.evaluate(self.data) if state.input_filter is not None else self.data
+    def view(self, filtered: JSON) -> JSON:
+        """What a state's actions and conditions read (step 2): its `inputFilter`'s result, taken once
+        as the state is entered, for the rest of the state; else the data as it is now."""
+        return self.data if filtered is UNFILTERED else filtered
 
     def merge(self, handler: Expression | None, value: JSON) -> None:
         if handler is not None:
             self.data = handler.evaluate(self.data, value)
 
     # -- transitions ------------------------------------------------------------------------------
-    def choose(self, state: State, frame: Frame) -> Interpreter:
-        """Step 4: the transition that fires (waiting for events or a timeout when it must)."""
+    def choose(self, state: State, data: JSON, frame: Frame) -> Interpreter:
+        """Step 4: the transition that fires (waiting for events or a timeout when it must);
+        conditions read `data`, the state's view of the data."""
         transitions = state.transitions
         implicit = next((t for t in transitions if t.implicit), None)
         if implicit is not None:
             return implicit
         for transition in transitions:
-            if transition.conditional and transition.condition.holds(self.data):
+            if transition.conditional and transition.condition.holds(data):
                 return transition
         on_events = [t for t in transitions if t.on_events]
         on_timeout = next((t for t in transitions if t.on_timeout), None)
