@@ -9,7 +9,8 @@ task-resource chain, subflows as nested executions, events through the emulator'
   (clock time) makes the result null too.
 - `invokeSubflow`: a nested execution of the state machine named `subflowName` (same account and
   region), started as `states:startExecution.sync:2` starts one; the result is the child's output
-  (null when not waiting, or when the `timeout` passes first).
+  (null when not waiting, or when the `timeout` passes first). A subflow waited for is stopped
+  when the wait is cancelled (a parallel no longer needs the child action, the parent stops).
 - events: a transition's event definitions wait as `AwaitEvent` matches (CloudEvent `type`, `source`
   when given, correlation attributes: a fixed `contextAttributeValue`, or the value the first
   matching event brought, bound for the rest of the execution); `sendEvent` publishes a CloudEvent

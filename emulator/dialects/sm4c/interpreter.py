@@ -2,8 +2,9 @@
 algorithm step by step:
 
 1. the start state is the one state with `start: true`;
-2. entering a state: its `inputFilter` narrows the data its actions read; its enter action runs and
-   `enterResultHandler` merges the result into the state machine's data (`$value`);
+2. entering a state: its `inputFilter`'s result, taken once, is what its actions and transition
+   conditions read for the rest of the state; its enter action runs and `enterResultHandler`
+   merges the result into the state machine's data (`$value`);
 3. child states (a state's `states`) run next, from their start state, until one of them ends;
 4. no transitions: the state machine ends with its data as output. Otherwise the transition is
    chosen: the one implicit transition; else the first `condition` transition whose jq condition
@@ -16,7 +17,10 @@ algorithm step by step:
 An action failing runs the first of its `errorHandlers` whose `condition` holds on the error
 (`{"error", "cause"}`): its `resultHandler` merges the error, then its retry policy retries the
 action (delays on the clock), or the action's result is null. An unhandled error fails the
-execution with that error.
+execution with that error. A child action that a parallel's completion (or a sibling's failure)
+cancels ends its open tasks with `TaskFailed` (`SM4C.Cancelled`). When the document's `timeout`
+passes, the engine stops the execution and runs `timeout.action` (`Run.on_timeout`) before it
+ends the execution as timed out.
 
 History (Step Functions' event shapes): a state is `TaskStateEntered`/`TaskStateExited`; every
 action attempt is a task (`TaskScheduled` with its evaluated input as `parameters`, `TaskStarted`,
