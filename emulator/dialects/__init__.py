@@ -33,7 +33,8 @@ ASL = "asl"
 
 
 class Dialect(Protocol):
-    """One definition language (see the module docstring)."""
+    """One definition language (see the module docstring). A dialect whose documents name files
+    relative to themselves may also have `anchor(text, directory) -> text` (see `anchored`)."""
 
     name: str  # the value of the `sfn-emulator:dialect` tag that chooses it
     model: type  # the class of its compiled models: an execution's model says which dialect runs it

@@ -132,7 +132,7 @@ def test_paths_relative_to_the_definition_file(tmp_path: Path, capsys: pytest.Ca
     ("functions", "functions.json", {"name": "charge"}, "must be an array (or an object with 'functions')"),
     ("retries", "retries.yaml", "- name: [unclosed", "neither JSON nor YAML"),
     ("events", "events.json", [{"type": "order.paid"}], "These fields are required: [name]"),
-])
+], ids=["missing", "not-an-array", "not-json-or-yaml", "invalid-definition"])
 def test_unreadable_definitions_are_diagnostics_at_the_attribute(field: str, file: str, content: Any, message: str,
                                                                  tmp_path: Path, driver: Driver) -> None:
     if content is not None:
@@ -142,14 +142,14 @@ def test_unreadable_definitions_are_diagnostics_at_the_attribute(field: str, fil
     _refused(driver, document, f"/{field}", message)
 
 
-@pytest.mark.parametrize("reference", [
-    "events.json",  # relative, but a definition sent to the API has no file to be relative to
-    f"http://127.0.0.1:{_closed_port()}/events.json",
-    "ftp://example.com/events.json",
-])
-def test_references_a_definition_cannot_reach(reference: str, driver: Driver) -> None:
-    document = _document(reference, FUNCTIONS, RETRIES)
-    _refused(driver, document, "/events", "")
+@pytest.mark.parametrize(("reference", "message"), [
+    ("events.json", "relative reference"),  # a definition sent to the API has no file to be relative to
+    ("http://127.0.0.1:{closed_port}/events.json", "Cannot fetch"),
+    ("ftp://example.com/events.json", "the scheme 'ftp'"),
+], ids=["relative", "unreachable", "ftp"])
+def test_references_a_definition_cannot_reach(reference: str, message: str, driver: Driver) -> None:
+    document = _document(reference.format(closed_port=_closed_port()), FUNCTIONS, RETRIES)
+    _refused(driver, document, "/events", message)
 
 
 def test_a_missing_http_resource(served: tuple[Path, str], driver: Driver) -> None:
