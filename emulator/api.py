@@ -181,7 +181,9 @@ def load_definition(definition: Definition, base_dir: Path | None = None,
     path = Path(definition)
     if base_dir is not None and not path.is_absolute():
         path = base_dir / path
-    return read_definition_file(path), default_machine_name(path)
+    from sfn_emulator.dialects import anchored
+
+    return anchored(read_definition_file(path), path.resolve().parent), default_machine_name(path)
 
 
 def run_definition(

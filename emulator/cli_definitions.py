@@ -22,7 +22,7 @@ from sfn_emulator.cli_callbacks import add_arguments as add_answer_arguments
 from sfn_emulator.cli_callbacks import prompt_on_terminal, wait_answering
 from sfn_emulator.clock import Clock, format_time
 from sfn_emulator.config import REMOTE_ENDPOINT_FIELDS, Settings, add_arguments
-from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, read_definition, source_label
+from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, source_label
 
 if TYPE_CHECKING:
     from sfn_emulator.execution_result import ExecutionResult
@@ -102,11 +102,12 @@ def machine_name(source: str, given: str | None) -> str:
 
 def validate_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` answers without loading the engine.
+    from sfn_emulator.dialects import read_anchored
     from sfn_emulator.engine import Engine
     from sfn_emulator.service import StepFunctionsService
 
     try:
-        definition = read_definition(arguments.definition)
+        definition = read_anchored(arguments.definition)
     except UnreadableDefinition as error:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -142,6 +143,7 @@ def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
 def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` answers without loading the engine, and `serve` without the Python API.
     from sfn_emulator.api import in_process_runner
+    from sfn_emulator.dialects import read_anchored
     from sfn_emulator.execution_result import RUNNING
     from sfn_emulator.resources.function_map import FunctionMapError
     from sfn_emulator.resources.mock_file import MockConfigError
@@ -153,7 +155,7 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_UNUSABLE
     try:
-        definition = read_definition(arguments.definition)
+        definition = read_anchored(arguments.definition)
         input_text = read_input(arguments.input)
     except (UnreadableDefinition, UnusableInput) as error:
         print(f"sfn-emulator: {error}", file=sys.stderr)

@@ -20,7 +20,7 @@ from typing import Any
 
 from sfn_emulator.cli_http import EndpointError, request
 from sfn_emulator.config import Settings
-from sfn_emulator.definition_files import UnreadableDefinition, read_definition
+from sfn_emulator.definition_files import UnreadableDefinition
 
 EXIT_OK = 0
 EXIT_UNUSABLE = 2
@@ -56,7 +56,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
-    from sfn_emulator.dialects import graph_of
+    from sfn_emulator.dialects import graph_of, read_anchored
     from sfn_emulator.graphs import render
 
     if arguments.execution:
@@ -73,7 +73,7 @@ def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
             return _unusable("give a DEFINITION file, or --endpoint and --execution")
         try:
             title = Path(arguments.definition).name if arguments.definition != "-" else "definition"
-            text = render(graph_of(read_definition(arguments.definition)), arguments.format, title=title)
+            text = render(graph_of(read_anchored(arguments.definition)), arguments.format, title=title)
         except (UnreadableDefinition, ValueError) as error:
             return _unusable(f"cannot draw {arguments.definition}: {error}")
     _write(text, arguments.output)

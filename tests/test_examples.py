@@ -12,7 +12,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF", "Serverless Workflow")
+SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF", "Serverless Workflow", "SM4C")
 
 
 def _section(title: str) -> str:
@@ -29,6 +29,11 @@ def test_the_readmes_code_is_the_examples_code(title: str) -> None:
     assert blocks
     for block in blocks:
         assert block in examples, f"not a whole file of examples/: {block}"
+
+
+def test_the_sm4c_sections_document_is_the_example_fixture() -> None:
+    [block] = re.findall(r"```yaml\n(.*?)```", _section("SM4C"), flags=re.S)
+    assert block == (EXAMPLES / "fixtures" / "order.sm4c.yaml").read_text()
 
 
 def test_every_readme_python_block_is_run_as_written() -> None:

@@ -18,6 +18,7 @@ Register a dialect with `register(dialect)`; the built-in ones are registered on
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic, InvalidDefinitionError
@@ -32,7 +33,8 @@ ASL = "asl"
 
 
 class Dialect(Protocol):
-    """One definition language (see the module docstring)."""
+    """One definition language (see the module docstring). A dialect whose documents name files
+    relative to themselves may also have `anchor(text, directory) -> text` (see `anchored`)."""
 
     name: str  # the value of the `sfn-emulator:dialect` tag that chooses it
     model: type  # the class of its compiled models: an execution's model says which dialect runs it
@@ -96,6 +98,23 @@ def dialect_of(text: str, name: str | None = None) -> Dialect:
     if document is None or asl.recognises(document):
         return asl
     return next((dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), asl)
+
+
+def anchored(text: str, directory: Path) -> str:
+    """A definition read from a file in `directory`, with what its dialect reads relative to that
+    file made absolute (a dialect's optional `anchor(text, directory)`; SM4C's definitions by URI):
+    once read, the text no longer knows where its file was."""
+    anchor = getattr(dialect_of(text), "anchor", None)
+    return anchor(text, directory) if anchor is not None else text
+
+
+def read_anchored(source: str) -> str:
+    """The definition named on a command line (a file, or `-` for standard input: see
+    `definition_files.read_definition`), anchored to its file's directory (see `anchored`)."""
+    from sfn_emulator.definition_files import STDIN, read_definition
+
+    text = read_definition(source)
+    return text if source == STDIN else anchored(text, Path(source).resolve().parent)
 
 
 def parse(text: str, *, state_machine_type: str = "STANDARD", dialect: str | None = None) -> Any:

@@ -55,6 +55,9 @@ class AwaitCompletion:
     submitted: Any
     timeout_seconds: float | None = None
     counted_from: datetime | None = None
+    # (error, cause): the awaited execution is stopped with them when the wait is cancelled (the
+    # waiter no longer needs it: SM4C's cancelled parallel children); None: it runs on
+    stopped_when_cancelled: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

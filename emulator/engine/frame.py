@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 from datetime import datetime
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.clock import format_time
@@ -25,6 +25,9 @@ from sfn_emulator.engine.task_questions import TaskQuestions
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.base import TaskResources
+
+if TYPE_CHECKING:
+    from sfn_emulator.engine.effects import Interpreter
 
 JSON = Any
 
@@ -49,7 +52,7 @@ class Run:
 
     __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
                  "top_frame",
-                 "resources", "tasks", "item_reader_items", "_last_payload")
+                 "resources", "tasks", "item_reader_items", "on_timeout", "_last_payload")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None,
                  tasks: TaskQuestions = TaskQuestions()) -> None:
@@ -63,6 +66,9 @@ class Run:
         self.resources: TaskResources | None = None  # a chain of this run's own (TestState mocks), else the engine's
         self.tasks = tasks  # what the interpreter asks about a task before running it
         self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
+        # what runs when the execution's timeout passes, before it ends as timed out (a dialect's
+        # timeout action: SM4C's `timeout.action`); None: it ends at once
+        self.on_timeout: Callable[[], Interpreter] | None = None
         self.execution_context = {
             "Id": execution.arn,
             "Input": json.loads(execution.input),

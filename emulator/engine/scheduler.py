@@ -475,6 +475,9 @@ class Engine:
                                                                         "is not an execution of this emulator"))
             return
         waiter = CompletionWait(fiber, lambda child: resource.completed(effect.request, child))
+        if effect.stopped_when_cancelled is not None:
+            error, cause = effect.stopped_when_cancelled
+            waiter.stop_awaited = lambda: self._lifecycle.abort(awaited, error, cause)
         fiber.waiting = waiter
         waiter.token = self._callbacks.find(effect.request.task_token)  # the task's own token answers it too
         if waiter.token is not None and waiter.token.early is not None:
@@ -499,5 +502,5 @@ class Engine:
     def _answer_completion(self, waiter: CompletionWait, output: Any, error: StatesError | None) -> None:
         """A `.sync` task answered by SendTaskSuccess/SendTaskFailure with its token, before its job ended."""
         if not waiter.fiber.done and waiter.fiber.waiting is waiter:
-            waiter.cancel()
+            waiter.release()
             self._fibers.resume(waiter.fiber, output, error)

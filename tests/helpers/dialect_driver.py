@@ -59,7 +59,9 @@ class Driver:
         """What a case expects of its execution: `status`, and any of `output`, `error`, `cause`,
         `history` (event types), `produced` (types of the events it produced), `sent` (chosen
         attributes of each produced event), `visited` (states entered), `task_parameters` (function
-        calls' parameters), `elapsed_seconds` (clock time from start to end)."""
+        calls' parameters), `task_failures` ([resource, error] of each TaskFailed/TaskTimedOut),
+        `elapsed_seconds` (clock time from start to end), `subflow_statuses` (the statuses of the
+        executions of each named state machine)."""
         described = self.call("describe_execution", executionArn=execution)
         history = self.call("get_execution_history", executionArn=execution, maxResults=1000)["events"]
         types = [event["type"] for event in history]
@@ -87,3 +89,12 @@ class Driver:
             assert (end - described["startDate"]).total_seconds() == expect["elapsed_seconds"]
         if "produced" in expect:
             assert [event["type"] for event in self.produced(execution)] == expect["produced"]
+        if "task_failures" in expect:
+            ends = [event.get("taskFailedEventDetails") or event.get("taskTimedOutEventDetails") for event in history
+                    if event["type"] in ("TaskFailed", "TaskTimedOut")]
+            assert [[end["resource"], end.get("error")] for end in ends] == expect["task_failures"]
+        if "subflow_statuses" in expect:
+            machines = {item["name"]: item["stateMachineArn"] for item in self.call("list_state_machines")["stateMachines"]}
+            for name, statuses in expect["subflow_statuses"].items():
+                listed = self.call("list_executions", stateMachineArn=machines[name])["executions"]
+                assert sorted(item["status"] for item in listed) == sorted(statuses), listed

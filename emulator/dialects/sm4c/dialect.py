@@ -8,7 +8,9 @@ with a `type`) never is SM4C's, nor is an ASL definition (`States`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from sfn_emulator.asl.validation import ERROR, Diagnostic, InvalidDefinitionError
@@ -46,6 +48,15 @@ class Sm4cDialect:
         from sfn_emulator.dialects.sm4c.parser import parse_document
 
         return parse_document(text)
+
+    def anchor(self, text: str, directory: Path) -> str:
+        """The text with its definitions given by a path relative to its file (`directory`) given by
+        `file://` URI instead (see `references`)."""
+        from sfn_emulator.dialects.documents import load_document
+        from sfn_emulator.dialects.sm4c.references import anchor
+
+        document = load_document(text)
+        return json.dumps(document) if anchor(document, directory) else text
 
     def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
         from sfn_emulator.dialects.sm4c.parser import validate_document

@@ -9,7 +9,8 @@ task-resource chain, subflows as nested executions, events through the emulator'
   (clock time) makes the result null too.
 - `invokeSubflow`: a nested execution of the state machine named `subflowName` (same account and
   region), started as `states:startExecution.sync:2` starts one; the result is the child's output
-  (null when not waiting, or when the `timeout` passes first).
+  (null when not waiting, or when the `timeout` passes first). A subflow waited for is stopped
+  when the wait is cancelled (a parallel no longer needs the child action, the parent stops).
 - events: a transition's event definitions wait as `AwaitEvent` matches (CloudEvent `type`, `source`
   when given, correlation attributes: a fixed `contextAttributeValue`, or the value the first
   matching event brought, bound for the rest of the execution); `sendEvent` publishes a CloudEvent
@@ -38,6 +39,8 @@ from sfn_emulator.resources.base import TaskRequest, parse_resource
 from sfn_emulator.resources.outcomes import Pending
 
 JSON = Any
+CANCELLED = "SM4C.Cancelled"  # an action cancelled because its parent no longer needs it ('xor', 'n_of_m', a failure)
+_SUBFLOW_CANCELLED = "The invokeSubflow action that waited for this execution was cancelled."
 _STANDARD_ATTRIBUTES = frozenset({*REQUIRED_ATTRIBUTES, "data", "data_base64", "datacontenttype", "dataschema",
                                   "subject", "time"})
 
@@ -78,7 +81,8 @@ class Host:
             return None
         if isinstance(outcome, Pending):
             try:
-                result = yield AwaitCompletion(request, outcome.submitted, action.timeout, counted_from=started_at)
+                result = yield AwaitCompletion(request, outcome.submitted, action.timeout, counted_from=started_at,
+                                               stopped_when_cancelled=(CANCELLED, _SUBFLOW_CANCELLED))
             except StatesError as error:
                 if error.error == names.TIMEOUT:
                     return None

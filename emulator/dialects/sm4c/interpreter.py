@@ -2,8 +2,9 @@
 algorithm step by step:
 
 1. the start state is the one state with `start: true`;
-2. entering a state: its `inputFilter` narrows the data its actions read; its enter action runs and
-   `enterResultHandler` merges the result into the state machine's data (`$value`);
+2. entering a state: its `inputFilter`'s result, taken once, is what its actions and transition
+   conditions read for the rest of the state; its enter action runs and `enterResultHandler`
+   merges the result into the state machine's data (`$value`);
 3. child states (a state's `states`) run next, from their start state, until one of them ends;
 4. no transitions: the state machine ends with its data as output. Otherwise the transition is
    chosen: the one implicit transition; else the first `condition` transition whose jq condition
@@ -16,7 +17,10 @@ algorithm step by step:
 An action failing runs the first of its `errorHandlers` whose `condition` holds on the error
 (`{"error", "cause"}`): its `resultHandler` merges the error, then its retry policy retries the
 action (delays on the clock), or the action's result is null. An unhandled error fails the
-execution with that error.
+execution with that error. A child action that a parallel's completion (or a sibling's failure)
+cancels ends its open tasks with `TaskFailed` (`SM4C.Cancelled`). When the document's `timeout`
+passes, the engine stops the execution and runs `timeout.action` (`Run.on_timeout`) before it
+ends the execution as timed out.
 
 History (Step Functions' event shapes): a state is `TaskStateEntered`/`TaskStateExited`; every
 action attempt is a task (`TaskScheduled` with its evaluated input as `parameters`, `TaskStarted`,
@@ -52,8 +56,10 @@ from sfn_emulator.dialects.sm4c.model import (
     Transition,
 )
 from sfn_emulator.dialects.sm4c.expressions import Expression
-from sfn_emulator.engine.effects import TRANSITION, Fork, Interpreter, Sleep
+from sfn_emulator.engine.effects import TRANSITION, Aborted, Fork, Interpreter, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
+
+from sfn_emulator.dialects.sm4c.host import CANCELLED
 
 if TYPE_CHECKING:
     from sfn_emulator.dialects.sm4c.host import Host
@@ -62,6 +68,8 @@ JSON = Any
 RESOURCE_TYPE = "sm4c"
 EVENTS_RESOURCE = "events"  # the events bus, as Serverless Workflow records it too
 NO_TRANSITION = "SM4C.NoTransition"
+UNFILTERED = object()  # a state without an inputFilter: its actions and conditions read the live data
+CANCELLED_CAUSE = "The action was cancelled: its parent action no longer needs its result."
 
 
 def run_document(run: Run, host: Host) -> Interpreter:
@@ -69,6 +77,9 @@ def run_document(run: Run, host: Host) -> Interpreter:
     machine: StateMachine = run.execution.machine
     frame = Frame(run, prev_event_id=run.execution.history[-1]["id"] if run.execution.history else 0)
     instance = Instance(machine, run, host, run.execution_context["Input"])
+    if machine.timeout is not None and machine.timeout.action is not None:
+        action = machine.timeout.action
+        run.on_timeout = lambda: instance.timeout_action(action)
     yield from instance.run_states(machine.start, frame)
     return instance.data
 
@@ -83,6 +94,15 @@ class Instance:
         self.data = data
         self.correlations: dict[str, JSON] = {}  # correlation attributes bound by the first event
         self.completions = 0  # children of hierarchical actions finished so far, for 'xor' and 'n_of_m'
+        self.state = machine.start  # the state the execution is in
+
+    def timeout_action(self, action: Action) -> Interpreter:
+        """The document's `timeout.action`: when the execution's timeout passes, the execution
+        stops where it is and this action runs on its data, immediately before the execution ends
+        (timed out, as any execution whose timeout passes). Its result has no handler to merge it."""
+        frame = Frame(self.run, prev_event_id=self.run.execution.history[-1]["id"])
+        frame.state_name = self.state.name
+        yield from self.perform(action, self.data, self.state, frame)
 
     # -- states -----------------------------------------------------------------------------------
     def run_states(self, state: State, frame: Frame) -> Interpreter:
@@ -96,26 +116,29 @@ class Instance:
         yield TRANSITION
         frame.state_name = state.name
         frame.entered_time = self.run.now()
+        self.state = state
         frame.emit("TaskStateEntered", "stateEnteredEventDetails",
                    {"name": state.name, "input": to_json_text(self.data), "inputDetails": {"truncated": False}})
+        filtered = state.input_filter.evaluate(self.data) if state.input_filter is not None else UNFILTERED
         if state.enter_action is not None:
-            result = yield from self.perform(state.enter_action, self.view(state), state, frame)
+            result = yield from self.perform(state.enter_action, self.view(filtered), state, frame)
             self.merge(state.enter_result_handler, result)
         if state.start_child is not None:
             yield from self.run_states(state.start_child, frame)
             frame.state_name = state.name
+            self.state = state
         if not state.transitions:
             self.exited(state, frame)
             return None
         while True:
-            transition = yield from self.choose(state, frame)
+            transition = yield from self.choose(state, self.view(filtered), frame)
             if transition.action is not None:
-                result = yield from self.perform(transition.action, self.view(state), state, frame)
+                result = yield from self.perform(transition.action, self.view(filtered), state, frame)
                 self.merge(transition.result_handler, result)
             if transition.next_state is not None:
                 break
         if state.exit_action is not None:
-            result = yield from self.perform(state.exit_action, self.view(state), state, frame)
+            result = yield from self.perform(state.exit_action, self.view(filtered), state, frame)
             self.merge(state.exit_result_handler, result)
         self.exited(state, frame)
         return self.machine.states_by_name[transition.next_state]
@@ -124,23 +147,25 @@ class Instance:
         frame.emit("TaskStateExited", "stateExitedEventDetails",
                    {"name": state.name, "output": to_json_text(self.data), "outputDetails": {"truncated": False}})
 
-    def view(self, state: State) -> JSON:
-        """What the state's actions read: the data, narrowed by the state's `inputFilter`."""
-        return state.input_filter.evaluate(self.data) if state.input_filter is not None else self.data
+    def view(self, filtered: JSON) -> JSON:
+        """What a state's actions and conditions read (step 2): its `inputFilter`'s result, taken once
+        as the state is entered, for the rest of the state; else the data as it is now."""
+        return self.data if filtered is UNFILTERED else filtered
 
     def merge(self, handler: Expression | None, value: JSON) -> None:
         if handler is not None:
             self.data = handler.evaluate(self.data, value)
 
     # -- transitions ------------------------------------------------------------------------------
-    def choose(self, state: State, frame: Frame) -> Interpreter:
-        """Step 4: the transition that fires (waiting for events or a timeout when it must)."""
+    def choose(self, state: State, data: JSON, frame: Frame) -> Interpreter:
+        """Step 4: the transition that fires (waiting for events or a timeout when it must);
+        conditions read `data`, the state's view of the data."""
         transitions = state.transitions
         implicit = next((t for t in transitions if t.implicit), None)
         if implicit is not None:
             return implicit
         for transition in transitions:
-            if transition.conditional and transition.condition.holds(self.data):
+            if transition.conditional and transition.condition.holds(data):
                 return transition
         on_events = [t for t in transitions if t.on_events]
         on_timeout = next((t for t in transitions if t.on_timeout), None)
@@ -222,6 +247,9 @@ class Instance:
             result = yield from self.execute(action, data, given, state, frame, attempt)
         except StatesError as error:
             task_failed(frame, ids, error)
+            raise
+        except Aborted:
+            task_failed(frame, ids, StatesError(CANCELLED, CANCELLED_CAUSE))
             raise
         frame.emit("TaskSucceeded", "taskSucceededEventDetails",
                    {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})

@@ -24,6 +24,7 @@ from sfn_emulator.asl.validation import (
     InvalidDefinitionError,
 )
 from sfn_emulator.dialects.sm4c.reading import DocumentReader
+from sfn_emulator.dialects.sm4c.references import resolved
 from sfn_emulator.dialects.sm4c.model import (
     Action,
     Correlation,
@@ -105,6 +106,7 @@ class _Parser(DocumentReader):
             document = {**document, "version": str(document["version"])}  # YAML reads `version: 1.0` as a number
         version = self.string(document, "version", "", required=True)
         self.string(document, "description", "")
+        document = resolved(document, self.error)  # definitions given by URI, read in
         for item, location in self.objects(document, "functions", ""):
             function = self.function(item, location)
             if function is not None:

@@ -83,9 +83,6 @@ class DocumentReader:
             if required:
                 self.error(f"These fields are required: [{key}]", location)
             return []
-        if isinstance(items, str):
-            self.error(f"Field '{key}' given by URI is not supported: write the definitions inline", f"{location}/{key}")
-            return []
         if not isinstance(items, list):
             self.error(f"Field '{key}' must be an array", f"{location}/{key}")
             return []

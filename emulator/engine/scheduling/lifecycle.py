@@ -44,13 +44,20 @@ class CompletionWait:
     result_of: Callable[[Execution], Any]
     timeout: Timer | None = None
     token: TokenWait | None = None  # the task's token, which answers it too
+    stop_awaited: Callable[[], None] | None = None  # stops the awaited execution when the fiber is cancelled
 
-    def cancel(self) -> None:
+    def release(self) -> None:
         """Let go of the timeout and the token; the ended execution then finds the fiber done."""
         if self.timeout:
             self.timeout.cancel()
         if self.token is not None:
             self.token.cancel()
+
+    def cancel(self) -> None:
+        """The waiting fiber is cancelled: release, and stop the awaited execution when asked to."""
+        self.release()
+        if self.stop_awaited is not None:
+            self.stop_awaited()
 
 
 class Lifecycle:
@@ -233,8 +240,18 @@ class Lifecycle:
         if execution.status != RUNNING:
             return
         self._fibers.cancel(self._roots[execution.arn], aborting=False)
+        if run.on_timeout is not None:  # the definition's own timeout action runs first
+            fiber = Fiber(run.on_timeout(), run, on_done=lambda _result, _error: self._timed_out(run))
+            self._roots[execution.arn] = fiber
+            self._fibers.resume(fiber)
+            return
+        self._timed_out(run)
+
+    def _timed_out(self, run: Run) -> None:
+        if run.execution.status != RUNNING:
+            return
         run.emit(None, "ExecutionTimedOut", "executionTimedOutEventDetails", {})
-        self._close(execution, TIMED_OUT)
+        self._close(run.execution, TIMED_OUT)
 
     def _close(self, execution: Execution, status: str, *, output: str | None = None,
                error: str | None = None, cause: str | None = None) -> None:
@@ -255,7 +272,7 @@ class Lifecycle:
     def _complete(self, waiter: CompletionWait, child: Execution) -> None:
         if waiter.fiber.done or waiter.fiber.waiting is not waiter:
             return
-        waiter.cancel()
+        waiter.release()
         try:
             self._fibers.resume(waiter.fiber, waiter.result_of(child))
         except StatesError as error:

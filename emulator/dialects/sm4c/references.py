@@ -1,0 +1,103 @@
+"""Definitions an SM4C document gives by URI instead of inline: its `events`, `functions` and
+`retries` ("string (URI) OR array of ..."), read once, when the document is validated or created.
+
+What a local emulator can honour:
+- `file://` URIs, and paths relative to the definition's own file when it was read from one
+  (`sfn-emulator run|validate|graph`, `create_state_machine`/`run_definition` with a path): `anchor`
+  turns those into `file://` URIs as the file is read, since the text alone no longer knows its place;
+- `http://` and `https://` URIs, fetched with a short timeout.
+The resource is JSON or YAML: the array itself, or an object holding it under the same key (as a
+Serverless Workflow document's `functions` file does). Anything else is an `UnresolvableReference`,
+which the parser reports as a diagnostic at the attribute.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
+
+from sfn_emulator.dialects.documents import load_document
+
+JSON = Any
+REFERENCE_KEYS = ("events", "functions", "retries")  # the attributes the document allows by URI
+FETCH_TIMEOUT_SECONDS = 5.0  # an unreachable server fails validation quickly rather than hangs it
+_REMOTE_SCHEMES = ("http", "https")
+
+
+class UnresolvableReference(ValueError):
+    """A reference that cannot be read as the definitions it names; the message says why."""
+
+
+def is_relative(reference: str) -> bool:
+    """A path with no URI scheme (a Windows drive letter is no scheme either)."""
+    scheme = urlsplit(reference).scheme
+    return not scheme or (len(scheme) == 1 and reference[1:3] in (":\\", ":/"))
+
+
+def anchor(document: JSON, directory: Path) -> bool:
+    """Make the document's relative references `file://` URIs of paths in `directory` (the
+    definition file's own); answers whether any changed."""
+    if not isinstance(document, dict):
+        return False
+    changed = False
+    for key in REFERENCE_KEYS:
+        reference = document.get(key)
+        if isinstance(reference, str) and reference and is_relative(reference):
+            document[key] = (directory / reference).resolve().as_uri()
+            changed = True
+    return changed
+
+
+def resolved(document: dict, report: Callable[[str, str], None]) -> dict:
+    """The document with the definitions it gives by URI read in; each failure is reported (message,
+    JSON pointer) and leaves that attribute empty."""
+    result = dict(document)
+    for key in REFERENCE_KEYS:
+        if isinstance(document.get(key), str):
+            try:
+                result[key] = resolve(document[key], key)
+            except UnresolvableReference as error:
+                report(str(error), f"/{key}")
+                result[key] = []
+    return result
+
+
+def resolve(reference: str, key: str) -> list[JSON]:
+    """The definitions `reference` names for the attribute `key`."""
+    value = load_document(_read(reference))
+    if value is None:
+        raise UnresolvableReference(f"The '{key}' at '{reference}' are neither JSON nor YAML")
+    if isinstance(value, dict) and key in value:
+        value = value[key]
+    if not isinstance(value, list):
+        raise UnresolvableReference(f"The '{key}' at '{reference}' must be an array (or an object with '{key}'), "
+                                    f"not {json.dumps(value)[:80]}")
+    return value
+
+
+def _read(reference: str) -> str:
+    if is_relative(reference):
+        raise UnresolvableReference(
+            f"The relative reference '{reference}' can only be resolved against the definition's file: read the "
+            "definition from its file, or give a file:// or http(s):// URI")
+    parts = urlsplit(reference)
+    if parts.scheme == "file":
+        path = Path(url2pathname(parts.path))
+        try:
+            return path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UnresolvableReference(f"Cannot read '{reference}': {error}") from None
+    if parts.scheme in _REMOTE_SCHEMES:
+        try:
+            with urllib.request.urlopen(reference, timeout=FETCH_TIMEOUT_SECONDS) as answer:  # noqa: S310 - http(s) only
+                return answer.read().decode("utf-8-sig")
+        except (urllib.error.URLError, OSError, UnicodeDecodeError, ValueError) as error:
+            reason = error if isinstance(error, urllib.error.HTTPError) else getattr(error, "reason", None) or error
+            raise UnresolvableReference(f"Cannot fetch '{reference}': {reason}") from None
+    raise UnresolvableReference(f"The reference '{reference}' has the scheme '{parts.scheme}': "
+                                "only file://, http:// and https:// URIs (or a path relative to the definition's file) are read")

@@ -1,0 +1,168 @@
+"""SM4C's `events`, `functions` and `retries` given by URI: read once when the definition is validated
+or created, from a `file://` URI, a path relative to the definition's file, or http(s) (a real local
+HTTP server here), in JSON or YAML; whatever cannot be read is a diagnostic at the attribute."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.dialect_driver import Driver
+
+from sfn_emulator.api import run_definition
+from sfn_emulator.cli import main
+
+ROLE = "arn:aws:iam::123456789012:role/sm4c"
+EVENTS = [{"name": "Paid", "type": "order.paid", "source": "payments"}]
+FUNCTIONS = [{"name": "charge", "operation": "billing#charge"}]
+RETRIES = [{"name": "twice", "maxAttempts": 2, "delay": "PT1S"}]
+EVENTS_YAML = "- name: Paid\n  type: order.paid\n  source: payments\n"
+FUNCTIONS_IN_OBJECT = {"functions": FUNCTIONS}  # the array under its own key, as a Serverless Workflow file has it
+
+
+def _document(events: Any, functions: Any, retries: Any) -> dict[str, Any]:
+    """Charge (retried by the policy 'twice'), then wait for the event 'Paid'."""
+    return {
+        "id": "order", "version": "1.0", "name": "Order", "events": events, "functions": functions, "retries": retries,
+        "states": [
+            {"name": "Charge", "start": True,
+             "enterAction": {"type": "invokeFunction", "functionName": "charge", "waitForCompletion": True,
+                             "arguments": {"amount": "${ .amount }"},
+                             "errorHandlers": [{"retryPolicy": "twice"}]},
+             "enterResultHandler": ".charged = $value",
+             "transitions": [{"nextState": "Paid", "eventGroups": [{"events": ["Paid"],
+                                                                    "resultHandler": ".paid = ($value | .Data)"}]}]},
+            {"name": "Paid"},
+        ],
+    }
+
+
+def _charge_failing_once() -> Any:
+    calls = []
+
+    def charge(event: Any, context: Any) -> Any:
+        calls.append(event)
+        if len(calls) == 1:
+            raise RuntimeError("card declined")
+        return {"charged": event["amount"]}
+
+    return charge
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """(a directory, the http:// URL a real local HTTP server serves it at)."""
+    handler = partial(_QuietHandler, directory=str(tmp_path))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+def _write(directory: Path, files: dict[str, Any]) -> None:
+    for name, content in files.items():
+        (directory / name).write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _run_case(driver: Driver, document: dict[str, Any]) -> None:
+    """The document runs as if its definitions were inline: the retried function, the awaited event."""
+    driver.emulator.functions.register("billing#charge", _charge_failing_once())
+    definition = json.dumps(document)
+    assert driver.call("validate_state_machine_definition", definition=definition)["result"] == "OK"
+    arn = driver.call("create_state_machine", name="order", roleArn=ROLE, definition=definition)["stateMachineArn"]
+    execution = driver.call("start_execution", stateMachineArn=arn, input=json.dumps({"amount": 5}))["executionArn"]
+    driver.settle()
+    driver.run_steps([{"advance": 1}, {"publish": {"specversion": "1.0", "id": "e1", "source": "payments",
+                                                  "type": "order.paid", "data": {"ok": True}}}])
+    driver.check_execution(execution, {"status": "SUCCEEDED", "output": {"amount": 5, "charged": {"charged": 5},
+                                                                       "paid": {"ok": True}}})
+
+
+@pytest.mark.parametrize("how", ["file", "http"])
+def test_definitions_by_uri_run_as_the_inline_ones(how: str, served: tuple[Path, str], driver: Driver) -> None:
+    directory, url = served
+    _write(directory, {"events.yaml": EVENTS_YAML, "functions.json": FUNCTIONS_IN_OBJECT, "retries.json": RETRIES})
+    base = directory.as_uri() if how == "file" else url
+    _run_case(driver, _document(f"{base}/events.yaml", f"{base}/functions.json", f"{base}/retries.json"))
+
+
+def test_paths_relative_to_the_definition_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """run_definition and `sfn-emulator validate|run|graph` read a definition file's relative references from its
+    directory, wherever the command runs."""
+    (tmp_path / "shared").mkdir()
+    _write(tmp_path / "shared", {"events.json": EVENTS, "functions.yaml": "- name: charge\n  operation: billing#charge\n",
+                                 "retries.json": {"retries": RETRIES}})
+    document = _document("shared/events.json", "shared/functions.yaml", "./shared/retries.json")
+    document["states"][0]["transitions"] = [{"nextState": "Paid", "timeout": "PT1S"}]
+    path = tmp_path / "flows" / "order.sm4c.json"
+    path.parent.mkdir()
+    _write(path.parent, {path.name: json.dumps(document).replace("shared/", "../shared/")})
+    result = run_definition(path, {"amount": 3}, functions={"billing#charge": _charge_failing_once()})
+    result.assert_succeeded(output={"amount": 3, "charged": {"charged": 3}})
+    assert main(["validate", str(path)]) == 0
+    assert main(["graph", str(path)]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(("field", "file", "content", "message"), [
+    ("events", "missing.json", None, "Cannot read"),
+    ("functions", "functions.json", {"name": "charge"}, "must be an array (or an object with 'functions')"),
+    ("retries", "retries.yaml", "- name: [unclosed", "neither JSON nor YAML"),
+    ("events", "events.json", [{"type": "order.paid"}], "These fields are required: [name]"),
+], ids=["missing", "not-an-array", "not-json-or-yaml", "invalid-definition"])
+def test_unreadable_definitions_are_diagnostics_at_the_attribute(field: str, file: str, content: Any, message: str,
+                                                                 tmp_path: Path, driver: Driver) -> None:
+    if content is not None:
+        _write(tmp_path, {file: content})
+    document = _document(EVENTS, FUNCTIONS, RETRIES)
+    document[field] = (tmp_path / file).as_uri()
+    _refused(driver, document, f"/{field}", message)
+
+
+@pytest.mark.parametrize(("reference", "message"), [
+    ("events.json", "relative reference"),  # a definition sent to the API has no file to be relative to
+    ("http://127.0.0.1:{closed_port}/events.json", "Cannot fetch"),
+    ("ftp://example.com/events.json", "the scheme 'ftp'"),
+], ids=["relative", "unreachable", "ftp"])
+def test_references_a_definition_cannot_reach(reference: str, message: str, driver: Driver) -> None:
+    document = _document(reference.format(closed_port=_closed_port()), FUNCTIONS, RETRIES)
+    _refused(driver, document, "/events", message)
+
+
+def test_a_missing_http_resource(served: tuple[Path, str], driver: Driver) -> None:
+    _refused(driver, _document(f"{served[1]}/nothing.json", FUNCTIONS, RETRIES), "/events", "HTTP Error 404")
+
+
+def _refused(driver: Driver, document: dict[str, Any], location: str, message: str) -> None:
+    definition = json.dumps(document)
+    answer = driver.call("validate_state_machine_definition", definition=definition)
+    assert answer["result"] == "FAIL"
+    [diagnostic] = [d for d in answer["diagnostics"] if d.get("location", "").startswith(location)]
+    assert diagnostic["code"] == "SCHEMA_VALIDATION_FAILED"
+    assert message in diagnostic["message"], diagnostic
+    if driver.api is not None:
+        with pytest.raises(driver.api.exceptions.InvalidDefinition):
+            driver.call("create_state_machine", name="order", roleArn=ROLE, definition=definition)
