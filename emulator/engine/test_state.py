@@ -29,8 +29,8 @@ from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest, TaskResources, WholeTaskResource
 
 TEST_MACHINE_NAME = "TestStateMachine"
-INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterItemsPath", "afterItemSelector",
-                   "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
+INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterArguments", "afterItemsPath",
+                   "afterItemSelector", "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
 THRESHOLD_EXCEEDED_CAUSE = "The specified tolerated failure threshold was exceeded"
 TOO_MANY_FAILED_ITERATIONS = "Map iteration failure count must be less than or equal to the number of Map iterations"
 
@@ -157,6 +157,7 @@ class _Attempt:
             # cause: that names an event of an execution's history, and a tested state has none (recorded:
             # `Reference path "$" must point to array.`).
             return self._failed(value, raised)
+        self._bind_assigned()
         answer: dict[str, Any] = {"status": "SUCCEEDED", "output": to_json_text(output)}
         if next_name is not None:
             answer["nextState"] = next_name
@@ -175,17 +176,29 @@ class _Attempt:
         if catcher is not None:
             self.error_details["catchIndex"] = self.state.catch.index(catcher)
             output = caught_output(self.state, catcher, value, error, self.frame)
+            self._bind_assigned()
             return {"status": "CAUGHT_ERROR", **failure, "output": to_json_text(output), "nextState": catcher.next}
         return {"status": "FAILED", **failure}
 
+    def _bind_assigned(self) -> None:
+        """Bind what the state's (or the Catcher's) Assign evaluated to, as leaving the state does."""
+        if self.frame.assigned is not None:
+            self.frame.variables.assign(self.frame.assigned)
+            self.frame.assigned = None
+
     def inspection_data(self) -> dict[str, Any]:
         """The data-flow steps taken; a mocked Map or Parallel ran no branch or iteration, so AWS
-        reports no raw `result` for it (the mock shows from `afterResultSelector` on)."""
+        reports no raw `result` for it (the mock shows from `afterResultSelector` on). `variables`
+        is "the set of workflow variables after execution of the state", those given with the
+        request and those the state assigned (API reference, InspectionData), when there are any."""
         steps = self.frame.inspection or {}
         data: dict[str, Any] = {step: steps[step] for step in INSPECTED_STEPS if step in steps}
         if self.mock is not None:
             data.pop("result", None)
         data.update(self.map_settings)
+        variables = self.frame.variables.visible()
+        if variables:
+            data["variables"] = to_json_text(variables)
         if self.error_details:
             data["errorDetails"] = self.error_details
         return data
