@@ -49,7 +49,7 @@ class Run:
 
     __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
                  "top_frame",
-                 "resources", "tasks", "item_reader_items", "_last_payload")
+                 "resources", "tasks", "item_reader_data", "_last_payload")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None,
                  tasks: TaskQuestions = TaskQuestions()) -> None:
@@ -62,7 +62,7 @@ class Run:
         self.top_frame: Frame | None = None  # the top level's frame: its variables and task token (kept by a store)
         self.resources: TaskResources | None = None  # a chain of this run's own (TestState mocks), else the engine's
         self.tasks = tasks  # what the interpreter asks about a task before running it
-        self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
+        self.item_reader_data: str | None = None  # the source a Map's ItemReader reads, as text (TestState's mapItemReaderData)
         self.execution_context = {
             "Id": execution.arn,
             "Input": json.loads(execution.input),

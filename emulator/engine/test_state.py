@@ -30,7 +30,7 @@ from sfn_emulator.resources.base import TaskRequest, TaskResources, WholeTaskRes
 
 TEST_MACHINE_NAME = "TestStateMachine"
 INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterArguments", "afterItemsPath",
-                   "afterItemSelector", "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
+                   "afterItemsPointer", "afterItemSelector", "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
 THRESHOLD_EXCEEDED_CAUSE = "The specified tolerated failure threshold was exceeded"
 TOO_MANY_FAILED_ITERATIONS = "Map iteration failure count must be less than or equal to the number of Map iterations"
 
@@ -50,7 +50,7 @@ class StateConfiguration:
 
     retrier_retry_count: int = 0  # retries the matching Retrier has already made
     map_iteration_failure_count: int = 0  # Map iterations that failed (checked against the tolerance)
-    map_item_reader_items: list[JSON] | None = None  # what a Map's ItemReader reads, instead of reading it
+    map_item_reader_data: str | None = None  # what a Map's ItemReader reads, as found in its source
 
 
 class MockedResult(WholeTaskResource):
@@ -113,7 +113,7 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
     del run.execution_context["RedriveCount"]  # a TestState run is never redriven: AWS's has no such field
     if mock is not None:
         run.resources = TaskResources([MockedResult(mock)])
-    run.item_reader_items = configuration.map_item_reader_items
+    run.item_reader_data = configuration.map_item_reader_data
     frame = TestStateFrame(run, context, variables or {})
     value = run.execution_context["Input"]
     frame.inspect("input", value)
