@@ -68,7 +68,7 @@ def check_mock(state: State, mock: dict[str, Any] | None, reveal_secrets: bool, 
         if isinstance(state, TaskState) and not role_arn:
             raise ValidationException("RoleArn must be specified when testing a Task state")
         return
-    if "result" in mock and "errorOutput" in mock:
+    if ("result" in mock) == ("errorOutput" in mock):  # a mock is exactly one of the two
         raise ValidationException("A test mock should have only one of the following fields: [result, errorOutput].")
     if reveal_secrets:
         raise ValidationException("TestState does not support RevealSecrets when a mock is specified.")
