@@ -164,6 +164,9 @@ class Frame:
         if self.inspection is not None:
             self.inspection[step] = to_json_text(value)
 
+    def inspect_http(self, exchange: Any) -> None:
+        """Report an HTTP Task's request and response (TestState's TRACE level); nothing otherwise."""
+
     def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
         return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item,
                      variables=self.variables.inner())

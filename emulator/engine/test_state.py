@@ -27,6 +27,7 @@ from sfn_emulator.engine.scheduler import Engine
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest, TaskResources, WholeTaskResource
+from sfn_emulator.resources.http_trace import HttpExchange
 
 TEST_MACHINE_NAME = "TestStateMachine"
 INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterArguments", "afterItemsPath",
@@ -81,12 +82,16 @@ def raise_mocked_error(mock: dict[str, Any]) -> None:
 class TestStateFrame(Frame):
     """The frame of the tested state: its Context Object is the caller's, when one was given."""
 
-    __slots__ = ("supplied_context",)
+    __slots__ = ("supplied_context", "http_exchange")
 
     def __init__(self, run: Run, supplied_context: dict[str, JSON] | None, variables: dict[str, JSON]) -> None:
         super().__init__(run, 0, variables=Variables(values=variables))
         self.supplied_context = supplied_context
         self.inspection = {}
+        self.http_exchange: HttpExchange | None = None
+
+    def inspect_http(self, exchange: HttpExchange) -> None:
+        self.http_exchange = exchange
 
     @property
     def context_object(self) -> dict[str, JSON]:
@@ -96,9 +101,11 @@ class TestStateFrame(Frame):
 def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, account: str, region: str,
                inspection_level: str = "INFO", mock: dict[str, Any] | None = None,
                context: dict[str, JSON] | None = None, configuration: StateConfiguration = StateConfiguration(),
-               variables: dict[str, JSON] | None = None, timeout: float | None = 70.0) -> dict[str, Any]:
+               variables: dict[str, JSON] | None = None, timeout: float | None = 70.0,
+               reveal_secrets: bool = False) -> dict[str, Any]:
     """Run `state` once on `input_text` (JSON), with the workflow variables `variables` in scope, and
-    answer in TestState's output shape."""
+    answer in TestState's output shape. TRACE adds an HTTP Task's request and response to DEBUG's data
+    (what its connection added only with `reveal_secrets`)."""
     execution = Execution(
         # AWS runs a tested state as an express execution: its Context Object's Execution.Id says so.
         arn=f"arn:{partition_for(region)}:states:{region}:{account}:express:{TEST_MACHINE_NAME}:{engine.ids.uuid()}",
@@ -128,6 +135,8 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
         raise TestStateRefused(attempt.refusal)
     if inspection_level in ("DEBUG", "TRACE"):
         answer["inspectionData"] = attempt.inspection_data()
+    if inspection_level == "TRACE" and frame.http_exchange is not None:
+        answer["inspectionData"].update(frame.http_exchange.inspection(reveal_secrets))
     return answer
 
 
