@@ -97,6 +97,29 @@ class TestStateFrame(Frame):
     def context_object(self) -> dict[str, JSON]:
         return self.supplied_context if self.supplied_context is not None else super().context_object
 
+    def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
+        """A Map item's scope (its ItemSelector): the caller's Context Object, with the item's `Map`."""
+        if self.supplied_context is None:
+            return super().child(interleave=interleave, map_item=map_item)
+        return _ItemFrame(self.run, self.supplied_context, map_item, self.variables.inner())
+
+
+class _ItemFrame(Frame):
+    """A scope inside the tested state when the caller supplied the Context Object."""
+
+    __slots__ = ("supplied_context",)
+
+    def __init__(self, run: Run, supplied_context: dict[str, JSON], map_item: tuple[int, JSON] | None,
+                 variables: Variables) -> None:
+        super().__init__(run, 0, nested=True, map_item=map_item, variables=variables)
+        self.supplied_context = supplied_context
+
+    @property
+    def context_object(self) -> dict[str, JSON]:
+        if self.map_item is None:
+            return self.supplied_context
+        return {**self.supplied_context, "Map": {"Item": {"Index": self.map_item[0], "Value": self.map_item[1]}}}
+
 
 def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, account: str, region: str,
                inspection_level: str = "INFO", mock: dict[str, Any] | None = None,
