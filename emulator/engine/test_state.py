@@ -31,7 +31,8 @@ from sfn_emulator.resources.http_trace import HttpExchange
 
 TEST_MACHINE_NAME = "TestStateMachine"
 INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterArguments", "afterItemsPath",
-                   "afterItemsPointer", "afterItemSelector", "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
+                   "afterItemsPointer", "afterItemSelector", "afterItemBatcher", "result", "afterResultSelector",
+                   "afterResultPath")
 THRESHOLD_EXCEEDED_CAUSE = "The specified tolerated failure threshold was exceeded"
 TOO_MANY_FAILED_ITERATIONS = "Map iteration failure count must be less than or equal to the number of Map iterations"
 
