@@ -169,7 +169,7 @@ class JsonataIO:
         if self.arguments_template is not None:
             request = self.arguments_template.evaluate(value, run)
             within_payload_limit(request, run.state_name)  # as Parameters
-        run.inspect("afterArguments", request)
+            run.inspect("afterArguments", request)  # as afterParameters: only where there are Arguments
         return request
 
     def output(self, raw: JSON, value: JSON, run: StateRun) -> JSON:
@@ -189,6 +189,7 @@ class JsonataIO:
     def result_output(self, raw: JSON, result: JSON, assignment: Expression | None, run: StateRun) -> JSON:
         """A Task's, Parallel's or Map's output: Assign and Output read `$states.result`; the output is
         the result without an Output."""
+        run.inspect("result", result)
         states = {"input": raw, "result": result}
         assign(assignment, states, run)
         return self.output_template.evaluate(states, run) if self.output_template is not None else result

@@ -52,7 +52,7 @@ class Run:
 
     __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
                  "top_frame",
-                 "resources", "tasks", "item_reader_items", "on_timeout", "_last_payload")
+                 "resources", "tasks", "item_reader_data", "on_timeout", "_last_payload")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None,
                  tasks: TaskQuestions = TaskQuestions()) -> None:
@@ -65,7 +65,7 @@ class Run:
         self.top_frame: Frame | None = None  # the top level's frame: its variables and task token (kept by a store)
         self.resources: TaskResources | None = None  # a chain of this run's own (TestState mocks), else the engine's
         self.tasks = tasks  # what the interpreter asks about a task before running it
-        self.item_reader_items: list[Any] | None = None  # what a Map's ItemReader reads (TestState's mapItemReaderData)
+        self.item_reader_data: str | None = None  # the source a Map's ItemReader reads, as text (TestState's mapItemReaderData)
         # what runs when the execution's timeout passes, before it ends as timed out (a dialect's
         # timeout action: SM4C's `timeout.action`); None: it ends at once
         self.on_timeout: Callable[[], Interpreter] | None = None
@@ -169,6 +169,9 @@ class Frame:
     def inspect(self, step: str, value: JSON) -> None:
         if self.inspection is not None:
             self.inspection[step] = to_json_text(value)
+
+    def inspect_http(self, exchange: Any) -> None:
+        """Report an HTTP Task's request and response (TestState's TRACE level); nothing otherwise."""
 
     def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
         return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item,

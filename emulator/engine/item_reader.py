@@ -58,6 +58,14 @@ def items_from_object(text: str, config: ReaderConfig, limit: int) -> list[JSON]
     raise failed("An ItemReader that reads an object needs a ReaderConfig with an InputType")
 
 
+def items_from_source_text(text: str, config: ReaderConfig, limit: int) -> list[JSON]:
+    """The items in a source given as text (TestState's `mapItemReaderData`): an object read as
+    `config` says, or, for a listing of objects (no InputType), the listed items as a JSON array."""
+    if config.input_type is None and config.manifest_type is None:
+        return _json_items(text, None)[:limit]
+    return items_from_object(text, config, limit)
+
+
 def listed_items(contents: list[dict[str, Any]]) -> list[dict[str, JSON]]:
     """One item per object of a ListObjectsV2 answer (`Contents`, as the SDK integration returns it),
     in the shape AWS passes to the child executions: LastModified in epoch seconds."""

@@ -27,10 +27,12 @@ from sfn_emulator.engine.scheduler import Engine
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest, TaskResources, WholeTaskResource
+from sfn_emulator.resources.http_trace import HttpExchange
 
 TEST_MACHINE_NAME = "TestStateMachine"
-INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterItemsPath", "afterItemSelector",
-                   "afterItemBatcher", "result", "afterResultSelector", "afterResultPath")
+INSPECTED_STEPS = ("input", "afterInputPath", "afterParameters", "afterArguments", "afterItemsPath",
+                   "afterItemsPointer", "afterItemSelector", "afterItemBatcher", "result", "afterResultSelector",
+                   "afterResultPath")
 THRESHOLD_EXCEEDED_CAUSE = "The specified tolerated failure threshold was exceeded"
 TOO_MANY_FAILED_ITERATIONS = "Map iteration failure count must be less than or equal to the number of Map iterations"
 
@@ -50,7 +52,7 @@ class StateConfiguration:
 
     retrier_retry_count: int = 0  # retries the matching Retrier has already made
     map_iteration_failure_count: int = 0  # Map iterations that failed (checked against the tolerance)
-    map_item_reader_items: list[JSON] | None = None  # what a Map's ItemReader reads, instead of reading it
+    map_item_reader_data: str | None = None  # what a Map's ItemReader reads, as found in its source
 
 
 class MockedResult(WholeTaskResource):
@@ -81,24 +83,53 @@ def raise_mocked_error(mock: dict[str, Any]) -> None:
 class TestStateFrame(Frame):
     """The frame of the tested state: its Context Object is the caller's, when one was given."""
 
-    __slots__ = ("supplied_context",)
+    __slots__ = ("supplied_context", "http_exchange")
 
     def __init__(self, run: Run, supplied_context: dict[str, JSON] | None, variables: dict[str, JSON]) -> None:
         super().__init__(run, 0, variables=Variables(values=variables))
         self.supplied_context = supplied_context
         self.inspection = {}
+        self.http_exchange: HttpExchange | None = None
+
+    def inspect_http(self, exchange: HttpExchange) -> None:
+        self.http_exchange = exchange
 
     @property
     def context_object(self) -> dict[str, JSON]:
         return self.supplied_context if self.supplied_context is not None else super().context_object
 
+    def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
+        """A Map item's scope (its ItemSelector): the caller's Context Object, with the item's `Map`."""
+        if self.supplied_context is None:
+            return super().child(interleave=interleave, map_item=map_item)
+        return _ItemFrame(self.run, self.supplied_context, map_item, self.variables.inner())
+
+
+class _ItemFrame(Frame):
+    """A scope inside the tested state when the caller supplied the Context Object."""
+
+    __slots__ = ("supplied_context",)
+
+    def __init__(self, run: Run, supplied_context: dict[str, JSON], map_item: tuple[int, JSON] | None,
+                 variables: Variables) -> None:
+        super().__init__(run, 0, nested=True, map_item=map_item, variables=variables)
+        self.supplied_context = supplied_context
+
+    @property
+    def context_object(self) -> dict[str, JSON]:
+        if self.map_item is None:
+            return self.supplied_context
+        return {**self.supplied_context, "Map": {"Item": {"Index": self.map_item[0], "Value": self.map_item[1]}}}
+
 
 def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, account: str, region: str,
                inspection_level: str = "INFO", mock: dict[str, Any] | None = None,
                context: dict[str, JSON] | None = None, configuration: StateConfiguration = StateConfiguration(),
-               variables: dict[str, JSON] | None = None, timeout: float | None = 70.0) -> dict[str, Any]:
+               variables: dict[str, JSON] | None = None, timeout: float | None = 70.0,
+               reveal_secrets: bool = False) -> dict[str, Any]:
     """Run `state` once on `input_text` (JSON), with the workflow variables `variables` in scope, and
-    answer in TestState's output shape."""
+    answer in TestState's output shape. TRACE adds an HTTP Task's request and response to DEBUG's data
+    (what its connection added only with `reveal_secrets`)."""
     execution = Execution(
         # AWS runs a tested state as an express execution: its Context Object's Execution.Id says so.
         arn=f"arn:{partition_for(region)}:states:{region}:{account}:express:{TEST_MACHINE_NAME}:{engine.ids.uuid()}",
@@ -113,7 +144,7 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
     del run.execution_context["RedriveCount"]  # a TestState run is never redriven: AWS's has no such field
     if mock is not None:
         run.resources = TaskResources([MockedResult(mock)])
-    run.item_reader_items = configuration.map_item_reader_items
+    run.item_reader_data = configuration.map_item_reader_data
     frame = TestStateFrame(run, context, variables or {})
     value = run.execution_context["Input"]
     frame.inspect("input", value)
@@ -128,6 +159,8 @@ def test_state(engine: Engine, state: State, input_text: str, *, role_arn: str, 
         raise TestStateRefused(attempt.refusal)
     if inspection_level in ("DEBUG", "TRACE"):
         answer["inspectionData"] = attempt.inspection_data()
+    if inspection_level == "TRACE" and frame.http_exchange is not None:
+        answer["inspectionData"].update(frame.http_exchange.inspection(reveal_secrets))
     return answer
 
 
@@ -157,6 +190,7 @@ class _Attempt:
             # cause: that names an event of an execution's history, and a tested state has none (recorded:
             # `Reference path "$" must point to array.`).
             return self._failed(value, raised)
+        self._bind_assigned()
         answer: dict[str, Any] = {"status": "SUCCEEDED", "output": to_json_text(output)}
         if next_name is not None:
             answer["nextState"] = next_name
@@ -175,17 +209,29 @@ class _Attempt:
         if catcher is not None:
             self.error_details["catchIndex"] = self.state.catch.index(catcher)
             output = caught_output(self.state, catcher, value, error, self.frame)
+            self._bind_assigned()
             return {"status": "CAUGHT_ERROR", **failure, "output": to_json_text(output), "nextState": catcher.next}
         return {"status": "FAILED", **failure}
 
+    def _bind_assigned(self) -> None:
+        """Bind what the state's (or the Catcher's) Assign evaluated to, as leaving the state does."""
+        if self.frame.assigned is not None:
+            self.frame.variables.assign(self.frame.assigned)
+            self.frame.assigned = None
+
     def inspection_data(self) -> dict[str, Any]:
         """The data-flow steps taken; a mocked Map or Parallel ran no branch or iteration, so AWS
-        reports no raw `result` for it (the mock shows from `afterResultSelector` on)."""
+        reports no raw `result` for it (the mock shows from `afterResultSelector` on). `variables`
+        is "the set of workflow variables after execution of the state", those given with the
+        request and those the state assigned (API reference, InspectionData), when there are any."""
         steps = self.frame.inspection or {}
         data: dict[str, Any] = {step: steps[step] for step in INSPECTED_STEPS if step in steps}
         if self.mock is not None:
             data.pop("result", None)
         data.update(self.map_settings)
+        variables = self.frame.variables.visible()
+        if variables:
+            data["variables"] = to_json_text(variables)
         if self.error_details:
             data["errorDetails"] = self.error_details
         return data

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
 from sfn_emulator.resources.http_connections import ConnectionParameters, connection_parameters
+from sfn_emulator.resources.http_trace import HTTP_EXCHANGE, HttpExchange
 
 if TYPE_CHECKING:
     import urllib.request
@@ -55,11 +56,13 @@ class HttpTask:
         payload = request.payload if isinstance(request.payload, dict) else {}
         connection = connection_parameters(_connection_arn(payload), request.account, request.region)
         http_request = build_request(payload, connection, request.region)
+        exchange = HttpExchange(http_request, build_request(payload, ConnectionParameters(), request.region))
+        request.extra[HTTP_EXCHANGE] = exchange  # what TestState shows at the TRACE level
         try:
             with urllib.request.urlopen(http_request, timeout=_TIMEOUT) as answer:  # noqa: S310 - the user's API
-                result = _result(answer.status, answer.reason, answer.headers, answer.read())
+                result = _result(answer.status, answer.reason, answer.headers, answer.read(), exchange)
         except urllib.error.HTTPError as answer:
-            result = _result(answer.code, answer.reason, answer.headers, answer.read())
+            result = _result(answer.code, answer.reason, answer.headers, answer.read(), exchange)
         except (urllib.error.URLError, socket.timeout, ConnectionError) as fault:
             reason = getattr(fault, "reason", fault)
             raise StatesError(_SOCKET_ERROR, f"{http_request.method} {http_request.full_url}: {reason}") from None
@@ -167,8 +170,9 @@ def _connection_arn(payload: dict[str, Any]) -> Any:
     raise StatesError(RUNTIME, "The HTTP Task needs an EventBridge connection: Authentication.ConnectionArn")
 
 
-def _result(status: int, reason: str, headers: Any, raw: bytes) -> dict[str, Any]:
+def _result(status: int, reason: str, headers: Any, raw: bytes, exchange: HttpExchange) -> dict[str, Any]:
     text = raw.decode("utf-8", errors="replace")
+    exchange.answered(status, reason, headers, text)
     body: Any = text
     content_type = (headers.get("Content-Type") or "").split(";")[0].strip().lower()
     if content_type == "application/json" or content_type.endswith("+json"):

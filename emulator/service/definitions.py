@@ -70,8 +70,8 @@ class DefinitionOperations(ServiceBase):
         context: str | None = None,
         stateConfiguration: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Run one state once (no execution is recorded). `revealSecrets` changes nothing else here: no
-        state this emulator runs has secrets to hide. `variables` are the workflow variables in scope."""
+        """Run one state once (no execution is recorded). `revealSecrets` shows, at the TRACE level, what
+        an HTTP Task's connection added to its request. `variables` are the workflow variables in scope."""
         if roleArn is not None:
             arns.role(roleArn)
         input_text = "{}" if input is None else input
@@ -86,7 +86,7 @@ class DefinitionOperations(ServiceBase):
                 self.engine, state, input_text,
                 role_arn=roleArn or "", account=store.account, region=store.region,
                 inspection_level=inspectionLevel or "INFO", mock=mock, context=supplied_context,
-                configuration=configuration, variables=variables_in_scope,
+                configuration=configuration, variables=variables_in_scope, reveal_secrets=bool(revealSecrets),
             )
         except TestStateRefused as refused:
             raise ValidationException(refused.message) from None

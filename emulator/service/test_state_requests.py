@@ -68,7 +68,7 @@ def check_mock(state: State, mock: dict[str, Any] | None, reveal_secrets: bool, 
         if isinstance(state, TaskState) and not role_arn:
             raise ValidationException("RoleArn must be specified when testing a Task state")
         return
-    if "result" in mock and "errorOutput" in mock:
+    if ("result" in mock) == ("errorOutput" in mock):  # a mock is exactly one of the two
         raise ValidationException("A test mock should have only one of the following fields: [result, errorOutput].")
     if reveal_secrets:
         raise ValidationException("TestState does not support RevealSecrets when a mock is specified.")
@@ -159,20 +159,13 @@ def read_configuration(configuration: dict[str, Any] | None, state: State) -> St
     return StateConfiguration(
         retrier_retry_count=configuration.get("retrierRetryCount") or 0,
         map_iteration_failure_count=failures or 0,
-        map_item_reader_items=_item_reader_items(configuration.get("mapItemReaderData"), state),
+        map_item_reader_data=_item_reader_data(configuration.get("mapItemReaderData"), state),
     )
 
 
-def _item_reader_items(data: str | None, state: State) -> list[JSON] | None:
-    """The items of `mapItemReaderData`: a JSON array, as a JSON ItemReader reads it."""
-    if data is None:
-        return None
-    if not isinstance(state, MapState) or state.item_reader is None:
+def _item_reader_data(data: str | None, state: State) -> str | None:
+    """`mapItemReaderData`: "the data read by ItemReader ... as found in its original source" (API
+    reference), so its text is read as the ItemReader's ReaderConfig says when the Map runs."""
+    if data is not None and (not isinstance(state, MapState) or state.item_reader is None):
         raise ValidationException("mapItemReaderData can only be specified for a Map state with an ItemReader")
-    try:
-        items = json.loads(data)
-    except ValueError:
-        items = None
-    if not isinstance(items, list):
-        raise ValidationException("mapItemReaderData must be a JSON array: sfn-emulator reads JSON item sources only")
-    return items
+    return data

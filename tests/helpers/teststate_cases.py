@@ -4,7 +4,8 @@ Each file is a list of cases, `{"name", "request", "expect"}`. In `request`, JSO
 the JSON text the API takes (`definition`, `input`, `context`, `variables`, `mock.result`); `context_text` and
 `mock.result_text` give raw text instead, for malformed JSON. `expect` is either the answer
 (`status`, `output` as a JSON value, `error`, `cause`, `nextState`, and optionally a subset of
-`inspectionData` with its data-flow steps as JSON values, null for a step that must be absent), or `{"refused": [code, message]}`.
+`inspectionData` with its data-flow steps as JSON values, null for a step that must be absent; null
+for the whole `inspectionData` when the answer must have none), or `{"refused": [code, message]}`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 import pytest
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "test_state"
-DATA_FLOW_STEPS = ("input", "afterInputPath", "afterParameters", "result", "afterResultSelector", "afterResultPath")
+DATA_FLOW_STEPS = ("input", "afterInputPath", "afterParameters", "afterArguments", "result", "afterResultSelector",
+                   "afterResultPath")
 
 
 def cases() -> list[Any]:
@@ -57,7 +59,9 @@ def check_answer(answer: dict[str, Any], expect: dict[str, Any]) -> None:
     assert output == expect.get("output"), shown
     assert (answer.get("error"), answer.get("cause"), answer.get("nextState")) == (
         expect.get("error"), expect.get("cause"), expect.get("nextState")), shown
-    if "inspectionData" in expect:
+    if "inspectionData" in expect and expect["inspectionData"] is None:  # INFO: no inspection data at all
+        assert "inspectionData" not in answer, shown
+    elif "inspectionData" in expect:
         inspection = answer.get("inspectionData", {})
         for key, value in expect["inspectionData"].items():
             if value is None:  # a step the answer must not report

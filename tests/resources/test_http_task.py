@@ -254,3 +254,37 @@ def test_an_http_task_is_mocked_like_any_task(api_key: str) -> None:
                    "MockedResponses": {"NoOrders": {"0": {"Return": mocked}}}}
     result = run_definition(definition, {}, mock_config=mock_config, test_case="Empty", name="Orders")
     assert (result.status, result.output) == ("SUCCEEDED", mocked)
+
+
+def _test_state(sfn: Any, api: Api, api_key: str, path: str, **options: Any) -> dict[str, Any]:
+    state = {"Type": "Task", "Resource": "arn:aws:states:::http:invoke", "End": True,
+             "Parameters": {"ApiEndpoint": f"{api.url}{path}", "Method": "POST", "Headers": {"X-Trace": "abc"},
+                            "RequestBody": {"n": 1}, "Authentication": {"ConnectionArn": api_key}}}
+    return sfn.test_state(definition=json.dumps(state), roleArn=ROLE, input="{}", **options)
+
+
+@pytest.mark.parametrize("reveal", [False, True])
+def test_test_state_trace_shows_the_request_and_response_hiding_the_connections_secrets(
+        sfn: Any, api: Api, api_key: str, reveal: bool) -> None:
+    """TRACE adds the HTTP request and response; what the connection added (here its API key header)
+    is shown only with revealSecrets."""
+    answer = _test_state(sfn, api, api_key, "/traced", inspectionLevel="TRACE", revealSecrets=reveal)
+    request, response = answer["inspectionData"]["request"], answer["inspectionData"]["response"]
+    assert (request["protocol"], request["method"], request["url"], json.loads(request["body"])) == (
+        "http", "POST", f"{api.url}/traced", {"n": 1})
+    headers = {name.lower(): value for name, value in json.loads(request["headers"]).items()}
+    assert headers["x-trace"] == "abc"
+    assert ("x-api-key" in headers) is reveal
+    assert headers.get("x-api-key", "s3cret") == "s3cret"
+    assert (response["statusCode"], response["statusMessage"], json.loads(response["body"])) == (
+        "200", "OK", {"ok": True, "path": "/traced"})
+    assert json.loads(response["headers"])["X-Custom"] == "yes"
+
+
+def test_test_state_trace_shows_a_failed_answer_and_debug_shows_no_http(sfn: Any, api: Api, api_key: str) -> None:
+    failed = _test_state(sfn, api, api_key, "/status/404", inspectionLevel="TRACE")
+    assert (failed["status"], failed["error"]) == ("FAILED", "States.Http.StatusCode.404")
+    assert failed["inspectionData"]["response"]["statusCode"] == "404"
+    debug = _test_state(sfn, api, api_key, "/traced", inspectionLevel="DEBUG")
+    assert debug["status"] == "SUCCEEDED"
+    assert not {"request", "response"} & set(debug["inspectionData"])

@@ -16,6 +16,7 @@ from sfn_emulator.engine.item_batches import item_batches
 from sfn_emulator.engine.item_reader import (
     item_limit,
     items_from_object,
+    items_from_source_text,
     listed_items,
     s3_call,
 )
@@ -66,6 +67,8 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     try:
         if state.item_reader is not None:
             items = yield from _read_items(state.item_reader, value, frame)
+            if state.item_reader.reader_config.items_pointer is not None:
+                frame.inspect("afterItemsPointer", items)
         selected = [_selected_item(state, value, index, item, frame) for index, item in enumerate(items)]
         if state.item_selector is not None:
             frame.inspect("afterItemSelector", selected)
@@ -95,10 +98,10 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
 
 def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
     """The items an ItemReader reads from S3 (or those a TestState caller supplied instead)."""
-    if frame.run.item_reader_items is not None:
-        return frame.run.item_reader_items
     config = reader.reader_config
     limit = item_limit(config.max_items.evaluate(value, frame) if config.max_items is not None else None)
+    if frame.run.item_reader_data is not None:
+        return items_from_source_text(frame.run.item_reader_data, config, limit)
     parameters = reader.parameters.evaluate(value, frame) if reader.parameters is not None else {}
     if not reader.resource.endswith(":listObjectsV2"):
         answer = yield from _call_s3(reader.resource, parameters, frame, names.ITEM_READER_FAILED)

@@ -18,6 +18,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunn
     value = state.io.state_input(raw, frame)
     items = state.io.items(value, frame)
     max_concurrency = state.max_concurrency.evaluate(value, frame)
+    _inspect_selection(state, value, items, frame)
     frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
     iterations = [_iteration_runner(run_iteration, state, value, index, item, frame) for index, item in enumerate(items)]
     try:
@@ -42,3 +43,16 @@ def _iteration_runner(run_iteration: MachineRunner, state: MapState, value: JSON
         return (yield from map_iteration(child, state.name, index, work()))
 
     return iteration
+
+
+def _inspect_selection(state: MapState, value: JSON, items: list[JSON], frame: Frame) -> None:
+    """TestState reports the input of every iteration as ItemSelector makes it (`afterItemSelector`),
+    whether or not the iterations run (a tested Map's iterations are mocked)."""
+    if frame.inspection is None or state.item_selector is None:
+        return
+    selected = []
+    for index, item in enumerate(items):
+        child = frame.child(map_item=(index, item))
+        child.state_name, child.entered_time = frame.state_name, frame.entered_time
+        selected.append(item_selected(state, value, child))
+    frame.inspect("afterItemSelector", selected)

@@ -29,6 +29,7 @@ from sfn_emulator.resources.base import (
     TaskRequest,
     parse_resource,
 )
+from sfn_emulator.resources.http_trace import HTTP_EXCHANGE
 from sfn_emulator.resources.outcomes import Pending, settled_result
 
 # -- tasks -----------------------------------------------------------------------------------------
@@ -112,7 +113,11 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
     started_at = frame.run.now()
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
     try:
-        outcome = yield Invoke(request, timeout)
+        try:
+            outcome = yield Invoke(request, timeout)
+        finally:
+            if HTTP_EXCHANGE in request.extra:
+                frame.inspect_http(request.extra[HTTP_EXCHANGE])
         if isinstance(outcome, Pending):
             frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
                        {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})

@@ -1,0 +1,56 @@
+"""What TestState shows of an HTTP Task at the TRACE inspection level: the request as it went out
+and the response as it came back (the API reference's InspectionDataRequest/InspectionDataResponse,
+every member a string).
+
+The HTTP Task leaves an `HttpExchange` in its TaskRequest's `extra` under `HTTP_EXCHANGE`. What the
+EventBridge connection added to the request (its authorization header, its query and body
+parameters) is a secret: it is shown only when the caller asks with `revealSecrets` (API reference,
+TestState: "Step Functions doesn't omit any information included in the state definition or the HTTP
+response"). Header lists are given as the JSON text of an object, name to value.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import urllib.request
+
+HTTP_EXCHANGE = "httpExchange"  # the key of the exchange in TaskRequest.extra
+
+
+@dataclass
+class HttpExchange:
+    """One HTTP Task call: the request sent, the same request without the connection's secrets, and
+    the answer (none when no answer came)."""
+
+    sent: urllib.request.Request
+    without_secrets: urllib.request.Request
+    status: int | None = None
+    reason: str = ""
+    headers: dict[str, str] | None = None
+    body: str = ""
+
+    def answered(self, status: int, reason: str, headers: Any, body: str) -> None:
+        self.status, self.reason, self.body = status, reason, body
+        self.headers = {name: value for name, value in headers.items()}
+
+    def inspection(self, reveal_secrets: bool) -> dict[str, dict[str, str]]:
+        """`request` and (when an answer came) `response`, as TestState's inspection data shows them."""
+        shown = self.sent if reveal_secrets else self.without_secrets
+        protocol = urllib.parse.urlsplit(shown.full_url).scheme
+        data = shown.data if isinstance(shown.data, bytes) else b""
+        trace = {"request": {"protocol": protocol, "method": shown.get_method(), "url": shown.full_url,
+                             "headers": _header_text(dict(shown.header_items())),
+                             "body": data.decode("utf-8", errors="replace")}}
+        if self.status is not None:
+            trace["response"] = {"protocol": protocol, "statusCode": str(self.status), "statusMessage": self.reason,
+                                 "headers": _header_text(self.headers or {}), "body": self.body}
+        return trace
+
+
+def _header_text(headers: dict[str, str]) -> str:
+    return json.dumps(headers, separators=(",", ":"), ensure_ascii=False)
