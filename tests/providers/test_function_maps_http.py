@@ -16,7 +16,6 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from flow import ACCOUNT, Flow, Server, outcome, task
