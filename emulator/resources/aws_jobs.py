@@ -121,6 +121,6 @@ class AwsJobs(WholeTaskResource):
                 return job
             if fate == FAILED:
                 raise StatesError(TASK_FAILED, json.dumps(job, separators=(",", ":")))
-        raise StatesError(RUNTIME, f"sfn-emulator cannot wait for the job '{resource.arn}' started: moto's "
-                                   f"in-memory {service.error_prefix} backend still reports it running after "
-                                   f"{_LOOKS} looks, and ends it only when told to")
+        raise StatesError(RUNTIME, f"sfn-emulator cannot wait for the job of '{resource.arn}': moto's in-memory "
+                                   f"{service.error_prefix} backend still reports it running after {_LOOKS} looks "
+                                   "and ends it only when told to")
