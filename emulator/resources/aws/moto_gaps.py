@@ -16,6 +16,9 @@ out, each applied by a rule about the request and the answer, never about partic
   another encryption (since January 2023: "Using server-side encryption with Amazon S3 managed
   keys"), and says so in every answer about an object; moto only reports an encryption it was asked for;
 - S3 reports the checksum type of a checksummed PutObject, which is always `FULL_OBJECT`;
+- S3 answers `EncodingType` to a listing (ListObjects, ListObjectsV2, ListObjectVersions) only when the
+  request asked for one: the Java SDK asks for none of its own (botocore asks for `url` and decodes the
+  keys itself, which is why moto's answer has it);
 - S3 answers an object's checksums (`Checksum*`) to GetObject and HeadObject only when the request
   asks with `ChecksumMode: ENABLED`, and every S3 answer, errors included, carries an extended
   request id (`x-amz-id-2`);
@@ -95,6 +98,8 @@ def amend_response(operation: OperationModel, params: dict[str, Any], response: 
         if operation.name == "PutObject" and "ChecksumType" not in response and any(
                 name.startswith("Checksum") for name in response):
             response["ChecksumType"] = _SINGLE_PART_CHECKSUM_TYPE
+        if "EncodingType" in members and "EncodingType" not in params:
+            response.pop("EncodingType", None)
         if operation.name in _CHECKSUMS_ON_REQUEST and params.get("ChecksumMode") != "ENABLED":
             response = {name: value for name, value in response.items() if not name.startswith("Checksum")}
     if service == "sns" and operation.name == "Publish" and _fifo_topic(params) and "SequenceNumber" not in response:
