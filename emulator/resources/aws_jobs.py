@@ -7,7 +7,9 @@ Step Functions waits for, and what the task then returns:
 - `glue:startJobRun.sync`: the job run until it ends; GetJobRun's `JobRun`;
 - `batch:submitJob.sync`: the job until SUCCEEDED or FAILED; DescribeJobs' job;
 - `codebuild:startBuild.sync`: the build until it ends; BatchGetBuilds' build as `{"Build": ...}`;
-- `ecs:runTask.sync`: the tasks until they are STOPPED; DescribeTasks' answer.
+- `ecs:runTask.sync`: the tasks until they are STOPPED; DescribeTasks' answer;
+- `sagemaker:create<Kind>Job.sync` (training, transform, processing, hyperparameter tuning, labeling):
+  the job until it ends; Describe<Kind>Job's answer.
 
 A job that does not succeed fails the task with `States.TaskFailed` and the job's description (the same
 JSON the task would have returned) as the Cause. The start and every look at the job are calls of the
@@ -63,6 +65,14 @@ def _ecs_fate(described: dict[str, Any]) -> str:
     return SUCCEEDED if tasks and all(code == 0 for code in exits) and not described.get("Failures") else FAILED
 
 
+def _sagemaker_job(kind: str, running: frozenset[str] = frozenset({"InProgress", "Stopping"}),
+                   succeeded: str = "Completed") -> JobKind:
+    """A SageMaker `Create<kind>Job`, described by `Describe<kind>Job` with the `<kind>JobName` given."""
+    name = f"{kind}JobName"
+    return JobKind(f"describe{kind}Job", lambda _, params: {name: params.get(name)}, lambda described: described,
+                   _by_status(lambda job: job.get(f"{kind}JobStatus"), running, succeeded))
+
+
 JOBS: dict[tuple[str, str], JobKind] = {
     ("athena", "startQueryExecution"): JobKind(
         "getQueryExecution", lambda started, _: {"QueryExecutionId": started.get("QueryExecutionId")},
@@ -87,6 +97,12 @@ JOBS: dict[tuple[str, str], JobKind] = {
         "describeTasks", lambda started, params: {
             "Cluster": params.get("Cluster"), "Tasks": [task.get("TaskArn") for task in started.get("Tasks") or []]},
         lambda described: described, _ecs_fate),
+    ("sagemaker", "createTrainingJob"): _sagemaker_job("Training"),
+    ("sagemaker", "createTransformJob"): _sagemaker_job("Transform"),
+    ("sagemaker", "createProcessingJob"): _sagemaker_job("Processing"),
+    ("sagemaker", "createHyperParameterTuningJob"): _sagemaker_job("HyperParameterTuning"),
+    ("sagemaker", "createLabelingJob"): _sagemaker_job("Labeling", succeeded="Completed",
+                                                       running=frozenset({"Initializing", "InProgress", "Stopping"})),
 }
 
 

@@ -97,6 +97,10 @@ OPTIMIZED: Mapping[str, OptimizedService] = {
         OptimizedService("ecs", frozenset({"runTask"}), "ECS", "AmazonECS", "AmazonECSException"),
         OptimizedService("codebuild", frozenset({"startBuild", "stopBuild", "batchDeleteBuilds", "batchGetReports"}),
                          "CodeBuild", "AWSCodeBuild", "AWSCodeBuildException"),
+        OptimizedService("sagemaker", frozenset({
+            "createEndpoint", "createEndpointConfig", "createHyperParameterTuningJob", "createLabelingJob",
+            "createModel", "createProcessingJob", "createTrainingJob", "createTransformJob", "updateEndpoint"}),
+            "SageMaker", "AmazonSageMaker", "AmazonSageMakerException"),
     )
 }
 

@@ -111,3 +111,14 @@ def test_when_a_job_has_ended_and_whether_it_succeeded(job: tuple[str, str], des
                                                        fate: str) -> None:
     kind = JOBS[job]
     assert kind.fate(kind.job(described)) == fate
+
+
+@pytest.mark.parametrize(("kind", "status", "fate"), [
+    ("Training", "InProgress", RUNNING), ("Training", "Completed", SUCCEEDED), ("Training", "Stopped", FAILED),
+    ("Transform", "Failed", FAILED), ("Processing", "Stopping", RUNNING), ("HyperParameterTuning", "Completed", SUCCEEDED),
+    ("Labeling", "Initializing", RUNNING),
+])
+def test_when_a_sagemaker_job_has_ended(kind: str, status: str, fate: str) -> None:
+    job = JOBS[("sagemaker", f"create{kind}Job")]
+    assert job.describe_params({}, {f"{kind}JobName": "job"}) == {f"{kind}JobName": "job"}
+    assert job.fate(job.job({f"{kind}JobStatus": status})) == fate
