@@ -22,6 +22,9 @@ out, each applied by a rule about the request and the answer, never about partic
 - S3 answers an object's checksums (`Checksum*`) to GetObject and HeadObject only when the request
   asks with `ChecksumMode: ENABLED`, and every S3 answer, errors included, carries an extended
   request id (`x-amz-id-2`);
+- DynamoDB refuses an AttributeValue (in an item, a key, expression values, nested lists and maps) that
+  holds no data type ("Supplied AttributeValue is empty, ...": a member the SDK does not know, such as
+  `{"Q": "1"}`, is dropped on the way) or more than one;
 - SNS refuses a Publish without a target ("Invalid parameter: TopicArn or TargetArn Reason: no value
   for required parameter") or with an empty message ("Invalid parameter: Empty message");
 - where moto words an error as a client would print it ("An error occurred (CODE) when calling the
@@ -39,10 +42,10 @@ import base64
 import itertools
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from botocore.exceptions import ClientError
-from botocore.model import OperationModel
+from botocore.model import OperationModel, Shape
 
 from sfn_emulator.protocol.validation import StringDecoder
 from sfn_emulator.randomness import Randomness
@@ -63,6 +66,10 @@ _VALIDATION_CODES = {"json": "ValidationException", "query": "ValidationError"}
 _SNS_TARGETS = ("TopicArn", "TargetArn", "PhoneNumber")
 _SNS_NO_TARGET = "Invalid parameter: TopicArn or TargetArn Reason: no value for required parameter"
 _SNS_EMPTY_MESSAGE = "Invalid parameter: Empty message"
+_ATTRIBUTE_VALUE_SHAPE = "AttributeValue"
+_EMPTY_ATTRIBUTE_VALUE = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+_MANY_TYPED_ATTRIBUTE_VALUE = ("Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
+                               "the supported datatypes")
 _CLIENT_WORDING = re.compile(r"An error occurred \((?P<code>[^)]+)\) when calling the \w+ operation: (?P<message>.*)",
                              re.DOTALL)
 
@@ -77,6 +84,12 @@ def check_request(operation: OperationModel, params: dict[str, Any], ids: Random
             raise _client_error(operation, ids, "InvalidParameter", _SNS_NO_TARGET)
         if params.get("Message") == "":
             raise _client_error(operation, ids, "InvalidParameter", _SNS_EMPTY_MESSAGE)
+    if service == "dynamodb" and operation.input_shape is not None:
+        for value in _attribute_values(params, operation.input_shape):
+            types = sum(1 for item in value.values() if item is not None)
+            if types != 1:
+                raise _client_error(operation, ids, "ValidationException",
+                                    _EMPTY_ATTRIBUTE_VALUE if types == 0 else _MANY_TYPED_ATTRIBUTE_VALUE)
     if service == "secretsmanager" and operation.name == "CreateSecret":
         name = params.get("Name")
         if isinstance(name, str) and not _SECRET_NAME.fullmatch(name):
@@ -196,6 +209,22 @@ def _check_members(operation: OperationModel, params: dict[str, Any], ids: Rando
         count = len(violations)
         raise _client_error(operation, ids, _VALIDATION_CODES[operation.service_model.protocol],
                             f"{count} validation error{'s' if count > 1 else ''} detected: {'; '.join(violations)}")
+
+
+def _attribute_values(value: Any, shape: Shape) -> Iterator[dict[str, Any]]:
+    """Every DynamoDB AttributeValue in a request (`value`, bound to `shape`), nested ones too."""
+    if shape.type_name == "structure" and isinstance(value, dict):
+        if shape.name == _ATTRIBUTE_VALUE_SHAPE:
+            yield value
+        for name, member in shape.members.items():
+            if name in value:
+                yield from _attribute_values(value[name], member)
+    elif shape.type_name == "list" and isinstance(value, list):
+        for item in value:
+            yield from _attribute_values(item, shape.member)
+    elif shape.type_name == "map" and isinstance(value, dict):
+        for item in value.values():
+            yield from _attribute_values(item, shape.value)
 
 
 def _names_a_topic(params: dict[str, Any]) -> bool:
