@@ -301,7 +301,9 @@ def sdk_v2_error(error: ClientError, operation: OperationModel) -> StatesError:
              f"Request ID: {metadata.get('RequestId', '')}"]
     if metadata.get("HostId"):
         facts.append(f"Extended Request ID: {metadata['HostId']}")
-    return StatesError(f"{service}.{name}", f"{details.get('Message', '')} ({', '.join(facts)})")
+    message = details.get("Message", "")
+    # the SDK writes an absent message as Java writes a null string
+    return StatesError(f"{service}.{name}", f"{'null' if message is None else message} ({', '.join(facts)})")
 
 
 def _http_metadata(service: OptimizedService, operation: OperationModel, metadata: dict[str, Any],

@@ -27,6 +27,9 @@ out, each applied by a rule about the request and the answer, never about partic
   `{"Q": "1"}`, is dropped on the way) or more than one;
 - SNS refuses a Publish without a target ("Invalid parameter: TopicArn or TargetArn Reason: no value
   for required parameter") or with an empty message ("Invalid parameter: Empty message");
+- an S3 error answered without a body (HEAD requests: HeadObject, HeadBucket) has neither code nor
+  message: the SDK names it by the operation's declared error of that status (`NoSuchKey`,
+  `NoSuchBucket`) and has no message;
 - where moto words an error as a client would print it ("An error occurred (CODE) when calling the
   OP operation: MESSAGE"), the service answered CODE and MESSAGE;
 - SNS publishing to a topic that does not exist says "Topic does not exist" (moto falls back to
@@ -136,8 +139,25 @@ def amend_error(operation: OperationModel, params: dict[str, Any], error: Client
             details["Message"] = "Invalid parameter: The MessageGroupId parameter is required for FIFO topics"
     if service == "s3":
         metadata = error.response.setdefault("ResponseMetadata", {})
-        metadata.setdefault("HostId", _extended_request_id(ids))
+        if not metadata.get("RequestId"):
+            metadata["RequestId"] = ids.hex_token(16).upper()
+        if not metadata.get("HostId"):
+            metadata["HostId"] = _extended_request_id(ids)
+        declared = _declared_error_of_status(operation, str(details.get("Code", "")))
+        if declared is not None:
+            details["Code"], details["Message"] = declared, None
     return error
+
+
+def _declared_error_of_status(operation: OperationModel, code: str) -> str | None:
+    """The operation's declared error for a bodiless error answer (a HEAD request's: no code, only a
+    status, which botocore gives as the code), as the SDK picks it; None for any other answer."""
+    if not code.isdigit():
+        return None
+    for shape in operation.error_shapes:
+        if str(shape.metadata.get("error", {}).get("httpStatusCode")) == code:
+            return shape.name
+    return None
 
 
 def refused_entries(operation: OperationModel,
