@@ -11,10 +11,11 @@ Step Functions waits for, and what the task then returns:
 - `sagemaker:create<Kind>Job.sync` (training, transform, processing, hyperparameter tuning, labeling):
   the job until it ends; Describe<Kind>Job's answer.
 
-A job that does not succeed fails the task with `States.TaskFailed` and the job's description (the same
-JSON the task would have returned) as the Cause. The start and every look at the job are calls of the
+The start's answer (with its HTTP metadata) is what the history's TaskSubmitted event records. A job
+that does not succeed fails the task with `States.TaskFailed` and the job's description (the same JSON
+the task would have returned) as the Cause. The start and every look at the job are calls of the
 optimized integration (`AwsServiceIntegrations.call_optimized`), so a refused call fails the task with
-the 1.x SDK's names (`Glue.EntityNotFoundException`, ...).
+the 1.x SDK's names (`Glue.EntityNotFoundException`, ...). The task's TimeoutSeconds covers the whole job.
 
 moto moves a job on when it is looked at (Athena, Glue, CodeBuild end a job at once), not as time
 passes, and never stops an ECS task by itself: a job still running after `_LOOKS` looks fails the task
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.asl.errors import RUNTIME, TASK_FAILED, StatesError
-from sfn_emulator.resources.base import SYNC, TaskRequest, WholeTaskResource
+from sfn_emulator.resources.base import SYNC, TaskRequest
 
 if TYPE_CHECKING:
     from sfn_emulator.resources.aws_services import AwsServiceIntegrations
@@ -106,9 +107,9 @@ JOBS: dict[tuple[str, str], JobKind] = {
 }
 
 
-class AwsJobs(WholeTaskResource):
-    """The task resource for the `.sync` actions in `JOBS`: starts the job, watches it to its end and
-    answers the whole task (a `WholeTaskResource`: the engine has no execution of its own to wait for).
+class AwsJobs:
+    """The task resource for the `.sync` actions in `JOBS` (a `JobResource`): `invoke` starts the job (its
+    answer, HTTP metadata and all, is what TaskSubmitted records) and `watch` follows it to its end.
     `integrations` gives the optimized integrations the calls go through, made on first use."""
 
     def __init__(self, integrations: Callable[[], AwsServiceIntegrations]) -> None:
@@ -120,6 +121,9 @@ class AwsJobs(WholeTaskResource):
                 and (resource.service, resource.action) in JOBS)
 
     def invoke(self, request: TaskRequest) -> Any:
+        return self._integrations().invoke(request)
+
+    def watch(self, request: TaskRequest, submitted: Any) -> Any:
         from sfn_emulator.resources.aws_services import OPTIMIZED
 
         resource = request.resource
@@ -127,7 +131,7 @@ class AwsJobs(WholeTaskResource):
         service = OPTIMIZED[resource.service]
         integrations = self._integrations()
         params = request.payload if isinstance(request.payload, dict) else {}
-        _, started, _ = integrations.call_optimized(service, resource.action, params, request)
+        started = submitted if isinstance(submitted, dict) else {}
         for _look in range(_LOOKS):
             _, described, _ = integrations.call_optimized(service, kind.describe, kind.describe_params(started, params),
                                                           request)

@@ -122,3 +122,22 @@ def test_when_a_sagemaker_job_has_ended(kind: str, status: str, fate: str) -> No
     job = JOBS[("sagemaker", f"create{kind}Job")]
     assert job.describe_params({}, {f"{kind}JobName": "job"}) == {f"{kind}JobName": "job"}
     assert job.fate(job.job({f"{kind}JobStatus": status})) == fate
+
+
+def test_a_sync_job_is_submitted_then_succeeds_in_the_history(flow: Flow) -> None:
+    """AWS records the start's answer as TaskSubmitted's output, then the job's end as TaskSucceeded."""
+    name = f"j{uuid.uuid4().hex[:12]}"
+    flow.aws_client("glue").create_job(Name=name, Role="role", Command={"Name": "glueetl"})
+    execution = flow.start(flow.machine(task("arn:aws:states:::glue:startJobRun.sync", Parameters={"JobName": name})))
+    flow.settle()
+    events = flow.events(execution)
+    assert [event["type"] for event in events] == [
+        "ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded",
+        "TaskStateExited", "ExecutionSucceeded"]
+    submitted = json.loads(next(event for event in events if event["type"] == "TaskSubmitted")
+                           ["taskSubmittedEventDetails"]["output"])
+    assert sorted(submitted) == ["JobRunId", "SdkHttpMetadata", "SdkResponseMetadata"]
+    succeeded = json.loads(next(event for event in events if event["type"] == "TaskSucceeded")
+                           ["taskSucceededEventDetails"]["output"])
+    assert (succeeded["Id"], succeeded["JobRunState"]) == (submitted["JobRunId"], "SUCCEEDED")
+
