@@ -14,8 +14,12 @@ Two families, as in Step Functions:
 Where moto answers otherwise than AWS, `aws.moto_gaps` amends the request's fate or the answer.
 `arn:aws:states:::apigateway:invoke` calls a REST API of moto's API Gateway (`api_gateway`).
 
-`.waitForTaskToken` only makes the call: the engine then waits for the token. `.sync` is not a
-pattern these services have, so such requests are not matched.
+Athena, Glue, Batch, ECS, CodeBuild and SageMaker are optimized integrations too (the 1.x SDK's answers
+and names, timestamps in epoch milliseconds as it writes them); their `.sync` jobs are followed by
+`sfn_emulator.resources.aws_jobs`, which makes its calls through `call_optimized`.
+
+`.waitForTaskToken` only makes the call: the engine then waits for the token. `.sync` requests are
+not matched here.
 """
 
 from __future__ import annotations
