@@ -73,7 +73,7 @@ class _Call:
     """A task resource working, on a thread of its own, for a fiber."""
 
     fiber: Fiber
-    settle: Callable[[_Call, TaskOutcome | None], None] = field(repr=False)
+    settle: Callable[[_Call, TaskOutcome | Any], None] = field(repr=False)
     timer: Timer | None = None
     settled: bool = False
 
@@ -449,9 +449,9 @@ class Engine:
         except RuntimeError as exc:  # the process can start no more threads: this task fails, the engine goes on
             self._settle(call, Failed(StatesError(names.TASK_FAILED, f"sfn-emulator cannot run the task now: {exc}")))
 
-    def _settle(self, call: _Call, outcome: TaskOutcome | None) -> None:
+    def _settle(self, call: _Call, outcome: TaskOutcome | Any) -> None:
         """The call answered (or timed out, or was cancelled: `None`): the fiber resumes with its
-        `Succeeded` or `Pending` outcome, or has its failure thrown in."""
+        `Succeeded` or `Pending` outcome (a watched `.sync` job: its result), or has its failure thrown in."""
         if call.settled:
             return
         call.settled = True
