@@ -11,7 +11,8 @@ Task resources answer a Task state in this order (the first that serves it wins)
 4. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
    Step Functions actions through the AWS SDK integration (`arn:aws:states:::aws-sdk:sfn:*`);
 5. the HTTP Task (`arn:aws:states:::http:invoke`), real HTTP requests (`sfn_emulator.resources.http_task`);
-6. AWS service integrations answered by moto's in-memory backends;
+6. AWS service integrations answered by moto's in-memory backends (and the `.sync` jobs of Athena, Glue,
+   Batch, CodeBuild and ECS started there: `sfn_emulator.resources.aws_jobs`);
 and otherwise a clear error naming the resource and how to map it.
 """
 
@@ -33,6 +34,7 @@ from sfn_emulator.engine.event_bus import EventBus
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.resources.aws.reset import reset_moto_backends
+from sfn_emulator.resources.aws_jobs import AwsJobs
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
 from sfn_emulator.resources.http_task import HttpTask
@@ -146,7 +148,8 @@ class Emulator:
         )
         self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
                                                 StartExecution(self.service),
-                                                _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(), self.aws]
+                                                _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(),
+                                                AwsJobs(lambda: self.aws.resource), self.aws]
         self.engine.resources = self._task_resources()
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.coverage = CoverageRecorder()

@@ -57,8 +57,8 @@ from sfn_emulator.engine.scheduling.time_rule import AutoTime
 from sfn_emulator.engine.scheduling.timers import Timer, Timers, new_timer
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.engine.task_questions import TaskQuestions
-from sfn_emulator.resources.base import SyncResource, TaskResources
-from sfn_emulator.resources.outcomes import Failed, TaskOutcome, outcome_of
+from sfn_emulator.resources.base import JobResource, SyncResource, TaskResources
+from sfn_emulator.resources.outcomes import Failed, TaskOutcome, outcome_of, watched_outcome
 
 __all__ = ["ActivityTask", "Engine", "InterpreterFor"]
 
@@ -73,7 +73,7 @@ class _Call:
     """A task resource working, on a thread of its own, for a fiber."""
 
     fiber: Fiber
-    settle: Callable[[_Call, TaskOutcome | None], None] = field(repr=False)
+    settle: Callable[[_Call, TaskOutcome | Any], None] = field(repr=False)
     timer: Timer | None = None
     settled: bool = False
 
@@ -424,16 +424,22 @@ class Engine:
         except StatesError as error:
             self._fibers.resume(fiber, error=error)
             return
+        self._call_on_thread(fiber, effect.timeout_seconds, self.clock.now(), lambda: outcome_of(resource, request))
+
+    def _call_on_thread(self, fiber: Fiber, timeout_seconds: float | None, counted_from: datetime,
+                        answer: Callable[[], Any]) -> None:
+        """Have `answer` (a resource at work) run on a thread of its own for `fiber`, which resumes with what
+        it returns, or fails with States.Timeout when `timeout_seconds` from `counted_from` pass first."""
         call = _Call(fiber, self._settle)
         fiber.waiting = call
         self._in_flight += 1
-        if effect.timeout_seconds:
-            call.timer = self._timers.set(self.clock.now() + timedelta(seconds=effect.timeout_seconds),
+        if timeout_seconds:
+            call.timer = self._timers.set(counted_from + timedelta(seconds=timeout_seconds),
                                           lambda: self._settle(call, Failed(StatesError(names.TIMEOUT))), skippable=False)
         self.clock.release()  # time follows the wall clock while a task resource works
 
         def work() -> None:
-            outcome = outcome_of(resource, request)
+            outcome = answer()
             self._post(lambda: self._settle(call, outcome))
 
         # One daemon thread per call, not a pool: a call that never returns (abandoned at its timeout)
@@ -443,9 +449,9 @@ class Engine:
         except RuntimeError as exc:  # the process can start no more threads: this task fails, the engine goes on
             self._settle(call, Failed(StatesError(names.TASK_FAILED, f"sfn-emulator cannot run the task now: {exc}")))
 
-    def _settle(self, call: _Call, outcome: TaskOutcome | None) -> None:
+    def _settle(self, call: _Call, outcome: TaskOutcome | Any) -> None:
         """The call answered (or timed out, or was cancelled: `None`): the fiber resumes with its
-        `Succeeded` or `Pending` outcome, or has its failure thrown in."""
+        `Succeeded` or `Pending` outcome (a watched `.sync` job: its result), or has its failure thrown in."""
         if call.settled:
             return
         call.settled = True
@@ -464,6 +470,10 @@ class Engine:
             resource = (fiber.run.resources or self.resources).find(effect.request)
         except StatesError as error:
             self._fibers.resume(fiber, error=error)
+            return
+        if isinstance(resource, JobResource):  # another service's job, followed by the resource itself
+            self._call_on_thread(fiber, effect.timeout_seconds, effect.counted_from or self.clock.now(),
+                                 lambda: watched_outcome(resource, effect.request, effect.submitted))
             return
         if not isinstance(resource, SyncResource):
             self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator cannot wait for the job of "

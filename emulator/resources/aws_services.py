@@ -14,8 +14,12 @@ Two families, as in Step Functions:
 Where moto answers otherwise than AWS, `aws.moto_gaps` amends the request's fate or the answer.
 `arn:aws:states:::apigateway:invoke` calls a REST API of moto's API Gateway (`api_gateway`).
 
-`.waitForTaskToken` only makes the call: the engine then waits for the token. `.sync` is not a
-pattern these services have, so such requests are not matched.
+Athena, Glue, Batch, ECS, CodeBuild and SageMaker are optimized integrations too (the 1.x SDK's answers
+and names, timestamps in epoch milliseconds as it writes them); their `.sync` jobs are followed by
+`sfn_emulator.resources.aws_jobs`, which makes its calls through `call_optimized`.
+
+`.waitForTaskToken` only makes the call: the engine then waits for the token. `.sync` requests are
+not matched here.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from sfn_emulator.resources.aws.moto_gaps import (
 )
 from sfn_emulator.resources.aws.sdk import (
     SdkServices,
+    epoch_millis,
     from_response,
     modelled_error_shape,
     sdk_v1_exception_name,
@@ -88,10 +93,20 @@ OPTIMIZED: Mapping[str, OptimizedService] = {
                          {"Connection": "keep-alive", "Server": "Server"}, crc32_header=True),
         OptimizedService("events", frozenset({"putEvents"}), "EventBridge", "AmazonEventBridge",
                          "AmazonEventBridgeException", None),
+        # the services whose optimized integrations run a job (`.sync`: `sfn_emulator.resources.aws_jobs`)
+        OptimizedService("athena", frozenset({"startQueryExecution", "stopQueryExecution", "getQueryExecution",
+                                              "getQueryResults"}), "Athena", "AmazonAthena", "AmazonAthenaException"),
+        OptimizedService("glue", frozenset({"startJobRun"}), "Glue", "AWSGlue", "AWSGlueException"),
+        OptimizedService("batch", frozenset({"submitJob"}), "Batch", "AWSBatch", "AWSBatchException"),
+        OptimizedService("ecs", frozenset({"runTask"}), "ECS", "AmazonECS", "AmazonECSException"),
+        OptimizedService("codebuild", frozenset({"startBuild", "stopBuild", "batchDeleteBuilds", "batchGetReports"}),
+                         "CodeBuild", "AWSCodeBuild", "AWSCodeBuildException"),
+        OptimizedService("sagemaker", frozenset({
+            "createEndpoint", "createEndpointConfig", "createHyperParameterTuningJob", "createLabelingJob",
+            "createModel", "createProcessingJob", "createTrainingJob", "createTransformJob", "updateEndpoint"}),
+            "SageMaker", "AmazonSageMaker", "AmazonSageMakerException"),
     )
 }
-
-_CONTENT_TYPES = {"json": "application/x-amz-json-1.0", "query": "text/xml"}
 
 
 class ServiceClients(Protocol):
@@ -169,9 +184,18 @@ class AwsServiceIntegrations:
 
     # -- optimized integrations -----------------------------------------------------------------
     def _invoke_optimized(self, service: OptimizedService, request: TaskRequest) -> Any:
-        model = self._services.model(service.botocore_name)
-        operation = model.operation_model(_operation_name(request.resource.action))
         payload = request.payload if isinstance(request.payload, dict) else {}
+        operation, result, http = self.call_optimized(service, request.resource.action, payload, request)
+        if service.fixed_headers is not None:
+            result.update(_http_metadata(service, operation, http, result, request))
+        return result
+
+    def call_optimized(self, service: OptimizedService, action: str, payload: dict[str, Any],
+                       request: TaskRequest) -> tuple[OperationModel, dict[str, Any], dict[str, Any]]:
+        """One call of an optimized integration's service: its operation, the result (PascalCase, no HTTP
+        metadata) and botocore's ResponseMetadata; a refusal raised as the 1.x SDK names it."""
+        model = self._services.model(service.botocore_name)
+        operation = model.operation_model(_operation_name(action))
         account, region = request.account, request.region
         if service.botocore_name == "sqs":
             account, region = _queue_location(payload.get("QueueUrl"), account, region)
@@ -183,12 +207,10 @@ class AwsServiceIntegrations:
         except ClientError as error:
             raise sdk_v1_error(service, error, operation) from None
         http = response.pop("ResponseMetadata", {})
-        result = from_response(response, operation.output_shape)
+        result = from_response(response, operation.output_shape, epoch_millis)
         if service.botocore_name == "events" and result.get("FailedEntryCount", 0) > 0:
             raise StatesError("EventBridge.FailedEntry", json.dumps(result, separators=(",", ":")))
-        if service.fixed_headers is not None:
-            result.update(_http_metadata(service, operation, http, result, request))
-        return result
+        return operation, result, http
 
     # -- shared -----------------------------------------------------------------------------------
     def _call(self, client: Any, operation: OperationModel, payload: Any, ids: Randomness) -> dict[str, Any]:
@@ -283,7 +305,9 @@ def sdk_v2_error(error: ClientError, operation: OperationModel) -> StatesError:
              f"Request ID: {metadata.get('RequestId', '')}"]
     if metadata.get("HostId"):
         facts.append(f"Extended Request ID: {metadata['HostId']}")
-    return StatesError(f"{service}.{name}", f"{details.get('Message', '')} ({', '.join(facts)})")
+    message = details.get("Message", "")
+    # the SDK writes an absent message as Java writes a null string
+    return StatesError(f"{service}.{name}", f"{'null' if message is None else message} ({', '.join(facts)})")
 
 
 def _http_metadata(service: OptimizedService, operation: OperationModel, metadata: dict[str, Any],
@@ -292,7 +316,7 @@ def _http_metadata(service: OptimizedService, operation: OperationModel, metadat
     (`metadata`: botocore's ResponseMetadata of the call)."""
     request_id = metadata.get("RequestId") or request.randomness().uuid()
     protocol = operation.service_model.protocol
-    if protocol == "json":  # the body AWS sends: the result's members, compact
+    if protocol in ("json", "rest-json"):  # the body AWS sends: the result's members, compact
         body = json.dumps(result, separators=(",", ":")).encode()
         length = str(len(body))
     else:  # an XML document: its length as the backend sent it
@@ -301,7 +325,7 @@ def _http_metadata(service: OptimizedService, operation: OperationModel, metadat
     headers = {
         **(service.fixed_headers or {}),
         "Content-Length": length,
-        "Content-Type": _CONTENT_TYPES.get(protocol, "application/json"),
+        "Content-Type": _content_type(operation),
         "Date": format_datetime(request.now, usegmt=True) if request.now else "",
         "x-amzn-RequestId": request_id,
     }
@@ -317,3 +341,12 @@ def _http_metadata(service: OptimizedService, operation: OperationModel, metadat
         "SdkResponseMetadata": {"RequestId": request_id},
     }
 
+
+
+def _content_type(operation: OperationModel) -> str:
+    """The Content-Type of a service's answers: its JSON version's (`application/x-amz-json-1.1`), XML for
+    Query services, plain JSON for REST services."""
+    metadata = operation.service_model.metadata
+    if metadata.get("protocol") == "json":
+        return f"application/x-amz-json-{metadata.get('jsonVersion', '1.0')}"
+    return "text/xml" if metadata.get("protocol") == "query" else "application/json"

@@ -149,6 +149,19 @@ class SyncResource(Protocol):
     def completed(self, request: TaskRequest, execution: FinishedExecution) -> Any: ...
 
 
+@runtime_checkable
+class JobResource(Protocol):
+    """A resource with a `.sync` pattern whose job another service runs: after `invoke` has started it
+    (its answer is the task's TaskSubmitted output), the engine has `watch(...)` follow the job to its end
+    on a worker thread; what it returns is the task's result (it raises `StatesError` when the job failed)."""
+
+    def matches(self, request: TaskRequest) -> bool: ...
+
+    def invoke(self, request: TaskRequest) -> Any: ...
+
+    def watch(self, request: TaskRequest, submitted: Any) -> Any: ...
+
+
 @dataclass
 class TaskResources:
     """The ordered chain of resources; the first that matches a request answers it."""

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.resources.base import SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, TaskRequest, TaskResource, WholeTaskResource
+from sfn_emulator.resources.base import (
+    SYNC,
+    SYNC2,
+    WAIT_FOR_TASK_TOKEN,
+    JobResource,
+    TaskRequest,
+    TaskResource,
+    WholeTaskResource,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +67,18 @@ def outcome_of(resource: TaskResource, request: TaskRequest) -> TaskOutcome:
     if request.resource.pattern in _WAITING_PATTERNS and not isinstance(resource, WholeTaskResource):
         return Pending(answer)
     return Succeeded(answer)
+
+
+def watched_outcome(resource: JobResource, request: TaskRequest, submitted: object) -> object:
+    """A `.sync` job's result, as `resource.watch` follows it (on a worker thread), or its `Failed`
+    outcome; a resource's own bug fails the task, not the engine."""
+    try:
+        return resource.watch(request, submitted)
+    except StatesError as error:
+        return Failed(error)
+    except Exception as exc:
+        log.exception("task resource failed watching the job of %s", request.resource.arn)
+        return Failed(StatesError(names.TASK_FAILED, f"{type(exc).__name__}: {exc}"))
 
 
 def settled_result(outcome: Succeeded | Pending) -> object:

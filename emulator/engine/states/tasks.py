@@ -4,10 +4,12 @@ for each kind."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
 from sfn_emulator.asl import errors as names
+from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, TaskState
@@ -32,6 +34,8 @@ from sfn_emulator.resources.base import (
 from sfn_emulator.resources.http_trace import HTTP_EXCHANGE
 from sfn_emulator.resources.outcomes import Pending, settled_result
 
+_ACCOUNT_ID = re.compile(r"\d{12}")
+
 # -- tasks -----------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=4096)
@@ -52,20 +56,37 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     payload = state.io.arguments(value, raw, frame)
     timeout = state.timeout_seconds.evaluate(value, frame) if state.timeout_seconds is not None else None
     heartbeat = state.heartbeat_seconds.evaluate(value, frame) if state.heartbeat_seconds is not None else None
+    role = assumed_role(state.credentials.evaluate(value, frame) if state.credentials is not None else None)
     request = TaskRequest(
         resource=resource, payload=payload, execution_arn=run.execution.arn,
         state_machine_name=run.execution.state_machine_name, state_name=state.name,
-        account=run.execution.account, region=resource.region or run.execution.region,
+        account=role_account(role) or run.execution.account, region=resource.region or run.execution.region,
         attempt=frame.retry_count, task_token=frame.task_token, timeout_seconds=timeout, now=run.now(),
         test_case=run.execution.test_case, seed=run.request_seed(),
     )
+    credentials = {"taskCredentials": {"roleArn": role}} if role is not None else {}
     if resource.kind == "activity":
         result = yield from _run_activity(resource, request, frame, timeout, heartbeat)
     elif resource.kind == "lambda":
-        result = yield from _run_lambda_function(resource, request, frame, timeout)
+        result = yield from _run_lambda_function(resource, request, frame, timeout, credentials)
     else:
-        result = yield from _run_integration(resource, request, frame, timeout, heartbeat)
+        result = yield from _run_integration(resource, request, frame, timeout, heartbeat, credentials)
     return state.io.result_output(raw, result, state.assign, frame), state.next
+
+
+def assumed_role(credentials: JSON) -> str | None:
+    """The role a Task's `Credentials` names (`RoleArn`), which Step Functions assumes to make the call."""
+    role = credentials.get("RoleArn") if isinstance(credentials, dict) else None
+    return role if isinstance(role, str) else None
+
+
+def role_account(role: str | None) -> str | None:
+    """The account an assumed role belongs to, where the call is then made (cross-account access): the
+    12-digit account of an IAM role ARN, or None for anything else."""
+    arn = split_arn(role) if role is not None else None
+    if arn is None or arn.service != "iam" or not _ACCOUNT_ID.fullmatch(arn.account):
+        return None
+    return arn.account
 
 
 TASK_TOKEN_PATTERN = r"[0-9a-f]{64}"  # what new_task_token makes: how tokens are told apart in history
@@ -82,11 +103,13 @@ def _checked_size(result: JSON, resource: ResourceArn) -> str:
     return within_payload_limit(result, culprit)
 
 
-def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None) -> Interpreter:
+def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
+                         credentials: dict[str, Any]) -> Interpreter:
     details: dict[str, Any] = {"resource": resource.arn, "input": to_json_text(request.payload),
                                "inputDetails": {"truncated": False}}
     if timeout is not None:
         details["timeoutInSeconds"] = int(timeout)
+    details.update(credentials)
     frame.emit("LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", details)
     frame.emit("LambdaFunctionStarted")
     try:
@@ -102,13 +125,14 @@ def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Fra
 
 
 def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
-                     heartbeat: float | None) -> Interpreter:
+                     heartbeat: float | None, credentials: dict[str, Any]) -> Interpreter:
     ids = {"resourceType": resource.resource_type, "resource": resource.resource}
     scheduled: dict[str, Any] = {**ids, "region": request.region, "parameters": to_json_text(request.payload)}
     if timeout is not None:
         scheduled["timeoutInSeconds"] = int(timeout)
     if heartbeat is not None:
         scheduled["heartbeatInSeconds"] = int(heartbeat)
+    scheduled.update(credentials)
     frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
     started_at = frame.run.now()
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)

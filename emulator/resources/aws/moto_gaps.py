@@ -16,11 +16,20 @@ out, each applied by a rule about the request and the answer, never about partic
   another encryption (since January 2023: "Using server-side encryption with Amazon S3 managed
   keys"), and says so in every answer about an object; moto only reports an encryption it was asked for;
 - S3 reports the checksum type of a checksummed PutObject, which is always `FULL_OBJECT`;
+- S3 answers `EncodingType` to a listing (ListObjects, ListObjectsV2, ListObjectVersions) only when the
+  request asked for one: the Java SDK asks for none of its own (botocore asks for `url` and decodes the
+  keys itself, which is why moto's answer has it);
 - S3 answers an object's checksums (`Checksum*`) to GetObject and HeadObject only when the request
   asks with `ChecksumMode: ENABLED`, and every S3 answer, errors included, carries an extended
   request id (`x-amz-id-2`);
+- DynamoDB refuses an AttributeValue (in an item, a key, expression values, nested lists and maps) that
+  holds no data type ("Supplied AttributeValue is empty, ...": a member the SDK does not know, such as
+  `{"Q": "1"}`, is dropped on the way) or more than one;
 - SNS refuses a Publish without a target ("Invalid parameter: TopicArn or TargetArn Reason: no value
   for required parameter") or with an empty message ("Invalid parameter: Empty message");
+- an S3 error answered without a body (HEAD requests: HeadObject, HeadBucket) has neither code nor
+  message: the SDK names it by the operation's declared error of that status (`NoSuchKey`,
+  `NoSuchBucket`) and has no message;
 - where moto words an error as a client would print it ("An error occurred (CODE) when calling the
   OP operation: MESSAGE"), the service answered CODE and MESSAGE;
 - SNS publishing to a topic that does not exist says "Topic does not exist" (moto falls back to
@@ -36,10 +45,10 @@ import base64
 import itertools
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from botocore.exceptions import ClientError
-from botocore.model import OperationModel
+from botocore.model import OperationModel, Shape
 
 from sfn_emulator.protocol.validation import StringDecoder
 from sfn_emulator.randomness import Randomness
@@ -60,6 +69,10 @@ _VALIDATION_CODES = {"json": "ValidationException", "query": "ValidationError"}
 _SNS_TARGETS = ("TopicArn", "TargetArn", "PhoneNumber")
 _SNS_NO_TARGET = "Invalid parameter: TopicArn or TargetArn Reason: no value for required parameter"
 _SNS_EMPTY_MESSAGE = "Invalid parameter: Empty message"
+_ATTRIBUTE_VALUE_SHAPE = "AttributeValue"
+_EMPTY_ATTRIBUTE_VALUE = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+_MANY_TYPED_ATTRIBUTE_VALUE = ("Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
+                               "the supported datatypes")
 _CLIENT_WORDING = re.compile(r"An error occurred \((?P<code>[^)]+)\) when calling the \w+ operation: (?P<message>.*)",
                              re.DOTALL)
 
@@ -74,6 +87,12 @@ def check_request(operation: OperationModel, params: dict[str, Any], ids: Random
             raise _client_error(operation, ids, "InvalidParameter", _SNS_NO_TARGET)
         if params.get("Message") == "":
             raise _client_error(operation, ids, "InvalidParameter", _SNS_EMPTY_MESSAGE)
+    if service == "dynamodb" and operation.input_shape is not None:
+        for value in _attribute_values(params, operation.input_shape):
+            types = sum(1 for item in value.values() if item is not None)
+            if types != 1:
+                raise _client_error(operation, ids, "ValidationException",
+                                    _EMPTY_ATTRIBUTE_VALUE if types == 0 else _MANY_TYPED_ATTRIBUTE_VALUE)
     if service == "secretsmanager" and operation.name == "CreateSecret":
         name = params.get("Name")
         if isinstance(name, str) and not _SECRET_NAME.fullmatch(name):
@@ -95,6 +114,8 @@ def amend_response(operation: OperationModel, params: dict[str, Any], response: 
         if operation.name == "PutObject" and "ChecksumType" not in response and any(
                 name.startswith("Checksum") for name in response):
             response["ChecksumType"] = _SINGLE_PART_CHECKSUM_TYPE
+        if "EncodingType" in members and "EncodingType" not in params:
+            response.pop("EncodingType", None)
         if operation.name in _CHECKSUMS_ON_REQUEST and params.get("ChecksumMode") != "ENABLED":
             response = {name: value for name, value in response.items() if not name.startswith("Checksum")}
     if service == "sns" and operation.name == "Publish" and _fifo_topic(params) and "SequenceNumber" not in response:
@@ -118,8 +139,25 @@ def amend_error(operation: OperationModel, params: dict[str, Any], error: Client
             details["Message"] = "Invalid parameter: The MessageGroupId parameter is required for FIFO topics"
     if service == "s3":
         metadata = error.response.setdefault("ResponseMetadata", {})
-        metadata.setdefault("HostId", _extended_request_id(ids))
+        if not metadata.get("RequestId"):
+            metadata["RequestId"] = ids.hex_token(16).upper()
+        if not metadata.get("HostId"):
+            metadata["HostId"] = _extended_request_id(ids)
+        declared = _declared_error_of_status(operation, str(details.get("Code", "")))
+        if declared is not None:
+            details["Code"], details["Message"] = declared, None
     return error
+
+
+def _declared_error_of_status(operation: OperationModel, code: str) -> str | None:
+    """The operation's declared error for a bodiless error answer (a HEAD request's: no code, only a
+    status, which botocore gives as the code), as the SDK picks it; None for any other answer."""
+    if not code.isdigit():
+        return None
+    for shape in operation.error_shapes:
+        if str(shape.metadata.get("error", {}).get("httpStatusCode")) == code:
+            return shape.name
+    return None
 
 
 def refused_entries(operation: OperationModel,
@@ -191,6 +229,22 @@ def _check_members(operation: OperationModel, params: dict[str, Any], ids: Rando
         count = len(violations)
         raise _client_error(operation, ids, _VALIDATION_CODES[operation.service_model.protocol],
                             f"{count} validation error{'s' if count > 1 else ''} detected: {'; '.join(violations)}")
+
+
+def _attribute_values(value: Any, shape: Shape) -> Iterator[dict[str, Any]]:
+    """Every DynamoDB AttributeValue in a request (`value`, bound to `shape`), nested ones too."""
+    if shape.type_name == "structure" and isinstance(value, dict):
+        if shape.name == _ATTRIBUTE_VALUE_SHAPE:
+            yield value
+        for name, member in shape.members.items():
+            if name in value:
+                yield from _attribute_values(value[name], member)
+    elif shape.type_name == "list" and isinstance(value, list):
+        for item in value:
+            yield from _attribute_values(item, shape.member)
+    elif shape.type_name == "map" and isinstance(value, dict):
+        for item in value.values():
+            yield from _attribute_values(item, shape.value)
 
 
 def _names_a_topic(params: dict[str, Any]) -> bool:

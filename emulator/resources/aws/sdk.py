@@ -20,7 +20,7 @@ import json
 import re
 import threading
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 
 if TYPE_CHECKING:
@@ -154,8 +154,9 @@ def to_request(value: Any, shape: Shape) -> Any:
     return value
 
 
-def from_response(value: Any, shape: Shape | None) -> Any:
-    """A botocore result as the task's JSON result."""
+def from_response(value: Any, shape: Shape | None, timestamp: Callable[[datetime], Any] | None = None) -> Any:
+    """A botocore result as the task's JSON result; timestamps as `timestamp` writes them (the 2.x SDK's
+    ISO-8601 instants unless told otherwise: the 1.x SDK writes epoch milliseconds, `epoch_millis`)."""
     from botocore.response import StreamingBody
 
     if isinstance(value, StreamingBody):
@@ -163,17 +164,24 @@ def from_response(value: Any, shape: Shape | None) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, datetime):
-        return instant_text(value)
+        return (timestamp or instant_text)(value)
     if isinstance(value, dict):
         if shape is not None and shape.type_name == "structure":
             members = shape.members
-            return {asl_member_name(key): from_response(item, members.get(key)) for key, item in value.items()}
+            return {asl_member_name(key): from_response(item, members.get(key), timestamp)
+                    for key, item in value.items()}
         item_shape = shape.value if shape is not None and shape.type_name == "map" else None
-        return {key: from_response(item, item_shape) for key, item in value.items()}
+        return {key: from_response(item, item_shape, timestamp) for key, item in value.items()}
     if isinstance(value, list):
         item_shape = shape.member if shape is not None and shape.type_name == "list" else None
-        return [from_response(item, item_shape) for item in value]
+        return [from_response(item, item_shape, timestamp) for item in value]
     return value
+
+
+def epoch_millis(moment: datetime) -> int:
+    """A timestamp as the 1.x SDK writes it into a result: milliseconds since the epoch."""
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
 
 
 def instant_text(moment: datetime) -> str:
