@@ -37,6 +37,7 @@ from sfn_emulator.asl.jsonata_functions import (
     drawing_functions,
     step_functions_additions,
 )
+from sfn_emulator.asl.jsonata_numbers import jsonata_class, number_functions, number_text
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -101,19 +102,18 @@ class JsonataExpression:
     __slots__ = ("text", "field", "_compiled", "_draws")
 
     def __init__(self, text: str, field: str) -> None:
-        import jsonata
         from jsonata.jexception import JException
 
         self.text = text
         self.field = field
         try:
-            self._compiled = jsonata.Jsonata(text)
+            self._compiled = jsonata_class()(text)
         except JException as problem:
             raise JsonataSyntaxError(text, field, f"{problem.error}: {_message(problem)}") from None
         if self._compiled.errors:
             raise JsonataSyntaxError(text, field, str(self._compiled.errors[0]))
         self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
-        for name, function in step_functions_additions().items():
+        for name, function in {**number_functions(), **step_functions_additions()}.items():
             self._compiled.register_function(name, function)
         self._draws = any(f"${name}" in text for name in DRAWING_FUNCTIONS)
 
@@ -279,6 +279,8 @@ def _message(problem: JException) -> str:
     text = text[:-len(problem.error)].rstrip() if text.endswith(problem.error) else text
     if "Object" in JException.error_codes.get(problem.error, ""):
         text = re.sub(r"\bObject\b", "function", text)
+    if problem.error == "D1001":  # the number as JSONata prints it: "Infinity", not Python's "inf"
+        text = JException.msg("D1001", 0, number_text(problem.current))
     if problem.error == "T0412":  # JSONata names the element type ("an array of numbers"), not its signature letter
         text = re.sub(r"an array of (\w)$", lambda found: f"an array of {_ARRAY_ELEMENT_TYPES.get(found[1], found[1])}", text)
     return text
