@@ -60,6 +60,8 @@ __all__ = [
 ]
 
 OPEN = "{%"
+STACK_OVERFLOW = ("U1001: Stack overflow error: Check for non-terminating recursive function.  Consider rewriting as "
+                  "tail-recursive.")
 CLOSE = "%}"
 
 
@@ -132,7 +134,9 @@ class JsonataExpression:
             result = self._compiled.evaluate(None, bindings)
         except JException as problem:
             raise QueryEvaluationError(self._threw(f"{problem.error}: {_message(problem)}"), self.field) from None
-        except (ValueError, TypeError, ArithmeticError, RecursionError) as problem:
+        except RecursionError:  # JSONata's own words for a recursion too deep to evaluate
+            raise QueryEvaluationError(self._threw(STACK_OVERFLOW), self.field) from None
+        except (ValueError, TypeError, ArithmeticError) as problem:
             raise QueryEvaluationError(self._threw(str(problem)), self.field) from None
         if result is None:
             raise QueryEvaluationError(
