@@ -1,8 +1,8 @@
 """Every JSONata field fails the same two ways, whatever state it sits in (the typed fields of
-tests/fixtures/jsonata/field_types.json, the JSON fields of template_fields.json): an expression that gives nothing fails the state with
-"returned nothing (undefined)", and one that raises (a division by zero here, D1001) with "threw an
-error during evaluation", both naming the expression and its field (a JSON field by the path to the
-expression in it, e.g. 'Output/a/b[1]')."""
+tests/fixtures/jsonata/field_types.json, the JSON fields of template_fields.json): an expression
+that gives nothing fails the state with "returned nothing (undefined)", and one that raises (a
+division by zero here, D1001) with "threw an error during evaluation", both naming the expression
+and its field (a JSON field by the path to the expression in it, e.g. 'Output/a/b[1]')."""
 
 from __future__ import annotations
 
