@@ -20,6 +20,7 @@ a field with such a type rule is compiled as a `TypedExpression`, so every calle
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -111,7 +112,7 @@ class JsonataExpression:
         try:
             self._compiled = jsonata_class()(text)
         except JException as problem:
-            raise JsonataSyntaxError(text, field, f"{problem.error}: {_message(problem)}") from None
+            raise JsonataSyntaxError(text, field, _described(problem)) from None
         if self._compiled.errors:
             raise JsonataSyntaxError(text, field, str(self._compiled.errors[0]))
         self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
@@ -133,7 +134,7 @@ class JsonataExpression:
         try:
             result = self._compiled.evaluate(None, bindings)
         except JException as problem:
-            raise QueryEvaluationError(self._threw(f"{problem.error}: {_message(problem)}"), self.field) from None
+            raise QueryEvaluationError(self._threw(_described(problem)), self.field) from None
         except RecursionError:  # JSONata's own words for a recursion too deep to evaluate
             raise QueryEvaluationError(self._threw(STACK_OVERFLOW), self.field) from None
         except (ValueError, TypeError, ArithmeticError) as problem:
@@ -271,6 +272,27 @@ def json_type(value: JSON) -> str:
     if isinstance(value, (int, float)):
         return "number"
     return {str: "string", list: "array", dict: "object"}.get(type(value), "unknown")
+
+
+def _described(problem: JException) -> str:
+    """"<code>: <message>", as AWS shows a JSONata error. jsonata-python raises a few errors with
+    JSONata's message in place of its code ("Second argument of replace function cannot be an empty
+    string"): those get the code JSONata gives that message (D3010)."""
+    from jsonata.jexception import JException
+
+    if problem.error not in JException.error_codes:
+        code = _codes_by_message().get(problem.error)
+        if code is not None:
+            return f"{code}: {problem.error}"
+    return f"{problem.error}: {_message(problem)}"
+
+
+@functools.cache
+def _codes_by_message() -> dict[str, str]:
+    from jsonata.jexception import JException
+
+    return {re.sub(r"\bObject\b", "function", text): code for code, text in JException.error_codes.items()
+            if "{{" not in text}
 
 
 def _message(problem: JException) -> str:

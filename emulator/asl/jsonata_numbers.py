@@ -4,7 +4,8 @@ JSONata computes with IEEE doubles (JavaScript's, and Java's in the port jsonata
 `1/0` is Infinity, `-1/0` -Infinity, `0/0` and `1%0` NaN, `$power(10, 400)` Infinity. A value that is
 not a finite number is no JSON number, so JSONata refuses it where it checks numbers: an operator's
 result with D1001 "Number out of range: Infinity", `$power`'s with D3061 ("... cannot be represented
-as a JSON number: base=10, exponent=400"); NaN is no number at all, and the port's number check
+as a JSON number: base=10, exponent=400"), `$number` of text that is no number with D3030; NaN is
+no number at all, and the port's number check
 makes it undefined. Python raises instead (ZeroDivisionError, "math domain error", OverflowError,
 or gives a complex number), which would put Python's words in AWS's cause. This module hands the
 doubles' results back to JSONata's own checks, for every operator and function that computes them.
@@ -13,6 +14,7 @@ doubles' results back to JSONata's own checks, for every operator and function t
 from __future__ import annotations
 
 import functools
+import json
 import math
 from typing import Any
 
@@ -52,6 +54,21 @@ def _power(base: Any, exponent: Any) -> Any:
     return result
 
 
+def _number(value: Any) -> Any:
+    """JSONata's `$number`: text that is no number is D3030 (the value quoted as JSONata's messages
+    quote it, as JSON), where Python's float() would raise its own words."""
+    from jsonata.functions import Functions
+    from jsonata.jexception import JException
+    from jsonata.utils import Utils
+
+    if value is Utils.NULL_VALUE:  # null is not among the types $number takes
+        raise JException("T0410", -1, 1, "number")
+    try:
+        return Utils.convert_number(Functions.number(value))  # "1e400" is out of range (D1001)
+    except ValueError:
+        raise JException("D3030", -1, json.dumps(value, ensure_ascii=False)) from None
+
+
 @functools.cache
 def jsonata_class() -> type:
     """jsonata-python's `Jsonata` with JSONata's double arithmetic (made on first use: importing
@@ -74,4 +91,4 @@ def number_functions() -> dict[str, Any]:
     """JSONata's functions whose Python arithmetic raises where JSONata's gives a double, redone."""
     from sfn_emulator.asl.jsonata_functions import jsonata_function
 
-    return {"power": jsonata_function(_power, "<n-n:n>")}
+    return {"power": jsonata_function(_power, "<n-n:n>"), "number": jsonata_function(_number, "<(nsb)-:n>")}
