@@ -61,9 +61,9 @@ __all__ = [
 ]
 
 OPEN = "{%"
+CLOSE = "%}"
 STACK_OVERFLOW = ("U1001: Stack overflow error: Check for non-terminating recursive function.  Consider rewriting as "
                   "tail-recursive.")
-CLOSE = "%}"
 
 
 def is_jsonata(value: JSON) -> bool:
@@ -289,6 +289,7 @@ def _described(problem: JException) -> str:
 
 @functools.cache
 def _codes_by_message() -> dict[str, str]:
+    """JSONata's error codes by their messages (those without placeholders), in JSONata's words."""
     from jsonata.jexception import JException
 
     return {re.sub(r"\bObject\b", "function", text): code for code, text in JException.error_codes.items()

@@ -4,11 +4,11 @@ JSONata computes with IEEE doubles (JavaScript's, and Java's in the port jsonata
 `1/0` is Infinity, `-1/0` -Infinity, `0/0` and `1%0` NaN, `$power(10, 400)` Infinity. A value that is
 not a finite number is no JSON number, so JSONata refuses it where it checks numbers: an operator's
 result with D1001 "Number out of range: Infinity", `$power`'s with D3061 ("... cannot be represented
-as a JSON number: base=10, exponent=400"), `$number` of text that is no number with D3030; NaN is
-no number at all, and the port's number check
-makes it undefined. Python raises instead (ZeroDivisionError, "math domain error", OverflowError,
-or gives a complex number), which would put Python's words in AWS's cause. This module hands the
-doubles' results back to JSONata's own checks, for every operator and function that computes them.
+as a JSON number: base=10, exponent=400"); `$number` of text that is no number is D3030. NaN is no
+number at all: the port's number check makes it undefined. Python raises instead (ZeroDivisionError,
+"math domain error", OverflowError, "could not convert string to float") or gives a complex number,
+which would put Python's words in AWS's cause. This module hands the doubles' results back to
+JSONata's own checks, for every operator and function that computes them.
 """
 
 from __future__ import annotations
