@@ -20,6 +20,7 @@ a field with such a type rule is compiled as a `TypedExpression`, so every calle
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -37,6 +38,7 @@ from sfn_emulator.asl.jsonata_functions import (
     drawing_functions,
     step_functions_additions,
 )
+from sfn_emulator.asl.jsonata_numbers import jsonata_class, number_functions, number_text
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -60,6 +62,8 @@ __all__ = [
 
 OPEN = "{%"
 CLOSE = "%}"
+STACK_OVERFLOW = ("U1001: Stack overflow error: Check for non-terminating recursive function.  Consider rewriting as "
+                  "tail-recursive.")
 
 
 def is_jsonata(value: JSON) -> bool:
@@ -101,19 +105,18 @@ class JsonataExpression:
     __slots__ = ("text", "field", "_compiled", "_draws")
 
     def __init__(self, text: str, field: str) -> None:
-        import jsonata
         from jsonata.jexception import JException
 
         self.text = text
         self.field = field
         try:
-            self._compiled = jsonata.Jsonata(text)
+            self._compiled = jsonata_class()(text)
         except JException as problem:
-            raise JsonataSyntaxError(text, field, f"{problem.error}: {_message(problem)}") from None
+            raise JsonataSyntaxError(text, field, _described(problem)) from None
         if self._compiled.errors:
             raise JsonataSyntaxError(text, field, str(self._compiled.errors[0]))
         self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
-        for name, function in step_functions_additions().items():
+        for name, function in {**number_functions(), **step_functions_additions()}.items():
             self._compiled.register_function(name, function)
         self._draws = any(f"${name}" in text for name in DRAWING_FUNCTIONS)
 
@@ -131,8 +134,10 @@ class JsonataExpression:
         try:
             result = self._compiled.evaluate(None, bindings)
         except JException as problem:
-            raise QueryEvaluationError(self._threw(f"{problem.error}: {_message(problem)}"), self.field) from None
-        except (ValueError, TypeError, ArithmeticError, RecursionError) as problem:
+            raise QueryEvaluationError(self._threw(_described(problem)), self.field) from None
+        except RecursionError:  # JSONata's own words for a recursion too deep to evaluate
+            raise QueryEvaluationError(self._threw(STACK_OVERFLOW), self.field) from None
+        except (ValueError, TypeError, ArithmeticError) as problem:
             raise QueryEvaluationError(self._threw(str(problem)), self.field) from None
         if result is None:
             raise QueryEvaluationError(
@@ -269,6 +274,28 @@ def json_type(value: JSON) -> str:
     return {str: "string", list: "array", dict: "object"}.get(type(value), "unknown")
 
 
+def _described(problem: JException) -> str:
+    """"<code>: <message>", as AWS shows a JSONata error. jsonata-python raises a few errors with
+    JSONata's message in place of its code ("Second argument of replace function cannot be an empty
+    string"): those get the code JSONata gives that message (D3010)."""
+    from jsonata.jexception import JException
+
+    if problem.error not in JException.error_codes:
+        code = _codes_by_message().get(problem.error)
+        if code is not None:
+            return f"{code}: {problem.error}"
+    return f"{problem.error}: {_message(problem)}"
+
+
+@functools.cache
+def _codes_by_message() -> dict[str, str]:
+    """JSONata's error codes by their messages (those without placeholders), in JSONata's words."""
+    from jsonata.jexception import JException
+
+    return {re.sub(r"\bObject\b", "function", text): code for code, text in JException.error_codes.items()
+            if "{{" not in text}
+
+
 def _message(problem: JException) -> str:
     """jsonata's message without the code it starts with (AWS shows "T1006: Attempted to ..."), in
     JSONata's own words: jsonata-python's texts say "Object" where JSONata's say "function"
@@ -279,6 +306,8 @@ def _message(problem: JException) -> str:
     text = text[:-len(problem.error)].rstrip() if text.endswith(problem.error) else text
     if "Object" in JException.error_codes.get(problem.error, ""):
         text = re.sub(r"\bObject\b", "function", text)
+    if problem.error == "D1001":  # the number as JSONata prints it: "Infinity", not Python's "inf"
+        text = JException.msg("D1001", 0, number_text(problem.current))
     if problem.error == "T0412":  # JSONata names the element type ("an array of numbers"), not its signature letter
         text = re.sub(r"an array of (\w)$", lambda found: f"an array of {_ARRAY_ELEMENT_TYPES.get(found[1], found[1])}", text)
     return text

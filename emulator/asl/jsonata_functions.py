@@ -28,7 +28,8 @@ class _Function:
         return self.function(*(args or ()))
 
 
-def _defined(function: Callable[..., Any], signature: str) -> Any:
+def jsonata_function(function: Callable[..., Any], signature: str) -> Any:
+    """A Python function as a JSONata function of `signature` (JSONata's signature syntax, e.g. `<n-n:n>`)."""
     import jsonata
 
     return jsonata.Jsonata.JFunction(_Function(function), signature)
@@ -76,10 +77,10 @@ def step_functions_additions() -> dict[str, Any]:
     """Step Functions' own functions besides `$uuid`/`$random` (bound per execution, see
     `drawing_functions`), made once jsonata is imported."""
     return {
-        "partition": _defined(_partition, "<an:a>"),
-        "range": _defined(_range, "<nnn:a>"),
-        "hash": _defined(_hash, "<xs?:s>"),
-        "parse": _defined(_parse, "<s:x>"),
+        "partition": jsonata_function(_partition, "<an:a>"),
+        "range": jsonata_function(_range, "<nnn:a>"),
+        "hash": jsonata_function(_hash, "<xs?:s>"),
+        "parse": jsonata_function(_parse, "<s:x>"),
     }
 
 
@@ -98,7 +99,7 @@ def drawing_functions(randomness: Randomness) -> dict[str, Any]:
     def draw(seed: Any = None) -> float:
         return random.Random(seed).random() if seed is not None else randomness.random()
 
-    return {"uuid": _defined(randomness.uuid, "<:s>"), "random": _defined(draw, "<j?:n>")}
+    return {"uuid": jsonata_function(randomness.uuid, "<:s>"), "random": jsonata_function(draw, "<j?:n>")}
 
 
 def clock_functions(scope: Scope) -> tuple[Any, Any]:
@@ -107,6 +108,6 @@ def clock_functions(scope: Scope) -> tuple[Any, Any]:
 
     millis = int(scope.now().timestamp() * 1000)
     return (
-        _defined(lambda picture=None, timezone=None: Functions.datetime_from_millis(millis, picture, timezone), "<s?s?:s>"),
-        _defined(lambda: millis, "<:n>"),
+        jsonata_function(lambda picture=None, timezone=None: Functions.datetime_from_millis(millis, picture, timezone), "<s?s?:s>"),
+        jsonata_function(lambda: millis, "<:n>"),
     )

@@ -92,3 +92,33 @@ def test_a_typed_field_names_the_type_it_wanted_and_got(sfn: Any, emulator_serve
         f"'{expected}', but was '{got}' for value: {json.dumps(value, separators=(',', ':'))}")
     failed = next(event for event in events if event["type"] == "EvaluationFailed")
     assert failed["evaluationFailedEventDetails"]["location"] == field
+
+
+def test_a_division_by_zero_fails_with_jsonata_out_of_range_error(sfn: Any, emulator_server: Any) -> None:
+    definition = {"QueryLanguage": "JSONata", "StartAt": "Average", "States": {
+        "Average": {"Type": "Pass", "Output": {"average": "{% $states.input.total / $count($states.input.items) %}"},
+                    "End": True}}}
+
+    described, _ = run(sfn, emulator_server, definition, {"total": 10, "items": []})
+
+    assert (described["status"], described["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert described["cause"] == ("An error occurred while executing the state 'Average' (entered at the event id #2). "
+                                  "The JSONata expression '$states.input.total / $count($states.input.items)' specified "
+                                  "for the field 'Output/average' threw an error during evaluation. D1001: Number out "
+                                  "of range: Infinity")
+
+
+def test_the_role_credentials_name_is_in_the_scheduled_event(sfn: Any, emulator_server: Any) -> None:
+    function = "arn:aws:lambda:us-east-1:123456789012:function:credentials-echo"
+    emulator_server.emulator.functions.register(function, lambda event, context: event)
+    definition = {"QueryLanguage": "JSONata", "StartAt": "Call", "States": {
+        "Call": {"Type": "Task", "Resource": function, "Credentials": {"RoleArn": "{% $states.input.role %}"},
+                 "End": True}}}
+    try:
+        described, events = run(sfn, emulator_server, definition, {"role": ROLE})
+    finally:
+        emulator_server.emulator.functions.unregister(function)
+
+    assert described["status"] == "SUCCEEDED", described
+    scheduled = next(event for event in events if event["type"] == "LambdaFunctionScheduled")
+    assert scheduled["lambdaFunctionScheduledEventDetails"]["taskCredentials"] == {"roleArn": ROLE}

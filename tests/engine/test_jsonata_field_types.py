@@ -25,7 +25,7 @@ def _definition(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run(row: dict[str, Any], value: Any) -> Any:
-    with Harness(functions=row.get("functions")) as harness:
+    with Harness(functions=row.get("functions"), s3=row.get("s3")) as harness:
         return harness.run(_definition(row["state"]), {"v": value})
 
 
