@@ -51,6 +51,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     payload = state.io.arguments(value, raw, frame)
     timeout = state.timeout_seconds.evaluate(value, frame) if state.timeout_seconds is not None else None
     heartbeat = state.heartbeat_seconds.evaluate(value, frame) if state.heartbeat_seconds is not None else None
+    credentials = task_credentials(state, value, frame)
     request = TaskRequest(
         resource=resource, payload=payload, execution_arn=run.execution.arn,
         state_machine_name=run.execution.state_machine_name, state_name=state.name,
@@ -61,9 +62,9 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     if resource.kind == "activity":
         result = yield from _run_activity(resource, request, frame, timeout, heartbeat)
     elif resource.kind == "lambda":
-        result = yield from _run_lambda_function(resource, request, frame, timeout)
+        result = yield from _run_lambda_function(resource, request, frame, timeout, credentials)
     else:
-        result = yield from _run_integration(resource, request, frame, timeout, heartbeat)
+        result = yield from _run_integration(resource, request, frame, timeout, heartbeat, credentials)
     return state.io.result_output(raw, result, state.assign, frame), state.next
 
 
@@ -74,6 +75,17 @@ def new_task_token(randomness: Randomness) -> str:
     return randomness.hex_token(64)
 
 
+def task_credentials(state: TaskState, value: JSON, frame: Frame) -> dict[str, JSON] | None:
+    """The role a Task's `Credentials` names, as its scheduled event records it (`taskCredentials`).
+    Its `RoleArn` is evaluated like a Parameters field (`RoleArn.$` a path or an intrinsic, or a
+    JSONata expression), so a path that selects nothing fails the state as any `.$` field does."""
+    if state.credentials is None:
+        return None
+    evaluated = state.credentials.evaluate(value, frame)
+    role = evaluated.get("RoleArn") if isinstance(evaluated, dict) else None
+    return {"roleArn": role} if role is not None else None
+
+
 def _checked_size(result: JSON, resource: ResourceArn) -> str:
     """The result as JSON text, within the payload quota (named as AWS names the resource: the
     function ARN for a Lambda ARN, the service for an integration)."""
@@ -81,11 +93,14 @@ def _checked_size(result: JSON, resource: ResourceArn) -> str:
     return within_payload_limit(result, culprit)
 
 
-def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None) -> Interpreter:
+def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
+                         credentials: dict[str, JSON] | None) -> Interpreter:
     details: dict[str, Any] = {"resource": resource.arn, "input": to_json_text(request.payload),
                                "inputDetails": {"truncated": False}}
     if timeout is not None:
         details["timeoutInSeconds"] = int(timeout)
+    if credentials is not None:
+        details["taskCredentials"] = credentials
     frame.emit("LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", details)
     frame.emit("LambdaFunctionStarted")
     try:
@@ -101,13 +116,15 @@ def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Fra
 
 
 def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
-                     heartbeat: float | None) -> Interpreter:
+                     heartbeat: float | None, credentials: dict[str, JSON] | None) -> Interpreter:
     ids = {"resourceType": resource.resource_type, "resource": resource.resource}
     scheduled: dict[str, Any] = {**ids, "region": request.region, "parameters": to_json_text(request.payload)}
     if timeout is not None:
         scheduled["timeoutInSeconds"] = int(timeout)
     if heartbeat is not None:
         scheduled["heartbeatInSeconds"] = int(heartbeat)
+    if credentials is not None:
+        scheduled["taskCredentials"] = credentials
     frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
     started_at = frame.run.now()
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
