@@ -104,3 +104,23 @@ def test_a_tasks_credentials_are_evaluated_and_recorded(sfn_with_echo: Any, emul
     assert described["status"] == "SUCCEEDED", described
     details = next(event[scheduled] for event in events if scheduled in event)
     assert details["taskCredentials"] == {"roleArn": "arn:aws:iam::222222222222:role/cross"}
+
+
+@pytest.mark.parametrize("language", ["JSONPath", "JSONata"])
+def test_parameters_over_the_quota_fail_the_task_before_it_is_scheduled(sfn_with_echo: Any, emulator_server: Any,
+                                                                        language: str) -> None:
+    """What Parameters (Arguments) make is measured before the request is sent: the Task fails with
+    "provided parameters", and no TaskScheduled event is written."""
+    request = ({"Parameters": {"FunctionName": ECHO, "Payload": {"first.$": "$.text", "second.$": "$.text"}}}
+               if language == "JSONPath" else
+               {"QueryLanguage": "JSONata",
+                "Arguments": {"FunctionName": ECHO, "Payload": "{% [$states.input.text, $states.input.text] %}"}})
+    definition = {"StartAt": "Call", "States": {"Call": {
+        "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", **request, "End": True}}}
+
+    described, events = run(sfn_with_echo, emulator_server, definition, {"text": "x" * 140_000})
+
+    assert (described["status"], described["error"], described["cause"]) == (
+        "FAILED", "States.DataLimitExceeded",
+        "The state/task 'Call' provided parameters with a size exceeding the maximum number of bytes service limit.")
+    assert [event["type"] for event in events] == ["ExecutionStarted", "TaskStateEntered", "ExecutionFailed"]
