@@ -87,17 +87,25 @@ def test_a_path_that_cannot_be_read_fails_with_the_fields_cause(sfn_with_echo: A
     assert events[-1]["executionFailedEventDetails"] == {"error": case["error"], "cause": case["cause"]}
 
 
+CREDENTIALS = {  # a role built from the input, in each query language
+    "JSONPath": {"Parameters": {"FunctionName": ECHO, "Payload": {}},
+                 "Credentials": {"RoleArn.$": "States.Format('arn:aws:iam::{}:role/{}', $.account, $.role)"}},
+    "JSONata": {"QueryLanguage": "JSONata", "Arguments": {"FunctionName": ECHO, "Payload": {}},
+                "Credentials": {"RoleArn": "{% 'arn:aws:iam::' & $states.input.account & ':role/' & $states.input.role %}"}},
+}
+
+
+@pytest.mark.parametrize("language", sorted(CREDENTIALS))
 @pytest.mark.parametrize(("resource", "scheduled"), [
     (ECHO, "lambdaFunctionScheduledEventDetails"),
     ("arn:aws:states:::lambda:invoke", "taskScheduledEventDetails"),
 ])
 def test_a_tasks_credentials_are_evaluated_and_recorded(sfn_with_echo: Any, emulator_server: Any, resource: str,
-                                                         scheduled: str) -> None:
-    """`Credentials.RoleArn.$` is read like a Parameters field (here an intrinsic on the input) and the
-    scheduled event records the role as `taskCredentials` (botocore's model has the field)."""
+                                                         scheduled: str, language: str) -> None:
+    """`Credentials.RoleArn` is evaluated like a Parameters (Arguments) field, here from the input,
+    and the scheduled event records the role as `taskCredentials` (botocore's model has the field)."""
     definition = {"StartAt": "Call", "States": {"Call": {
-        "Type": "Task", "Resource": resource, "Parameters": {"FunctionName": ECHO, "Payload": {}},
-        "Credentials": {"RoleArn.$": "States.Format('arn:aws:iam::{}:role/{}', $.account, $.role)"}, "End": True}}}
+        "Type": "Task", "Resource": resource, **CREDENTIALS[language], "End": True}}}
 
     described, events = run(sfn_with_echo, emulator_server, definition, {"account": "222222222222", "role": "cross"})
 
