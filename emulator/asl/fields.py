@@ -140,11 +140,14 @@ def _wait_timestamp(stamp: JSON, text: str) -> datetime:
 
 
 def _positive_seconds(field: str) -> Callable[[JSON, str], JSON]:
+    """TimeoutSecondsPath / HeartbeatSecondsPath: a positive integer, as their literal must be (a whole
+    number written as `5.0` is that integer; a fraction is refused like any non-integer)."""
     def check(seconds: JSON, text: str) -> JSON:
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+        whole = isinstance(seconds, int) or (isinstance(seconds, float) and seconds.is_integer())
+        if isinstance(seconds, bool) or not whole or seconds <= 0:
             raise StatesError(names.RUNTIME, f"The {field} parameter does not reference a positive integer: "
                                              f"{text} == {compact_json(seconds)}")
-        return seconds
+        return int(seconds)
     return check
 
 

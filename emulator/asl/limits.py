@@ -7,6 +7,12 @@ and a cause naming the culprit, "The state/task '<name>' returned a result with 
 maximum number of bytes service limit." — the culprit being the state's name for a state's output or a
 Parallel/Map result, the function ARN for a Lambda function ARN Task and the service (`lambda`,
 `dynamodb`, ...) for an integration Task's result, as AWS's recorded runs and reports show.
+
+What Parameters (JSONata: Arguments) make is the state's request, and AWS words its overflow as such:
+"The state/task '<state name>' provided parameters with a size exceeding the maximum number of bytes
+service limit." (an AWS production failure of a Task whose Parameters passed `$$` and `$` to a
+function, quoted in mbc-net/mbc-cqrs-serverless#471); AWS's error list names the case "after
+Parameters processing, the input of a state is larger than the payload size quota".
 """
 
 from __future__ import annotations
@@ -17,11 +23,15 @@ from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.model import JSON
 
 PAYLOAD_LIMIT_BYTES = 262_144
+RETURNED_RESULT = "returned a result"  # a state's output, a Task's result, a selection of results
+PROVIDED_PARAMETERS = "provided parameters"  # what Parameters / Arguments make
 
 
-def within_payload_limit(value: JSON, culprit: str, text: str | None = None) -> str:
+def within_payload_limit(value: JSON, culprit: str, text: str | None = None, *,
+                         overflow: str = RETURNED_RESULT) -> str:
     """`value` as JSON text, or `States.DataLimitExceeded` naming `culprit` when it is over the quota.
-    `text`: the value's JSON text, when the caller has it already."""
+    `text`: the value's JSON text, when the caller has it already; `overflow`: what the culprit did
+    with the value, as the cause words it."""
     if text is None:
         text = compact_json(value)
     # a text of n characters holds at least n and at most 4n bytes: encode only when it may matter
@@ -30,7 +40,6 @@ def within_payload_limit(value: JSON, culprit: str, text: str | None = None) -> 
     ):
         raise StatesError(
             names.DATA_LIMIT_EXCEEDED,
-            f"The state/task '{culprit}' returned a result with a size exceeding the maximum number of bytes "
-            "service limit.",
+            f"The state/task '{culprit}' {overflow} with a size exceeding the maximum number of bytes service limit.",
         )
     return text

@@ -22,7 +22,7 @@ from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.fields import invalid_path
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
-from sfn_emulator.asl.limits import within_payload_limit
+from sfn_emulator.asl.limits import PROVIDED_PARAMETERS, within_payload_limit
 from sfn_emulator.asl.model import (
     JSON,
     JSONATA,
@@ -90,7 +90,7 @@ class JsonPathIO:
         if self.parameters is not None:
             value = self.parameters.evaluate(value, run)
             # AWS: "after Parameters processing, the input of a state is larger" than the quota fails
-            within_payload_limit(value, run.state_name)
+            within_payload_limit(value, run.state_name, overflow=PROVIDED_PARAMETERS)
             run.inspect("afterParameters", value)
         return value
 
@@ -168,7 +168,7 @@ class JsonataIO:
         request = raw
         if self.arguments_template is not None:
             request = self.arguments_template.evaluate(value, run)
-            within_payload_limit(request, run.state_name)  # as Parameters
+            within_payload_limit(request, run.state_name, overflow=PROVIDED_PARAMETERS)  # as Parameters
             run.inspect("afterArguments", request)  # as afterParameters: only where there are Arguments
         return request
 

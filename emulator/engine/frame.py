@@ -77,6 +77,8 @@ class Run:
             "StartTime": format_time(execution.start_date),
             "RedriveCount": execution.redrive_count,
         }
+        if execution.redrive_date is not None:  # AWS: "only available if you've redriven an execution"
+            self.execution_context["RedriveTime"] = format_time(execution.redrive_date)
         self.state_machine_context = {"Id": execution.state_machine_arn, "Name": execution.state_machine_name}
         self._last_payload: tuple[JSON, str] | None = None
 

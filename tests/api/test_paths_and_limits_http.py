@@ -6,13 +6,28 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 from botocore.exceptions import ClientError
-from helpers.clients import run_and_read
+from helpers.clients import make_client, run_and_read
 
 ROLE = "arn:aws:iam::123456789012:role/paths-tests"
+RUNTIME_CAUSES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "paths" / "runtime_causes.json")
+                            .read_text(encoding="utf-8"))["cases"]
+ACCOUNT = "111111111111"  # the account of the table's Lambda function ARN
+ECHO = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:echo"
+
+
+@pytest.fixture
+def sfn_with_echo(emulator_server: Any) -> Iterator[Any]:
+    """A client in the table's account, with its Lambda function `echo` (it returns its input)."""
+    emulator_server.emulator.functions.register(ECHO, lambda event, context: event)
+    try:
+        yield make_client(emulator_server.endpoint_url, access_key=ACCOUNT)
+    finally:
+        emulator_server.emulator.functions.unregister(ECHO)
 
 
 
@@ -58,3 +73,62 @@ def test_a_state_output_over_the_quota_fails_the_execution(sfn: Any, emulator_se
     assert described["cause"] == ("The state/task 'Grow' returned a result with a size exceeding the maximum number "
                                   "of bytes service limit.")
     assert [event["type"] for event in events] == ["ExecutionStarted", "PassStateEntered", "ExecutionFailed"]
+
+
+@pytest.mark.parametrize("case", RUNTIME_CAUSES, ids=[case["name"] for case in RUNTIME_CAUSES])
+def test_a_path_that_cannot_be_read_fails_with_the_fields_cause(sfn_with_echo: Any, emulator_server: Any,
+                                                                 case: dict[str, Any]) -> None:
+    """tests/fixtures/paths/runtime_causes.json, as DescribeExecution and the history report it."""
+    described, events = run(sfn_with_echo, emulator_server, case["definition"], case["input"])
+
+    assert (described["status"], described.get("error"), described.get("cause")) == (
+        "FAILED", case["error"], case["cause"])
+    assert events[-1]["type"] == "ExecutionFailed"
+    assert events[-1]["executionFailedEventDetails"] == {"error": case["error"], "cause": case["cause"]}
+
+
+CREDENTIALS = {  # a role built from the input, in each query language
+    "JSONPath": {"Parameters": {"FunctionName": ECHO, "Payload": {}},
+                 "Credentials": {"RoleArn.$": "States.Format('arn:aws:iam::{}:role/{}', $.account, $.role)"}},
+    "JSONata": {"QueryLanguage": "JSONata", "Arguments": {"FunctionName": ECHO, "Payload": {}},
+                "Credentials": {"RoleArn": "{% 'arn:aws:iam::' & $states.input.account & ':role/' & $states.input.role %}"}},
+}
+
+
+@pytest.mark.parametrize("language", sorted(CREDENTIALS))
+@pytest.mark.parametrize(("resource", "scheduled"), [
+    (ECHO, "lambdaFunctionScheduledEventDetails"),
+    ("arn:aws:states:::lambda:invoke", "taskScheduledEventDetails"),
+])
+def test_a_tasks_credentials_are_evaluated_and_recorded(sfn_with_echo: Any, emulator_server: Any, resource: str,
+                                                         scheduled: str, language: str) -> None:
+    """`Credentials.RoleArn` is evaluated like a Parameters (Arguments) field, here from the input,
+    and the scheduled event records the role as `taskCredentials` (botocore's model has the field)."""
+    definition = {"StartAt": "Call", "States": {"Call": {
+        "Type": "Task", "Resource": resource, **CREDENTIALS[language], "End": True}}}
+
+    described, events = run(sfn_with_echo, emulator_server, definition, {"account": "222222222222", "role": "cross"})
+
+    assert described["status"] == "SUCCEEDED", described
+    details = next(event[scheduled] for event in events if scheduled in event)
+    assert details["taskCredentials"] == {"roleArn": "arn:aws:iam::222222222222:role/cross"}
+
+
+@pytest.mark.parametrize("language", ["JSONPath", "JSONata"])
+def test_parameters_over_the_quota_fail_the_task_before_it_is_scheduled(sfn_with_echo: Any, emulator_server: Any,
+                                                                        language: str) -> None:
+    """What Parameters (Arguments) make is measured before the request is sent: the Task fails with
+    "provided parameters", and no TaskScheduled event is written."""
+    request = ({"Parameters": {"FunctionName": ECHO, "Payload": {"first.$": "$.text", "second.$": "$.text"}}}
+               if language == "JSONPath" else
+               {"QueryLanguage": "JSONata",
+                "Arguments": {"FunctionName": ECHO, "Payload": "{% [$states.input.text, $states.input.text] %}"}})
+    definition = {"StartAt": "Call", "States": {"Call": {
+        "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", **request, "End": True}}}
+
+    described, events = run(sfn_with_echo, emulator_server, definition, {"text": "x" * 140_000})
+
+    assert (described["status"], described["error"], described["cause"]) == (
+        "FAILED", "States.DataLimitExceeded",
+        "The state/task 'Call' provided parameters with a size exceeding the maximum number of bytes service limit.")
+    assert [event["type"] for event in events] == ["ExecutionStarted", "TaskStateEntered", "ExecutionFailed"]
