@@ -51,7 +51,6 @@ class MapRunOperations(ServiceBase):
     @operation
     def describe_map_run(self, store: Store, *, mapRunArn: str) -> dict[str, Any]:
         map_run = self._map_run(store, mapRunArn)
-        counts = map_run.counts()
         described: dict[str, Any] = {
             "mapRunArn": map_run.arn,
             "executionArn": map_run.execution_arn,
@@ -60,8 +59,8 @@ class MapRunOperations(ServiceBase):
             "maxConcurrency": map_run.max_concurrency,
             "toleratedFailurePercentage": map_run.tolerated_failure_percentage,
             "toleratedFailureCount": map_run.tolerated_failure_count,
-            "itemCounts": counts,
-            "executionCounts": counts,
+            "itemCounts": map_run.counts(items=True),
+            "executionCounts": map_run.counts(),
             "redriveCount": map_run.redrive_count,
         }
         if map_run.stop_date is not None:

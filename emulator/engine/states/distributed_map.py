@@ -73,6 +73,8 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
         if state.item_batcher is not None:
             frame.inspect("afterItemBatcher", inputs)
         map_run.total_items = len(inputs)
+        if state.item_batcher is not None:
+            map_run.batch_sizes = [len(batch["Items"]) for batch in inputs if isinstance(batch, dict)]
         try:
             results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
                                       tolerated_count, tolerated_percentage)
@@ -135,10 +137,10 @@ def _write_results(writer: ResultWriter, value: JSON, map_run: MapRun, frame: Fr
     """Write the child executions' results and the manifest to S3; returns the Map's result."""
     parameters = writer.parameters.evaluate(value, frame) if writer.parameters is not None else {}
     bucket, folder = destination(parameters, map_run.arn)
-    files, manifest = result_files(bucket, folder, map_run.arn, map_run.executions)
+    files, manifest = result_files(bucket, folder, map_run.arn, map_run.executions,
+                                   transformation=writer.transformation, output_type=writer.output_type)
     for written in (*files, manifest):
-        # PutObject stores a JSON Body as its compact JSON text: `written.size` bytes.
-        yield from _call_s3(writer.resource, {"Bucket": bucket, "Key": written.key, "Body": written.body},
+        yield from _call_s3(writer.resource, {"Bucket": bucket, "Key": written.key, "Body": written.content},
                             frame, names.RESULT_WRITER_FAILED)
     map_run.results_written = len(map_run.executions)
     return map_output(map_run.arn, bucket, manifest.key)

@@ -1,0 +1,161 @@
+"""A Distributed Map's map run over HTTP with boto3: DescribeMapRun's item and execution counts under an
+ItemBatcher, UpdateMapRun's validation, and what a ResultWriter's WriterConfig makes of the files it
+writes to the emulator's own S3 (moto)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import boto3
+import pytest
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from flow import Flow, Server
+from helpers.clients import TEST_REGION
+
+DISTRIBUTED = {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}
+
+
+@pytest.fixture(scope="module")
+def flow(start_server: Callable[..., Server]) -> Flow:
+    return Flow(start_server())
+
+
+@pytest.fixture(scope="module")
+def s3(flow: Flow) -> Any:
+    return boto3.client("s3", endpoint_url=flow.server.endpoint_url, region_name=TEST_REGION,
+                        aws_access_key_id="testing", aws_secret_access_key="testing",
+                        config=Config(retries={"max_attempts": 0}, s3={"addressing_style": "path"}))
+
+
+@pytest.fixture
+def bucket(s3: Any) -> str:
+    name = f"map-run-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=name)
+    return name
+
+
+def distributed_map(processor_states: dict[str, Any], start_at: str, **fields: Any) -> dict[str, Any]:
+    processor = {"ProcessorConfig": DISTRIBUTED, "StartAt": start_at, "States": processor_states}
+    return {"StartAt": "Fan", "States": {"Fan": {"Type": "Map", "ItemProcessor": processor, **fields, "End": True}}}
+
+
+def map_run_arn(flow: Flow, execution_arn: str) -> str:
+    started = next(event for event in flow.events(execution_arn) if event["type"] == "MapRunStarted")
+    return started["mapRunStartedEventDetails"]["mapRunArn"]
+
+
+# Each child echoes its input twice: `[input, input]`, or fails when its input is "bad".
+PAIR_OR_FAIL = {
+    "Check": {"Type": "Choice", "Choices": [{"Variable": "$", "StringEquals": "bad", "Next": "Refuse"}],
+              "Default": "Pair"},
+    "Refuse": {"Type": "Fail", "Error": "Bad", "Cause": "bad item"},
+    "Pair": {"Type": "Pass", "Parameters": {"pair.$": "States.Array($, $)"}, "OutputPath": "$.pair", "End": True},
+}
+
+
+def test_item_counts_count_items_and_execution_counts_count_batches(flow: Flow) -> None:
+    definition = distributed_map({"Done": {"Type": "Pass", "End": True}}, "Done",
+                                 ItemBatcher={"MaxItemsPerBatch": 2})
+
+    execution = flow.start(flow.machine(definition), [1, 2, 3, 4, 5])
+    flow.settle()
+
+    described = flow.sfn.describe_map_run(mapRunArn=map_run_arn(flow, execution))
+    items, executions = described["itemCounts"], described["executionCounts"]
+    assert (items["total"], items["succeeded"], items["pending"], items["running"]) == (5, 5, 0, 0)
+    assert (executions["total"], executions["succeeded"], executions["pending"]) == (3, 3, 0)
+
+
+def test_without_a_batcher_item_and_execution_counts_agree(flow: Flow) -> None:
+    definition = distributed_map(PAIR_OR_FAIL, "Check", ToleratedFailureCount=1)
+
+    execution = flow.start(flow.machine(definition), ["a", "bad", "c"])
+    flow.settle()
+
+    described = flow.sfn.describe_map_run(mapRunArn=map_run_arn(flow, execution))
+    assert described["itemCounts"] == described["executionCounts"]
+    assert (described["itemCounts"]["succeeded"], described["itemCounts"]["failed"]) == (2, 1)
+
+
+@pytest.mark.parametrize("update, message", [
+    ({"toleratedFailurePercentage": 100.5}, "Member must have value less than or equal to 100"),
+    ({}, "at least one"),
+])
+def test_update_map_run_refuses_values_out_of_range(flow: Flow, update: dict[str, Any], message: str) -> None:
+    execution = flow.start(flow.machine(distributed_map({"Done": {"Type": "Pass", "End": True}}, "Done")), [1])
+    flow.settle()
+
+    with pytest.raises(ClientError) as refused:
+        flow.sfn.update_map_run(mapRunArn=map_run_arn(flow, execution), **update)
+
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    assert message in refused.value.response["Error"]["Message"]
+
+
+def test_update_map_run_changes_what_describe_map_run_reports(flow: Flow) -> None:
+    execution = flow.start(flow.machine(distributed_map({"Done": {"Type": "Pass", "End": True}}, "Done")), [1])
+    flow.settle()
+    run_arn = map_run_arn(flow, execution)
+
+    flow.sfn.update_map_run(mapRunArn=run_arn, maxConcurrency=7, toleratedFailureCount=3,
+                            toleratedFailurePercentage=12.5)
+
+    described = flow.sfn.describe_map_run(mapRunArn=run_arn)
+    assert (described["maxConcurrency"], described["toleratedFailureCount"],
+            described["toleratedFailurePercentage"]) == (7, 3, 12.5)
+
+
+def _written(s3: Any, bucket: str, key: str) -> list[Any]:
+    text = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode("utf-8")
+    if key.endswith(".jsonl"):
+        assert text.endswith("\n")
+        return [json.loads(line) for line in text.splitlines()]
+    return json.loads(text)
+
+
+def _succeeded_as(transformation: str | None) -> list[Any]:
+    """What the SUCCEEDED file holds for items "a" and "c" (compared on outputs for NONE)."""
+    if transformation == "COMPACT":
+        return [["a", "a"], ["c", "c"]]
+    if transformation == "FLATTEN":
+        return ["a", "a", "c", "c"]
+    return ['["a","a"]', '["c","c"]']  # NONE: each execution's entry, whose Output is JSON text
+
+
+@pytest.mark.parametrize("transformation", [None, "NONE", "COMPACT", "FLATTEN"])
+@pytest.mark.parametrize("output_type", [None, "JSON", "JSONL"])
+def test_the_writer_config_shapes_the_written_files(flow: Flow, s3: Any, bucket: str,
+                                                    transformation: str | None, output_type: str | None) -> None:
+    writer: dict[str, Any] = {"Resource": "arn:aws:states:::s3:putObject",
+                              "Parameters": {"Bucket": bucket, "Prefix": "out"}}
+    config = {key: value for key, value in (("Transformation", transformation), ("OutputType", output_type))
+              if value is not None}
+    if config:
+        writer["WriterConfig"] = config
+    definition = distributed_map(PAIR_OR_FAIL, "Check", ResultWriter=writer, ToleratedFailureCount=1)
+
+    described = flow.run(definition, ["a", "bad", "c"])
+
+    assert described["status"] == "SUCCEEDED"
+    manifest_key = json.loads(described["output"])["ResultWriterDetails"]["Key"]
+    manifest = json.loads(s3.get_object(Bucket=bucket, Key=manifest_key)["Body"].read())
+    extension = "jsonl" if output_type == "JSONL" else "json"
+    folder = manifest_key.rsplit("/", 1)[0]
+    files = manifest["ResultFiles"]
+    assert [entry["Key"] for entry in files["SUCCEEDED"]] == [f"{folder}/SUCCEEDED_0.{extension}"]
+    assert [entry["Key"] for entry in files["FAILED"]] == [f"{folder}/FAILED_0.{extension}"]
+    assert files["PENDING"] == []
+    for entries in (files["SUCCEEDED"], files["FAILED"]):
+        stored = s3.head_object(Bucket=bucket, Key=entries[0]["Key"])["ContentLength"]
+        assert entries[0]["Size"] == stored
+    succeeded = _written(s3, bucket, files["SUCCEEDED"][0]["Key"])
+    if transformation in (None, "NONE"):
+        succeeded = [entry["Output"] for entry in succeeded]
+    assert succeeded == _succeeded_as(transformation)
+    failed = _written(s3, bucket, files["FAILED"][0]["Key"])  # a failed execution is always written in full
+    assert [(entry["Input"], entry["Status"], entry["Error"], entry["Cause"]) for entry in failed] == [
+        ('"bad"', "FAILED", "Bad", "bad item")]
