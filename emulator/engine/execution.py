@@ -173,12 +173,15 @@ class MapRun:
     redrive_count: int = 0
     batch_sizes: list[int] = field(default_factory=list)  # items in each child's batch; empty: one item each
 
+    def item_weight(self, index: int) -> int:
+        """How many items child execution `index` processes: its batch's size under an ItemBatcher, else one."""
+        return self.batch_sizes[index] if index < len(self.batch_sizes) else 1
+
     def counts(self, *, items: bool = False) -> dict[str, int]:
         """DescribeMapRun's `executionCounts` (one per child execution) or, with `items`, its `itemCounts`:
-        the same tallies weighted by how many items each child execution processes (its batch's size
-        under an ItemBatcher, else one)."""
+        the same tallies weighted by how many items each child execution processes."""
         def weight(index: int) -> int:
-            return self.batch_sizes[index] if items and index < len(self.batch_sizes) else 1
+            return self.item_weight(index) if items else 1
 
         by_status = {status: 0 for status in (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED)}
         for index, child in enumerate(self.executions):

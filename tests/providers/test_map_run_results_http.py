@@ -159,3 +159,28 @@ def test_the_writer_config_shapes_the_written_files(flow: Flow, s3: Any, bucket:
     failed = _written(s3, bucket, files["FAILED"][0]["Key"])  # a failed execution is always written in full
     assert [(entry["Input"], entry["Status"], entry["Error"], entry["Cause"]) for entry in failed] == [
         ('"bad"', "FAILED", "Bad", "bad item")]
+
+
+def test_update_map_run_applies_to_the_run_in_progress(flow: Flow) -> None:
+    """UpdateMapRun changes a running map run (API reference): more children run at once after a
+    higher maxConcurrency, and a failure within the new toleratedFailureCount no longer fails the run."""
+    activity = flow.sfn.create_activity(name=f"items-{uuid.uuid4().hex[:12]}")["activityArn"]
+    definition = distributed_map({"Work": {"Type": "Task", "Resource": activity, "End": True}}, "Work",
+                                 MaxConcurrency=1)
+    execution = flow.start(flow.machine(definition), ["a", "b", "c"])
+    flow.settle()
+    run_arn = map_run_arn(flow, execution)
+    assert flow.sfn.describe_map_run(mapRunArn=run_arn)["executionCounts"]["running"] == 1
+
+    flow.sfn.update_map_run(mapRunArn=run_arn, maxConcurrency=3, toleratedFailureCount=1)
+    first = flow.sfn.get_activity_task(activityArn=activity)
+    flow.sfn.send_task_failure(taskToken=first["taskToken"], error="Bad", cause="first item")
+    flow.settle()
+
+    counts = flow.sfn.describe_map_run(mapRunArn=run_arn)["executionCounts"]
+    assert (counts["failed"], counts["running"], counts["pending"]) == (1, 2, 0)
+    for _ in range(2):
+        task = flow.sfn.get_activity_task(activityArn=activity)
+        flow.sfn.send_task_success(taskToken=task["taskToken"], output=task["input"])
+    flow.settle()
+    assert flow.describe(execution)["status"] == "SUCCEEDED"
