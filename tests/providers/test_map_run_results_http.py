@@ -184,3 +184,22 @@ def test_update_map_run_applies_to_the_run_in_progress(flow: Flow) -> None:
         flow.sfn.send_task_success(taskToken=task["taskToken"], output=task["input"])
     flow.settle()
     assert flow.describe(execution)["status"] == "SUCCEEDED"
+
+
+def test_a_map_runs_children_name_it_and_count_their_items(flow: Flow) -> None:
+    """API reference: DescribeExecution gives a child execution's mapRunArn; ListExecutions by mapRunArn
+    gives each child's mapRunArn and itemCount (its batch's size), and neither when listed by machine."""
+    definition = distributed_map({"Done": {"Type": "Pass", "End": True}}, "Done", ItemBatcher={"MaxItemsPerBatch": 2})
+    machine = flow.machine(definition)
+    execution = flow.start(machine, [1, 2, 3])
+    flow.settle()
+    run_arn = map_run_arn(flow, execution)
+
+    children = flow.sfn.list_executions(mapRunArn=run_arn)["executions"]
+
+    assert sorted(child["itemCount"] for child in children) == [1, 2]
+    assert {child["mapRunArn"] for child in children} == {run_arn}
+    assert flow.sfn.describe_execution(executionArn=children[0]["executionArn"])["mapRunArn"] == run_arn
+    assert "mapRunArn" not in flow.describe(execution)
+    listed = flow.sfn.list_executions(stateMachineArn=machine)["executions"]
+    assert [("mapRunArn" in item, "itemCount" in item) for item in listed] == [(False, False)]
