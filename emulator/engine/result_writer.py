@@ -94,13 +94,17 @@ def _exported(transformation: str, succeeded: Sequence[Execution]) -> list[JSON]
 def previewed_results(transformation: str | None, executions: Sequence[Execution], results: list[JSON]) -> list[JSON]:
     """The Map's result under a WriterConfig without a Resource: the executions' outputs (COMPACT, the
     default), those outputs with arrays flattened one level (FLATTEN), or each execution as the result
-    files show it (NONE)."""
+    files show it (NONE). Under FLATTEN a failed execution (within the tolerated failures) is given
+    unchanged, as NONE gives it (developer guide, "ResultWriter (Map)")."""
     if transformation == "NONE":
         return [_entry(execution) for execution in executions]
     if transformation == "FLATTEN":
         flattened: list[JSON] = []
-        for result in results:
-            flattened.extend(result if isinstance(result, list) else [result])
+        for execution, result in zip(executions, results):
+            if execution.status != SUCCEEDED:
+                flattened.append(_entry(execution))
+            else:
+                flattened.extend(result if isinstance(result, list) else [result])
         return flattened
     return results
 
