@@ -209,6 +209,8 @@ class ExecutionOperations(ServiceBase):
             execution = entry.execution
             machine = store.state_machines.get(execution.state_machine_arn)
             status, reason = redrive_status(execution, machine.status if machine else None, self._now())
+            if status == "REDRIVABLE" and entry.map_run_arn is not None:  # redriven with its parent's map run
+                status = "REDRIVABLE_BY_MAP_RUN"
         described: dict[str, Any] = {
             "executionArn": execution.arn,
             "stateMachineArn": execution.state_machine_arn,
@@ -358,11 +360,15 @@ class ExecutionOperations(ServiceBase):
     ) -> dict[str, Any]:
         with self._locked(store):
             entry = self._entry(store, executionArn)
-        return {
+        described = {
             "stateMachineArn": entry.execution.state_machine_arn,
             "updateDate": entry.revision.update_date,
             **describe_revision(entry.execution.state_machine_name, entry.revision),
         }
+        if entry.map_run_arn is not None:  # a Distributed Map's child: its map run and the Map's Label
+            described["mapRunArn"] = entry.map_run_arn
+            described["label"] = entry.execution.state_machine_arn.rsplit("/", 1)[-1]
+        return described
 
     @unlocked_operation
     def redrive_execution(self, store: Store, *, executionArn: str, clientToken: str | None = None) -> dict[str, Any]:
@@ -373,6 +379,9 @@ class ExecutionOperations(ServiceBase):
                 return {"redriveDate": execution.redrive_date}  # a repeated request: the same redrive
             machine = store.state_machines.get(execution.state_machine_arn)
             status, reason = redrive_status(execution, machine.status if machine else None, self._now())
+            if status == "REDRIVABLE" and entry.map_run_arn is not None:
+                raise ExecutionNotRedrivable("Execution is a child execution of a Map Run: redrive its parent execution "
+                                             f"to redrive the Map Run '{entry.map_run_arn}'")
             if status != "REDRIVABLE":
                 raise ExecutionNotRedrivable(reason or status)
             entry.redrive_client_token = clientToken

@@ -203,3 +203,21 @@ def test_a_map_runs_children_name_it_and_count_their_items(flow: Flow) -> None:
     assert "mapRunArn" not in flow.describe(execution)
     listed = flow.sfn.list_executions(stateMachineArn=machine)["executions"]
     assert [("mapRunArn" in item, "itemCount" in item) for item in listed] == [(False, False)]
+
+
+def test_a_failed_child_is_redriven_only_through_its_map_run(flow: Flow) -> None:
+    """API reference: a failed child of a map run is REDRIVABLE_BY_MAP_RUN (RedriveExecution on it is
+    refused), and DescribeStateMachineForExecution names its map run and the Map's Label."""
+    definition = distributed_map(PAIR_OR_FAIL, "Check", ToleratedFailureCount=1, Label="Pairs")
+    execution = flow.start(flow.machine(definition), ["bad"])
+    flow.settle()
+    run_arn = map_run_arn(flow, execution)
+    child = flow.sfn.list_executions(mapRunArn=run_arn)["executions"][0]["executionArn"]
+
+    assert flow.sfn.describe_execution(executionArn=child)["redriveStatus"] == "REDRIVABLE_BY_MAP_RUN"
+    with pytest.raises(ClientError) as refused:
+        flow.sfn.redrive_execution(executionArn=child)
+    assert refused.value.response["Error"]["Code"] == "ExecutionNotRedrivable"
+    described = flow.sfn.describe_state_machine_for_execution(executionArn=child)
+    assert (described["mapRunArn"], described["label"]) == (run_arn, "Pairs")
+    assert "mapRunArn" not in flow.sfn.describe_state_machine_for_execution(executionArn=execution)
