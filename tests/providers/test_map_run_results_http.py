@@ -221,3 +221,19 @@ def test_a_failed_child_is_redriven_only_through_its_map_run(flow: Flow) -> None
     described = flow.sfn.describe_state_machine_for_execution(executionArn=child)
     assert (described["mapRunArn"], described["label"]) == (run_arn, "Pairs")
     assert "mapRunArn" not in flow.sfn.describe_state_machine_for_execution(executionArn=execution)
+
+
+def test_describe_state_machine_reads_a_map_runs_qualified_machine_arn(flow: Flow) -> None:
+    """API reference, DescribeStateMachine: `...:stateMachine:NAME/LABEL` names a Distributed Map of NAME;
+    it is described as NAME with the `label`, and a label no Distributed Map has names nothing."""
+    definition = distributed_map({"Done": {"Type": "Pass", "End": True}}, "Done", Label="Fanout")
+    machine = flow.machine(definition)
+
+    described = flow.sfn.describe_state_machine(stateMachineArn=f"{machine}/Fanout")
+
+    assert (described["stateMachineArn"], described["label"]) == (f"{machine}/Fanout", "Fanout")
+    assert json.loads(described["definition"]) == definition
+    assert described["name"] == flow.sfn.describe_state_machine(stateMachineArn=machine)["name"]
+    with pytest.raises(ClientError) as refused:
+        flow.sfn.describe_state_machine(stateMachineArn=f"{machine}/Elsewhere")
+    assert refused.value.response["Error"]["Code"] == "StateMachineDoesNotExist"
