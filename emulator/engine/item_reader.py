@@ -19,6 +19,7 @@ from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.model import JSON, ReaderConfig
 
 MAX_ITEMS = 100_000_000  # AWS stops reading past this many items; MaxItems 0 means this many
+MAX_CSV_HEADER_BYTES = 10_240  # "Step Functions supports CSV headers of up to 10 KB" (developer guide, ItemReader)
 DELIMITERS = {"COMMA": ",", "PIPE": "|", "SEMICOLON": ";", "SPACE": " ", "TAB": "\t"}
 _STATES_PREFIX = "arn:aws:states:::"
 _SDK_PREFIX = "arn:aws:states:::aws-sdk:"
@@ -128,6 +129,8 @@ def _csv_items(text: str, config: ReaderConfig, limit: int) -> list[JSON]:
         headers = list(config.csv_headers)
     else:
         headers = next(rows, [])
+        if len(DELIMITERS[config.csv_delimiter].join(headers).encode("utf-8")) > MAX_CSV_HEADER_BYTES:
+            raise failed(f"CSV headers cannot exceed {MAX_CSV_HEADER_BYTES} bytes.")
     if len(set(headers)) < len(headers):
         raise failed("CSV headers cannot contain duplicates.")
     items: list[JSON] = []
