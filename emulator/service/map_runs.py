@@ -10,7 +10,7 @@ from typing import Any
 
 from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.service import arns
-from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
 from sfn_emulator.service.errors import ExecutionDoesNotExist, ResourceNotFound, ValidationException
 from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.store import ExecutionEntry, Store
@@ -80,7 +80,7 @@ class MapRunOperations(ServiceBase):
             described["stopDate"] = map_run.stop_date
         return described
 
-    @operation
+    @unlocked_operation
     def update_map_run(
         self,
         store: Store,
@@ -90,16 +90,14 @@ class MapRunOperations(ServiceBase):
         toleratedFailurePercentage: float | None = None,
         toleratedFailureCount: int | None = None,
     ) -> dict[str, Any]:
-        map_run = self._map_run(store, mapRunArn)
+        with self._locked(store):
+            map_run = self._map_run(store, mapRunArn)
         if maxConcurrency is None and toleratedFailurePercentage is None and toleratedFailureCount is None:
             raise ValidationException("1 validation error detected: at least one of maxConcurrency, "
                                       "toleratedFailurePercentage or toleratedFailureCount must be given")
-        if maxConcurrency is not None:
-            map_run.max_concurrency = maxConcurrency
-        if toleratedFailurePercentage is not None:
-            map_run.tolerated_failure_percentage = toleratedFailurePercentage
-        if toleratedFailureCount is not None:
-            map_run.tolerated_failure_count = toleratedFailureCount
+        self.engine.update_map_run(map_run, max_concurrency=maxConcurrency,
+                                   tolerated_failure_count=toleratedFailureCount,
+                                   tolerated_failure_percentage=toleratedFailurePercentage)
         return {}
 
     @operation

@@ -173,12 +173,15 @@ def test_update_map_run_applies_to_the_run_in_progress(flow: Flow) -> None:
     assert flow.sfn.describe_map_run(mapRunArn=run_arn)["executionCounts"]["running"] == 1
 
     flow.sfn.update_map_run(mapRunArn=run_arn, maxConcurrency=3, toleratedFailureCount=1)
-    first = flow.sfn.get_activity_task(activityArn=activity)
-    flow.sfn.send_task_failure(taskToken=first["taskToken"], error="Bad", cause="first item")
     flow.settle()
 
     counts = flow.sfn.describe_map_run(mapRunArn=run_arn)["executionCounts"]
-    assert (counts["failed"], counts["running"], counts["pending"]) == (1, 2, 0)
+    assert (counts["running"], counts["pending"]) == (3, 0)  # the new concurrency applies at once
+    first = flow.sfn.get_activity_task(activityArn=activity)
+    flow.sfn.send_task_failure(taskToken=first["taskToken"], error="Bad", cause="first item")
+    flow.settle()
+    counts = flow.sfn.describe_map_run(mapRunArn=run_arn)["executionCounts"]
+    assert (counts["failed"], counts["running"]) == (1, 2)  # tolerated now: the run goes on
     for _ in range(2):
         task = flow.sfn.get_activity_task(activityArn=activity)
         flow.sfn.send_task_success(taskToken=task["taskToken"], output=task["input"])

@@ -95,6 +95,20 @@ class MapRuns:
             self.close(progress, SUCCEEDED)
             self._fibers.resume(progress.fiber, progress.results)
 
+    def update(self, map_run: MapRun, max_concurrency: int | None, tolerated_failure_count: int | None,
+               tolerated_failure_percentage: float | None) -> None:
+        """Apply UpdateMapRun's settings; a run in progress starts the children its new concurrency allows."""
+        if max_concurrency is not None:
+            map_run.max_concurrency = max_concurrency
+        if tolerated_failure_count is not None:
+            map_run.tolerated_failure_count = tolerated_failure_count
+        if tolerated_failure_percentage is not None:
+            map_run.tolerated_failure_percentage = tolerated_failure_percentage
+        progress = next((progress for progress, _ in self._children.values() if progress.effect.map_run is map_run),
+                        None)
+        if progress is not None and not progress.closed:
+            self._start_children(progress)
+
     def close(self, progress: MapRunProgress, status: str) -> None:
         """End the map run; children still running are aborted (the parent no longer waits for them)."""
         progress.closed = True
