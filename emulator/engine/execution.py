@@ -167,25 +167,36 @@ class MapRun:
     tolerated_failure_count: int
     status: str = RUNNING  # RUNNING | SUCCEEDED | FAILED | ABORTED
     stop_date: datetime | None = None
-    total_items: int = 0
+    total_items: int = 0  # child executions to run: one per item, or one per batch under an ItemBatcher
     results_written: int = 0  # child executions a ResultWriter wrote to S3
     executions: list[Execution] = field(default_factory=list)
     redrive_count: int = 0
+    batch_sizes: list[int] = field(default_factory=list)  # items in each child's batch; empty: one item each
 
-    def counts(self) -> dict[str, int]:
-        """Item and execution counts as DescribeMapRun reports them (one item per child execution)."""
+    def item_weight(self, index: int) -> int:
+        """How many items child execution `index` processes: its batch's size under an ItemBatcher, else one."""
+        return self.batch_sizes[index] if index < len(self.batch_sizes) else 1
+
+    def counts(self, *, items: bool = False) -> dict[str, int]:
+        """DescribeMapRun's `executionCounts` (one per child execution) or, with `items`, its `itemCounts`:
+        the same tallies weighted by how many items each child execution processes."""
+        def weight(index: int) -> int:
+            return self.item_weight(index) if items else 1
+
         by_status = {status: 0 for status in (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED)}
-        for child in self.executions:
-            by_status[child.status] = by_status.get(child.status, 0) + 1
+        for index, child in enumerate(self.executions):
+            by_status[child.status] = by_status.get(child.status, 0) + weight(index)
+        total = sum(weight(index) for index in range(self.total_items))
+        started = sum(weight(index) for index in range(len(self.executions)))
         return {
-            "pending": self.total_items - len(self.executions),
+            "pending": total - started,
             "running": by_status[RUNNING],
             "succeeded": by_status[SUCCEEDED],
             "failed": by_status[FAILED],
             "timedOut": by_status[TIMED_OUT],
             "aborted": by_status[ABORTED],
-            "total": self.total_items,
-            "resultsWritten": self.results_written,
+            "total": total,
+            "resultsWritten": sum(weight(index) for index in range(self.results_written)),
             "failuresNotRedrivable": 0,
             "pendingRedrive": 0,
         }

@@ -19,6 +19,7 @@ from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.model import JSON, ReaderConfig
 
 MAX_ITEMS = 100_000_000  # AWS stops reading past this many items; MaxItems 0 means this many
+MAX_CSV_HEADER_BYTES = 10_240  # "Step Functions supports CSV headers of up to 10 KB" (developer guide, ItemReader)
 DELIMITERS = {"COMMA": ",", "PIPE": "|", "SEMICOLON": ";", "SPACE": " ", "TAB": "\t"}
 _STATES_PREFIX = "arn:aws:states:::"
 _SDK_PREFIX = "arn:aws:states:::aws-sdk:"
@@ -46,9 +47,8 @@ def item_limit(max_items: int | None) -> int:
 
 def items_from_object(text: str, config: ReaderConfig, limit: int) -> list[JSON]:
     """The items in an object's text, read as `config.input_type` says; at most `limit` of them."""
-    if config.manifest_type is not None or config.input_type in ("MANIFEST", "PARQUET"):
-        kind = config.manifest_type or config.input_type
-        raise failed(f"sfn-emulator does not read {kind} item sources: use JSON, JSONL or CSV objects")
+    if config.input_type == "PARQUET":  # reading Parquet takes pyarrow, too heavy a dependency for an emulator
+        raise failed("sfn-emulator does not read PARQUET objects (that needs pyarrow): use JSON, JSONL or CSV objects")
     if config.input_type == "JSON":
         return _json_items(text, config.items_pointer)[:limit]
     if config.input_type == "JSONL":
@@ -137,6 +137,8 @@ def _csv_items(text: str, config: ReaderConfig, limit: int) -> list[JSON]:
         headers = list(config.csv_headers)
     else:
         headers = next(rows, [])
+        if len(DELIMITERS[config.csv_delimiter].join(headers).encode("utf-8")) > MAX_CSV_HEADER_BYTES:
+            raise failed(f"CSV headers cannot exceed {MAX_CSV_HEADER_BYTES} bytes.")
     if len(set(headers)) < len(headers):
         raise failed("CSV headers cannot contain duplicates.")
     items: list[JSON] = []

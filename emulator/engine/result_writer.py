@@ -3,11 +3,17 @@
 AWS writes, under `<Prefix>/<map run id>/`, one file per outcome with the child executions of that
 outcome (`SUCCEEDED_0.json`; `FAILED_0.json` for failed, timed-out and aborted ones) and a
 `manifest.json` naming them; the Map's result is then the map run ARN and where the manifest is.
+The WriterConfig shapes what is written (developer guide, "ResultWriter (Map)"): Transformation
+NONE (the default when exporting) writes each execution with its metadata, COMPACT only the
+succeeded executions' outputs, FLATTEN those outputs with arrays flattened one level; a failed
+execution is always written as NONE writes it. OutputType JSON writes a file as one JSON array,
+JSONL as JSON Lines (one value per line, in a `.jsonl` file).
 The interpreter writes each `ResultFile` through the task resources (S3's PutObject).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -23,14 +29,22 @@ FAILED_OUTCOMES = "FAILED"
 
 @dataclass(frozen=True, slots=True)
 class ResultFile:
-    """One object to write: `body` is JSON, stored as its compact JSON text."""
+    """One object to write: `body` is JSON, stored as its compact JSON text, or with `lines` each
+    element of the `body` array on a line of its own (JSON Lines)."""
 
     key: str
     body: JSON
+    lines: bool = False
+
+    @property
+    def content(self) -> bytes:
+        if self.lines and isinstance(self.body, list):
+            return "".join(to_json_text(record) + "\n" for record in self.body).encode("utf-8")
+        return to_json_text(self.body).encode("utf-8")
 
     @property
     def size(self) -> int:
-        return len(to_json_text(self.body).encode("utf-8"))
+        return len(self.content)
 
 
 def destination(parameters: JSON, map_run_arn: str) -> tuple[str, str]:
@@ -48,13 +62,18 @@ def destination(parameters: JSON, map_run_arn: str) -> tuple[str, str]:
     return bucket, f"{prefix}{map_run_arn.rsplit(':', 1)[-1]}/"
 
 
-def result_files(bucket: str, folder: str, map_run_arn: str,
-                 executions: Sequence[Execution]) -> tuple[list[ResultFile], ResultFile]:
+def result_files(bucket: str, folder: str, map_run_arn: str, executions: Sequence[Execution], *,
+                 transformation: str | None = None, output_type: str | None = None,
+                 ) -> tuple[list[ResultFile], ResultFile]:
     """The outcome files (only those with executions) and the manifest that lists them."""
-    succeeded = [_entry(execution) for execution in executions if execution.status == SUCCEEDED]
-    failed = [_entry(execution) for execution in executions if execution.status != SUCCEEDED]
-    files = [ResultFile(f"{folder}{outcome}_0.json", entries)
-             for outcome, entries in ((SUCCEEDED, succeeded), (FAILED_OUTCOMES, failed)) if entries]
+    succeeded = [execution for execution in executions if execution.status == SUCCEEDED]
+    failed = [execution for execution in executions if execution.status != SUCCEEDED]
+    lines = output_type == "JSONL"
+    extension = "jsonl" if lines else "json"
+    records = ((SUCCEEDED, succeeded, _exported(transformation or "NONE", succeeded)),
+               (FAILED_OUTCOMES, failed, [_entry(execution) for execution in failed]))
+    files = [ResultFile(f"{folder}{outcome}_0.{extension}", written, lines)
+             for outcome, outcome_executions, written in records if outcome_executions]
     listed: dict[str, list[dict[str, Any]]] = {"FAILED": [], "PENDING": [], "SUCCEEDED": []}
     for written in files:
         outcome = written.key.rsplit("/", 1)[-1].split("_", 1)[0]
@@ -64,16 +83,28 @@ def result_files(bucket: str, folder: str, map_run_arn: str,
     return files, manifest
 
 
+def _exported(transformation: str, succeeded: Sequence[Execution]) -> list[JSON]:
+    """What a ResultWriter writes for the succeeded executions under `transformation`."""
+    if transformation == "NONE":
+        return [_entry(execution) for execution in succeeded]
+    outputs = [json.loads(execution.output or "null") for execution in succeeded]
+    return previewed_results(transformation, succeeded, outputs)
+
+
 def previewed_results(transformation: str | None, executions: Sequence[Execution], results: list[JSON]) -> list[JSON]:
     """The Map's result under a WriterConfig without a Resource: the executions' outputs (COMPACT, the
     default), those outputs with arrays flattened one level (FLATTEN), or each execution as the result
-    files show it (NONE)."""
+    files show it (NONE). Under FLATTEN a failed execution (within the tolerated failures) is given
+    unchanged, as NONE gives it (developer guide, "ResultWriter (Map)")."""
     if transformation == "NONE":
         return [_entry(execution) for execution in executions]
     if transformation == "FLATTEN":
         flattened: list[JSON] = []
-        for result in results:
-            flattened.extend(result if isinstance(result, list) else [result])
+        for execution, result in zip(executions, results):
+            if execution.status != SUCCEEDED:
+                flattened.append(_entry(execution))
+            else:
+                flattened.extend(result if isinstance(result, list) else [result])
         return flattened
     return results
 

@@ -166,6 +166,14 @@ class Engine:
         """Run a failed, timed-out or aborted execution again from the state where it stopped."""
         self._call(lambda: self._lifecycle.redrive(execution))
 
+    def update_map_run(self, map_run: MapRun, *, max_concurrency: int | None = None,
+                       tolerated_failure_count: int | None = None,
+                       tolerated_failure_percentage: float | None = None) -> None:
+        """UpdateMapRun: change a map run's settings; a running one starts more children at once if
+        its new MaxConcurrency allows, and judges its next failures by the new thresholds."""
+        self._call(lambda: self._map_runs.update(map_run, max_concurrency, tolerated_failure_count,
+                                                 tolerated_failure_percentage))
+
     def resume(self, execution: Execution, point: tuple[str, Any] | None,
                variables: dict[str, Any] | None = None, task_token: str | None = None) -> None:
         """Continue a RUNNING execution loaded from a store in the top-level state `point` names,

@@ -215,6 +215,7 @@ def map_run_document(map_run: MapRun) -> Document:
         "toleratedFailureCount": map_run.tolerated_failure_count, "status": map_run.status,
         "stopDate": map_run.stop_date, "totalItems": map_run.total_items, "resultsWritten": map_run.results_written,
         "executions": [child.arn for child in map_run.executions], "redriveCount": map_run.redrive_count,
+        "batchSizes": map_run.batch_sizes,
     }
 
 
@@ -224,4 +225,5 @@ def map_run_from(document: Document, executions: dict[str, ExecutionEntry]) -> M
         document["maxConcurrency"], document["toleratedFailurePercentage"], document["toleratedFailureCount"],
         document["status"], _at(document["stopDate"], optional=True), document["totalItems"], document["resultsWritten"],
         [executions[arn].execution for arn in document["executions"] if arn in executions], document["redriveCount"],
+        list(document.get("batchSizes", [])),
     )

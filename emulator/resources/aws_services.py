@@ -24,6 +24,7 @@ not matched here.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import zlib
@@ -58,7 +59,13 @@ from sfn_emulator.resources.aws.sdk import (
     sdk_v2_service_name,
     to_request,
 )
-from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, ResourceArn, TaskRequest
+from sfn_emulator.resources.base import (
+    BINARY_BODY,
+    REQUEST_RESPONSE,
+    WAIT_FOR_TASK_TOKEN,
+    ResourceArn,
+    TaskRequest,
+)
 
 _PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
 _SDK_PREFIX = "aws-sdk:"
@@ -180,6 +187,8 @@ class AwsServiceIntegrations:
         except ClientError as error:
             raise sdk_v2_error(error, operation) from None
         response.pop("ResponseMetadata", None)
+        if request.extra.get(BINARY_BODY) and hasattr(response.get("Body"), "read"):
+            response["Body"] = base64.b64encode(response["Body"].read()).decode("ascii")
         return from_response(response, operation.output_shape)
 
     # -- optimized integrations -----------------------------------------------------------------

@@ -96,6 +96,11 @@ def _lambda_function(fields: Arn) -> ResourceArn | None:
                        name=":".join(resource[1:]))
 
 
+# A TaskRequest.extra flag: answer an object's streamed body as base64 of its bytes, not as text (the
+# ItemReader reads gzip-compressed S3 Inventory files through it).
+BINARY_BODY = "binary_body"
+
+
 @dataclass(frozen=True, slots=True)
 class TaskRequest:
     """Everything a resource may need to answer one Task attempt."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from sfn_emulator import dialects
 from sfn_emulator.engine.errors import NotRedrivable
-from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.execution_answers import (
@@ -205,9 +205,12 @@ class ExecutionOperations(ServiceBase):
     @unlocked_operation
     def describe_execution(self, store: Store, *, executionArn: str, includedData: str | None = None) -> dict[str, Any]:
         with self._locked(store):
-            execution = self._entry(store, executionArn).execution
+            entry = self._entry(store, executionArn)
+            execution = entry.execution
             machine = store.state_machines.get(execution.state_machine_arn)
             status, reason = redrive_status(execution, machine.status if machine else None, self._now())
+            if status == "REDRIVABLE" and entry.map_run_arn is not None:  # redriven with its parent's map run
+                status = "REDRIVABLE_BY_MAP_RUN"
         described: dict[str, Any] = {
             "executionArn": execution.arn,
             "stateMachineArn": execution.state_machine_arn,
@@ -220,6 +223,8 @@ class ExecutionOperations(ServiceBase):
             "redriveCount": execution.redrive_count,
             "redriveStatus": status,
         }
+        if entry.map_run_arn is not None:  # a Distributed Map's child: the map run that started it
+            described["mapRunArn"] = entry.map_run_arn
         if reason is not None:
             described["redriveStatusReason"] = reason
         if execution.redrive_date is not None:
@@ -252,7 +257,8 @@ class ExecutionOperations(ServiceBase):
                 entries = sorted((entry for entry in children if entry is not None and entry.map_run_arn == mapRunArn
                                   and (statusFilter is None or entry.execution.status == statusFilter)),
                                  key=lambda entry: entry.sequence)
-                return self._execution_page(entries, f"executions:{mapRunArn}:{statusFilter}", maxResults, nextToken)
+                return self._execution_page(entries, f"executions:{mapRunArn}:{statusFilter}", maxResults, nextToken,
+                                            map_run=store.map_runs[mapRunArn])
             ref = arns.state_machine(stateMachineArn)
             record = self._machine(store, ref)
             if record.type != STANDARD:
@@ -273,10 +279,13 @@ class ExecutionOperations(ServiceBase):
 
     @staticmethod
     def _execution_page(entries: list[ExecutionEntry], scope: str, max_results: int | None,
-                        next_token: str | None) -> dict[str, Any]:
-        """ListExecutions' answer: newest first, paginated. `entries` come in start order."""
+                        next_token: str | None, *, map_run: MapRun | None = None) -> dict[str, Any]:
+        """ListExecutions' answer: newest first, paginated. `entries` come in start order. Listed by
+        `map_run`, each item also names the map run and how many items the execution processed
+        (API reference, ExecutionListItem: mapRunArn and itemCount, only when listed by map run)."""
         page, token = paginate(Reversed(entries), lambda entry: -entry.sequence, scope=scope,
                                max_results=max_results, next_token=next_token)
+        positions = {child.arn: index for index, child in enumerate(map_run.executions)} if map_run else {}
         items = []
         for entry in page:
             execution = entry.execution
@@ -293,6 +302,9 @@ class ExecutionOperations(ServiceBase):
                 item["stopDate"] = execution.stop_date
             if execution.redrive_date is not None:
                 item["redriveDate"] = execution.redrive_date
+            if map_run is not None:
+                item["mapRunArn"] = map_run.arn
+                item["itemCount"] = map_run.item_weight(positions[execution.arn])
             items.append(item)
         return {"executions": items, **({"nextToken": token} if token else {})}
 
@@ -348,11 +360,15 @@ class ExecutionOperations(ServiceBase):
     ) -> dict[str, Any]:
         with self._locked(store):
             entry = self._entry(store, executionArn)
-        return {
+        described = {
             "stateMachineArn": entry.execution.state_machine_arn,
             "updateDate": entry.revision.update_date,
             **describe_revision(entry.execution.state_machine_name, entry.revision),
         }
+        if entry.map_run_arn is not None:  # a Distributed Map's child: its map run and the Map's Label
+            described["mapRunArn"] = entry.map_run_arn
+            described["label"] = entry.execution.state_machine_arn.rsplit("/", 1)[-1]
+        return described
 
     @unlocked_operation
     def redrive_execution(self, store: Store, *, executionArn: str, clientToken: str | None = None) -> dict[str, Any]:
@@ -363,6 +379,9 @@ class ExecutionOperations(ServiceBase):
                 return {"redriveDate": execution.redrive_date}  # a repeated request: the same redrive
             machine = store.state_machines.get(execution.state_machine_arn)
             status, reason = redrive_status(execution, machine.status if machine else None, self._now())
+            if status == "REDRIVABLE" and entry.map_run_arn is not None:
+                raise ExecutionNotRedrivable("Execution is a child execution of a Map Run: redrive its parent execution "
+                                             f"to redrive the Map Run '{entry.map_run_arn}'")
             if status != "REDRIVABLE":
                 raise ExecutionNotRedrivable(reason or status)
             entry.redrive_client_token = clientToken

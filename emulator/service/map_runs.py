@@ -10,10 +10,23 @@ from typing import Any
 
 from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.service import arns
-from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
 from sfn_emulator.service.errors import ExecutionDoesNotExist, ResourceNotFound, ValidationException
 from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.store import ExecutionEntry, Store
+
+
+def distributed_map_labels(machine: Any) -> set[str]:
+    """The labels of a machine's Distributed Map states (a state's Label, else its name), nested ones
+    included: what `...:stateMachine:NAME/LABEL`, the state machine its map runs' children run, names."""
+    labels: set[str] = set()
+    for state in getattr(machine, "states", {}).values():
+        processor = getattr(state, "item_processor", None)
+        if processor is not None and getattr(state, "processor_mode", None) == "DISTRIBUTED":
+            labels.add(getattr(state, "label", None) or state.name)
+        for inner in [*getattr(state, "branches", ()), *([processor] if processor is not None else [])]:
+            labels |= distributed_map_labels(inner)
+    return labels
 
 
 class MapRunOperations(ServiceBase):
@@ -51,7 +64,6 @@ class MapRunOperations(ServiceBase):
     @operation
     def describe_map_run(self, store: Store, *, mapRunArn: str) -> dict[str, Any]:
         map_run = self._map_run(store, mapRunArn)
-        counts = map_run.counts()
         described: dict[str, Any] = {
             "mapRunArn": map_run.arn,
             "executionArn": map_run.execution_arn,
@@ -60,15 +72,15 @@ class MapRunOperations(ServiceBase):
             "maxConcurrency": map_run.max_concurrency,
             "toleratedFailurePercentage": map_run.tolerated_failure_percentage,
             "toleratedFailureCount": map_run.tolerated_failure_count,
-            "itemCounts": counts,
-            "executionCounts": counts,
+            "itemCounts": map_run.counts(items=True),
+            "executionCounts": map_run.counts(),
             "redriveCount": map_run.redrive_count,
         }
         if map_run.stop_date is not None:
             described["stopDate"] = map_run.stop_date
         return described
 
-    @operation
+    @unlocked_operation
     def update_map_run(
         self,
         store: Store,
@@ -78,16 +90,14 @@ class MapRunOperations(ServiceBase):
         toleratedFailurePercentage: float | None = None,
         toleratedFailureCount: int | None = None,
     ) -> dict[str, Any]:
-        map_run = self._map_run(store, mapRunArn)
+        with self._locked(store):
+            map_run = self._map_run(store, mapRunArn)
         if maxConcurrency is None and toleratedFailurePercentage is None and toleratedFailureCount is None:
             raise ValidationException("1 validation error detected: at least one of maxConcurrency, "
                                       "toleratedFailurePercentage or toleratedFailureCount must be given")
-        if maxConcurrency is not None:
-            map_run.max_concurrency = maxConcurrency
-        if toleratedFailurePercentage is not None:
-            map_run.tolerated_failure_percentage = toleratedFailurePercentage
-        if toleratedFailureCount is not None:
-            map_run.tolerated_failure_count = toleratedFailureCount
+        self.engine.update_map_run(map_run, max_concurrency=maxConcurrency,
+                                   tolerated_failure_count=toleratedFailureCount,
+                                   tolerated_failure_percentage=toleratedFailurePercentage)
         return {}
 
     @operation

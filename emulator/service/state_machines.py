@@ -29,6 +29,7 @@ from sfn_emulator.service.errors import (
     StateMachineDoesNotExist,
     ValidationException,
 )
+from sfn_emulator.service.map_runs import distributed_map_labels
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.store import ACTIVE, DELETING, Revision, StateMachineRecord, Store
@@ -137,6 +138,8 @@ class StateMachineOperations(ServiceBase):
         ref = arns.state_machine(stateMachineArn)
         if ref.alias is not None:  # aliases have DescribeStateMachineAlias
             raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
+        if "/" in ref.name and ref.version is None:
+            return self._describe_map_machine(store, ref)
         if ref.version is not None:
             record, version = self._version(store, ref)
             revision, creation_date, description = version.revision, version.creation_date, version.description
@@ -153,6 +156,22 @@ class StateMachineOperations(ServiceBase):
         if description is not None:
             described["description"] = description
         return described
+
+    def _describe_map_machine(self, store: Store, ref: arns.MachineRef) -> dict[str, Any]:
+        """A qualified `...:stateMachine:NAME/LABEL` (API reference, DescribeStateMachine): the state machine
+        a Distributed Map labelled LABEL runs its children as; described as its parent, with the `label`."""
+        name, label = ref.name.split("/", 1)
+        record = store.state_machines.get(ref.base_arn.rsplit(":", 1)[0] + ":" + name)
+        if record is None or label not in distributed_map_labels(record.current.machine):
+            raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
+        return {
+            "stateMachineArn": ref.arn,
+            "status": record.status,
+            "type": record.type,
+            "creationDate": record.creation_date,
+            **describe_revision(record.name, record.current),
+            "label": label,
+        }
 
     @operation
     def update_state_machine(

@@ -58,8 +58,16 @@ class MapRuns:
             self.close(progress, SUCCEEDED)
             self._fibers.resume(fiber, [])
             return
-        limit = effect.map_run.max_concurrency or len(effect.inputs)
-        while progress.next_index < min(limit, len(effect.inputs)):
+        self._start_children(progress)
+
+    @staticmethod
+    def _concurrency(progress: MapRunProgress) -> int:
+        """How many children may run at once: the map run's MaxConcurrency as it is now (UpdateMapRun
+        may change it while the run goes on), 0 meaning no limit."""
+        return progress.effect.map_run.max_concurrency or len(progress.effect.inputs)
+
+    def _start_children(self, progress: MapRunProgress) -> None:
+        while progress.next_index < len(progress.effect.inputs) and progress.running < self._concurrency(progress):
             self._start_child(progress)
 
     def execution_closed(self, child: Execution) -> None:
@@ -75,17 +83,31 @@ class MapRuns:
         if child.status == SUCCEEDED:
             progress.results[index] = json.loads(child.output or "null")
         else:
-            progress.failed += 1
+            progress.failed += progress.effect.map_run.item_weight(index)
             if self._beyond_tolerance(progress):
                 self.close(progress, FAILED)
                 self._fibers.resume(progress.fiber, error=StatesError(
                     names.EXCEED_TOLERATED_FAILURE_THRESHOLD, "The specified tolerance threshold was exceeded"))
                 return
         if progress.next_index < len(effect.inputs):
-            self._start_child(progress)
+            self._start_children(progress)
         elif progress.finished == len(effect.inputs):
             self.close(progress, SUCCEEDED)
             self._fibers.resume(progress.fiber, progress.results)
+
+    def update(self, map_run: MapRun, max_concurrency: int | None, tolerated_failure_count: int | None,
+               tolerated_failure_percentage: float | None) -> None:
+        """Apply UpdateMapRun's settings; a run in progress starts the children its new concurrency allows."""
+        if max_concurrency is not None:
+            map_run.max_concurrency = max_concurrency
+        if tolerated_failure_count is not None:
+            map_run.tolerated_failure_count = tolerated_failure_count
+        if tolerated_failure_percentage is not None:
+            map_run.tolerated_failure_percentage = tolerated_failure_percentage
+        progress = next((progress for progress, _ in self._children.values() if progress.effect.map_run is map_run),
+                        None)
+        if progress is not None and not progress.closed:
+            self._start_children(progress)
 
     def close(self, progress: MapRunProgress, status: str) -> None:
         """End the map run; children still running are aborted (the parent no longer waits for them)."""
@@ -118,10 +140,18 @@ class MapRuns:
 
     @staticmethod
     def _beyond_tolerance(progress: MapRunProgress) -> bool:
-        effect = progress.effect
-        count, percentage = effect.tolerated_failure_count, effect.tolerated_failure_percentage
-        if count is None and percentage is None:
+        """AWS's rule (developer guide, "Tolerated failure threshold"): the run fails once its failed
+        items (every item of a failed batch) exceed the tolerated count, or their share of all items
+        the tolerated percentage; either bound is in force when the definition gave it or UpdateMapRun
+        set it, and the map run's current values are the bounds."""
+        effect, map_run = progress.effect, progress.effect.map_run
+        count = map_run.tolerated_failure_count
+        percentage = map_run.tolerated_failure_percentage
+        count_given = effect.tolerated_failure_count is not None or count > 0
+        percentage_given = effect.tolerated_failure_percentage is not None or percentage > 0
+        if not count_given and not percentage_given:
             return True
-        if count is not None and progress.failed > count:
+        if count_given and progress.failed > count:
             return True
-        return percentage is not None and progress.failed * 100 / len(effect.inputs) > percentage
+        total = map_run.counts(items=True)["total"]
+        return percentage_given and progress.failed * 100 / total > percentage

@@ -8,11 +8,12 @@ from typing import Any
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
-from sfn_emulator.asl.model import JSON, ItemReader, MapState, ResultWriter
+from sfn_emulator.asl.model import JSON, ItemReader, MapState, ReaderConfig, ResultWriter
 from sfn_emulator.engine.effects import Interpreter, Invoke, RunMapRun
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.item_batches import item_batches
+from sfn_emulator.engine.item_manifests import athena_objects, inventory, inventory_items, object_text
 from sfn_emulator.engine.item_reader import (
     item_limit,
     items_from_object,
@@ -33,7 +34,7 @@ from sfn_emulator.engine.states.processing import (
 )
 from sfn_emulator.engine.states.tasks import task_resource
 from sfn_emulator.partitions import partition_for
-from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.base import BINARY_BODY, TaskRequest
 from sfn_emulator.resources.outcomes import settled_result
 
 _GET_OBJECT = "arn:aws:states:::s3:getObject"
@@ -76,6 +77,8 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
         if state.item_batcher is not None:
             frame.inspect("afterItemBatcher", inputs)
         map_run.total_items = len(inputs)
+        if state.item_batcher is not None:
+            map_run.batch_sizes = [len(batch["Items"]) for batch in inputs if isinstance(batch, dict)]
         try:
             results = yield RunMapRun(map_run, state.item_processor, inputs, state.execution_type or "STANDARD",
                                       tolerated_count, tolerated_percentage)
@@ -103,6 +106,8 @@ def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
     if frame.run.item_reader_data is not None:
         return items_from_source_text(frame.run.item_reader_data, config, limit)
     parameters = reader.parameters.evaluate(value, frame) if reader.parameters is not None else {}
+    if config.input_type == "MANIFEST" or config.manifest_type is not None:
+        return (yield from _manifest_items(reader.resource, parameters, config, limit, frame))
     if not reader.resource.endswith(":listObjectsV2"):
         answer = yield from _call_s3(reader.resource, parameters, frame, names.ITEM_READER_FAILED)
         return items_from_object(_body(answer), config, limit)
@@ -118,6 +123,30 @@ def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
         location = {"Bucket": parameters.get("Bucket") if isinstance(parameters, dict) else None, "Key": listed["Key"]}
         answer = yield from _call_s3(_GET_OBJECT, location, frame, names.ITEM_READER_FAILED)
         items.extend(items_from_object(_body(answer), config, limit - len(items)))
+    return items
+
+
+def _manifest_items(resource: str, parameters: JSON, config: ReaderConfig, limit: int, frame: Frame) -> Interpreter:
+    """The items of the objects a manifest names: an S3 Inventory report's rows, or (ATHENA_DATA) the
+    items of each object an Athena manifest lists, read per the InputType."""
+    answer = yield from _call_s3(resource, parameters, frame, names.ITEM_READER_FAILED, binary=True)
+    manifest = object_text(_body(answer))
+    items: list[JSON] = []
+    if config.manifest_type == "ATHENA_DATA":
+        for bucket, key in athena_objects(manifest):
+            if len(items) >= limit:
+                break
+            answer = yield from _call_s3(_GET_OBJECT, {"Bucket": bucket, "Key": key}, frame,
+                                         names.ITEM_READER_FAILED, binary=True)
+            items.extend(items_from_object(object_text(_body(answer)), config, limit - len(items)))
+        return items
+    listed = inventory(manifest)
+    for key in listed.keys:
+        if len(items) >= limit:
+            break
+        answer = yield from _call_s3(_GET_OBJECT, {"Bucket": listed.bucket, "Key": key}, frame,
+                                     names.ITEM_READER_FAILED, binary=True)
+        items.extend(inventory_items(object_text(_body(answer)), listed.columns, limit - len(items)))
     return items
 
 
@@ -138,24 +167,26 @@ def _write_results(writer: ResultWriter, value: JSON, map_run: MapRun, frame: Fr
     """Write the child executions' results and the manifest to S3; returns the Map's result."""
     parameters = writer.parameters.evaluate(value, frame) if writer.parameters is not None else {}
     bucket, folder = destination(parameters, map_run.arn)
-    files, manifest = result_files(bucket, folder, map_run.arn, map_run.executions)
+    files, manifest = result_files(bucket, folder, map_run.arn, map_run.executions,
+                                   transformation=writer.transformation, output_type=writer.output_type)
     for written in (*files, manifest):
-        # PutObject stores a JSON Body as its compact JSON text: `written.size` bytes.
-        yield from _call_s3(writer.resource, {"Bucket": bucket, "Key": written.key, "Body": written.body},
+        yield from _call_s3(writer.resource, {"Bucket": bucket, "Key": written.key, "Body": written.content},
                             frame, names.RESULT_WRITER_FAILED)
     map_run.results_written = len(map_run.executions)
     return map_output(map_run.arn, bucket, manifest.key)
 
 
-def _call_s3(resource: str, payload: JSON, frame: Frame, failure: str) -> Interpreter:
+def _call_s3(resource: str, payload: JSON, frame: Frame, failure: str, *, binary: bool = False) -> Interpreter:
     """Make an ItemReader's or ResultWriter's S3 call through the task resources (no mock answers it:
-    it is no Task). Its failure is the reader's or writer's, with S3's cause."""
+    it is no Task). Its failure is the reader's or writer's, with S3's cause. With `binary`, an
+    object's body comes as base64 of its bytes (it may be compressed)."""
     run = frame.run
     execution = run.execution
     request = TaskRequest(
         resource=task_resource(s3_call(resource)), payload=payload, execution_arn=execution.arn,
         state_machine_name=execution.state_machine_name, state_name=frame.state_name,
         account=execution.account, region=execution.region, now=run.now(), seed=run.request_seed(),
+        extra={BINARY_BODY: True} if binary else {},
     )
     try:
         return settled_result((yield Invoke(request)))

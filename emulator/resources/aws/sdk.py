@@ -149,6 +149,8 @@ def to_request(value: Any, shape: Shape) -> Any:
         return {key: to_request(item, shape.value) for key, item in value.items()}
     if kind == "string" and value is not None and not isinstance(value, str):
         return _json_text(value)
+    if kind == "blob" and isinstance(value, bytes):  # the engine's own objects (a ResultWriter's files), as they are
+        return value
     if kind == "blob" and value is not None:
         return _json_text(value).encode("utf-8")
     return value
