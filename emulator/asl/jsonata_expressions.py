@@ -39,6 +39,7 @@ from sfn_emulator.asl.jsonata_functions import (
     step_functions_additions,
 )
 from sfn_emulator.asl.jsonata_numbers import jsonata_class, number_functions, number_text
+from sfn_emulator.asl.jsonata_regex import RegexTimeout, bounded_regex_engine
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -133,7 +134,7 @@ class JsonataExpression:
         self.text = text
         self.field = field
         try:
-            self._compiled = jsonata_class()(text)
+            self._compiled = jsonata_class()(text, bounded_regex_engine)
         except JException as problem:
             raise JsonataSyntaxError(text, field, _described(problem)) from None
         if self._compiled.errors:
@@ -161,6 +162,10 @@ class JsonataExpression:
             raise QueryEvaluationError(self._threw(
                 f"Evaluation stopped after {STEP_BUDGET} steps: check for a non-terminating recursive function "
                 "or loop."), self.field) from None
+        except RegexTimeout as slow:
+            raise QueryEvaluationError(self._threw(
+                f"The regular expression /{slow.pattern}/ did not finish matching within {slow.seconds:g} seconds."),
+                self.field) from None
         except JException as problem:
             raise QueryEvaluationError(self._threw(_described(problem)), self.field) from None
         except RecursionError:  # JSONata's own words for a recursion too deep to evaluate
