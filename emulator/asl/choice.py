@@ -15,7 +15,6 @@ messages as users report them):
 from __future__ import annotations
 
 import operator
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -138,11 +137,11 @@ class StringMatch:
     """`StringMatches`: `*` matches any run of characters; `\\*` and `\\\\` are a literal `*`, `\\`."""
 
     variable: JsonPath
-    pattern: re.Pattern[str]
+    pattern: Wildcard
 
     def matches(self, value: JSON, scope: Scope) -> bool:
         subject = _read(self.variable, value, scope)
-        return isinstance(subject, str) and self.pattern.fullmatch(subject) is not None
+        return isinstance(subject, str) and self.pattern.matches(subject)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,20 +273,44 @@ def _compile_rule_path(text: JSON, field: str, location: str) -> JsonPath:
         raise ChoiceRuleError(f"The value of '{field}' is not a valid path: {error.problem}", location) from None
 
 
-def _wildcard_pattern(pattern: str) -> re.Pattern[str]:
-    """A regular expression for a `StringMatches` pattern: `*` is a wildcard, `\\` escapes."""
-    parts: list[str] = []
+@dataclass(frozen=True, slots=True)
+class Wildcard:
+    """A `StringMatches` pattern as its literal pieces between the `*`s. Matching finds each middle piece
+    leftmost after the previous one (taking the first place a piece fits never loses a match when `*` is
+    the only wildcard), so it takes time linear in the text per piece, where a backtracking regular
+    expression takes time exponential in the number of `*`s (`*a*a*a*a*a*a*b` on a long run of a's)."""
+
+    pieces: tuple[str, ...]  # len >= 1; the text between each pair of consecutive `*`s
+
+    def matches(self, text: str) -> bool:
+        if len(self.pieces) == 1:
+            return text == self.pieces[0]
+        first, *middle, last = self.pieces
+        if len(text) < len(first) + len(last) or not text.startswith(first) or not text.endswith(last):
+            return False
+        position, stop = len(first), len(text) - len(last)
+        for piece in middle:
+            found = text.find(piece, position, stop)
+            if found < 0:
+                return False
+            position = found + len(piece)
+        return True
+
+
+def _wildcard_pattern(pattern: str) -> Wildcard:
+    """A `StringMatches` pattern: `*` is a wildcard, `\\` makes the next character literal."""
+    pieces: list[str] = [""]
     escaped = False
     for character in pattern:
         if escaped:
-            parts.append(re.escape(character))
+            pieces[-1] += character
             escaped = False
         elif character == "\\":
             escaped = True
         elif character == "*":
-            parts.append(".*")
+            pieces.append("")
         else:
-            parts.append(re.escape(character))
+            pieces[-1] += character
     if escaped:
-        parts.append(re.escape("\\"))
-    return re.compile("".join(parts), re.DOTALL)
+        pieces[-1] += "\\"
+    return Wildcard(tuple(pieces))

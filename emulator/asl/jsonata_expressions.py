@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 if TYPE_CHECKING:  # jsonata-python is imported with the first expression compiled: most definitions use JSONPath
     from jsonata.jexception import JException
 
+from sfn_emulator.asl.bounded_regex import RegexTimeout, bounded_regex_engine
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
 from sfn_emulator.asl.jsonata_functions import (
     DRAWING_FUNCTIONS,
@@ -39,7 +40,6 @@ from sfn_emulator.asl.jsonata_functions import (
     step_functions_additions,
 )
 from sfn_emulator.asl.jsonata_numbers import jsonata_class, number_functions, number_text
-from sfn_emulator.asl.jsonata_regex import RegexTimeout, bounded_regex_engine
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -163,9 +163,7 @@ class JsonataExpression:
                 f"Evaluation stopped after {STEP_BUDGET} steps: check for a non-terminating recursive function "
                 "or loop."), self.field) from None
         except RegexTimeout as slow:
-            raise QueryEvaluationError(self._threw(
-                f"The regular expression /{slow.pattern}/ did not finish matching within {slow.seconds:g} seconds."),
-                self.field) from None
+            raise QueryEvaluationError(self._threw(slow.reason), self.field) from None
         except JException as problem:
             raise QueryEvaluationError(self._threw(_described(problem)), self.field) from None
         except RecursionError:  # JSONata's own words for a recursion too deep to evaluate

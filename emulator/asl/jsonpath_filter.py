@@ -22,6 +22,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
+from sfn_emulator.asl.bounded_regex import BoundedPattern
 from sfn_emulator.asl.jsonpath_query import Query, QueryNotFound
 from sfn_emulator.asl.jsonpath_tokens import Filter, QuerySyntaxError, compile_tokens, is_definite, quoted_name
 from sfn_emulator.asl.model import JSON
@@ -186,7 +187,7 @@ class _Parser:
         except ValueError:
             raise QuerySyntaxError(f"{literal} is not a JSON value") from None
 
-    def regex(self) -> re.Pattern[str]:
+    def regex(self) -> BoundedPattern:
         end = self.position + 1
         while end < len(self.text) and self.text[end] != "/":
             end += 2 if self.text[end] == "\\" else 1
@@ -199,7 +200,7 @@ class _Parser:
         flags = re.IGNORECASE if "i" in self.text[end + 1 : flags_end] else 0
         self.position = flags_end
         try:
-            return re.compile(pattern, flags)
+            return BoundedPattern(pattern, flags)
         except re.error as error:
             raise QuerySyntaxError(f"invalid regular expression /{pattern}/: {error}") from None
 

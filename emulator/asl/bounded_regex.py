@@ -1,4 +1,5 @@
-"""JSONata's regular expressions (`/pattern/flags`), matched with a time bound.
+"""Regular expressions a workflow writes (JSONata's `/pattern/flags`, JSONPath filters' `=~ /pattern/`),
+matched with a time bound.
 
 jsonata-python matches with Python's `re`, whose backtracking holds the GIL for as long as it runs: a
 pattern such as `/^(\\w+\\s?)*$/` on 30 characters that do not match takes tens of seconds, and one such
@@ -15,31 +16,42 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sfn_emulator.asl.errors import RUNTIME, StatesError
+
 MATCH_SECONDS = 2.0
 
 
-class RegexTimeout(Exception):
-    """A match ran past MATCH_SECONDS."""
+class RegexTimeout(StatesError):
+    """A match ran past MATCH_SECONDS: States.Runtime where it surfaces as it is (a JSONPath filter);
+    a JSONata field words it as its own evaluation error."""
 
     def __init__(self, pattern: str, seconds: float) -> None:
-        super().__init__(pattern)
         self.pattern = pattern
         self.seconds = seconds
+        super().__init__(RUNTIME, self.reason)
+
+    @property
+    def reason(self) -> str:
+        return f"The regular expression /{self.pattern}/ did not finish matching within {self.seconds:g} seconds."
 
 
 class BoundedPattern:
-    """The four operations jsonata-python asks of a compiled pattern, each bounded in time."""
+    """The operations jsonata-python (search, finditer, split, sub) and JSONPath filters (`=~`: fullmatch)
+    ask of a compiled pattern, each bounded in time."""
 
     __slots__ = ("_pattern", "_plain")
 
     def __init__(self, pattern: str, flags: int) -> None:
         import regex  # on first use: most expressions have no regular expression
 
+        self._plain = re.compile(pattern, flags)  # `re`'s syntax errors and template errors (see sub)
         self._pattern = regex.compile(pattern, flags)
-        self._plain = re.compile(pattern, flags)  # only to give `re`'s own error texts (see sub)
 
     def search(self, string: str) -> Any:
         return self._bounded(self._pattern.search, string)
+
+    def fullmatch(self, string: str) -> Any:
+        return self._bounded(self._pattern.fullmatch, string)
 
     def finditer(self, string: str) -> Iterator[Any]:
         return iter(self._bounded(lambda text, **bounds: list(self._pattern.finditer(text, **bounds)), string))

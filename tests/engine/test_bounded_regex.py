@@ -1,6 +1,7 @@
-"""JSONata regular expressions are matched with a time bound (sfn_emulator.asl.jsonata_regex): the
-same results as jsonata-python's own `re` engine for every regex function, and a match that would
-backtrack for minutes fails its state with States.QueryEvaluationError instead of freezing the engine."""
+"""Regular expressions a workflow writes (JSONata's, JSONPath filters' `=~`) are matched with a time
+bound (sfn_emulator.asl.bounded_regex): JSONata's give jsonata-python's own results for every regex
+function, and a match that would backtrack for minutes fails its state (States.QueryEvaluationError in
+JSONata, States.Runtime in a JSONPath filter) instead of freezing the engine."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import jsonata
 import pytest
 from engine_harness import Harness
 
-from sfn_emulator.asl import jsonata_regex
+from sfn_emulator.asl import bounded_regex
 
 EXPRESSIONS = [
     '$match("abcabc", /b(c)/)',
@@ -46,7 +47,7 @@ CATASTROPHIC = '$match("' + "a" * 30 + '!", /^(a|aa)+$/)'
 
 
 def test_a_match_that_would_backtrack_for_minutes_fails_its_state(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jsonata_regex, "MATCH_SECONDS", 0.2)
+    monkeypatch.setattr(bounded_regex, "MATCH_SECONDS", 0.2)
     spin = {"QueryLanguage": "JSONata", "StartAt": "Spin",
             "States": {"Spin": {"Type": "Pass", "Output": "{% " + CATASTROPHIC + " %}", "End": True}}}
     quick = {"QueryLanguage": "JSONata", "StartAt": "Quick",
@@ -59,3 +60,16 @@ def test_a_match_that_would_backtrack_for_minutes_fails_its_state(monkeypatch: p
     assert (failed.status, failed.error) == ("FAILED", "States.QueryEvaluationError")
     assert failed.cause.endswith("threw an error during evaluation. The regular expression /^(a|aa)+$/ did not "
                                  "finish matching within 0.2 seconds.")
+
+
+def test_a_jsonpath_filter_that_would_backtrack_for_minutes_fails_its_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bounded_regex, "MATCH_SECONDS", 0.2)
+    definition = {"StartAt": "Pick", "States": {
+        "Pick": {"Type": "Pass", "InputPath": "$.items[?(@.name =~ /^(a|aa)+$/)]", "End": True}}}
+    with Harness() as harness:
+        failed = harness.run(definition, {"items": [{"name": "a" * 30 + "!"}]})
+        matched = harness.run(definition, {"items": [{"name": "aaaa"}, {"name": "b"}]})
+    assert (failed.status, failed.error) == ("FAILED", "States.Runtime")
+    assert failed.cause == ("An error occurred while executing the state 'Pick' (entered at the event id #2). "
+                            "The regular expression /^(a|aa)+$/ did not finish matching within 0.2 seconds.")
+    assert (matched.status, json.loads(matched.output)) == ("SUCCEEDED", [{"name": "aaaa"}])
