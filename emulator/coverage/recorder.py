@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sfn_emulator.coverage.model import CoverageReport, MachineCoverage
-from sfn_emulator.engine.execution import Execution
+if TYPE_CHECKING:
+    from sfn_emulator.coverage.model import CoverageReport, MachineCoverage
+    from sfn_emulator.engine.execution import Execution
 
 _BATCH = 1000
 
@@ -34,6 +35,8 @@ class CoverageRecorder:
                 self._drain()
 
     def report(self) -> CoverageReport:
+        from sfn_emulator.coverage.model import CoverageReport
+
         with self._lock:
             self._drain()
             return CoverageReport(list(self._machines.values()))
@@ -54,6 +57,7 @@ class CoverageRecorder:
 
     def _drain(self) -> None:
         # The graph code loads when a report is first asked for, not with every emulator.
+        from sfn_emulator.coverage.model import MachineCoverage
         from sfn_emulator.dialects import graph_of
         from sfn_emulator.graphs.trace import trace
 
