@@ -68,11 +68,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _start_errors(settings: Settings) -> tuple[type[Exception], ...]:
+    """What a bad functions map, mock file or state directory raises at start; the mock file's and the
+    store's modules (sqlite3, snapshots) are imported only when the settings name one."""
+    from sfn_emulator.resources.function_map import FunctionMapError
+
+    errors: list[type[Exception]] = [FunctionMapError]
+    if settings.mock_config is not None:
+        from sfn_emulator.resources.mock_file import MockConfigError
+
+        errors.append(MockConfigError)
+    if settings.state_dir is not None:
+        from sfn_emulator.persistence.database import StoreError
+
+        errors.append(StoreError)
+    return tuple(errors)
+
+
 def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
-    from sfn_emulator.persistence.database import StoreError
-    from sfn_emulator.resources.function_map import FunctionMapError
-    from sfn_emulator.resources.mock_file import MockConfigError
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.wire import HttpServer
     from sfn_emulator.wire.console_address import console_url
@@ -81,7 +95,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     try:
         instance = Emulator(settings, function_hint="map its name or ARN to a Python callable in a functions map and "
                             "restart with `sfn-emulator serve --functions FILE` (or SFN_EMULATOR_FUNCTIONS)")
-    except (FunctionMapError, MockConfigError, StoreError) as error:  # a bad functions map, mock file or store must not serve
+    except _start_errors(settings) as error:  # a bad functions map, mock file or store must not serve
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return 2
     with instance:
