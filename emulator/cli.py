@@ -11,6 +11,7 @@ from types import FrameType
 from typing import Sequence
 
 import sfn_emulator
+from sfn_emulator import long_lived
 from sfn_emulator.cli_definitions import add_commands as add_definition_commands
 from sfn_emulator.cli_insight import add_commands as add_insight_commands
 from sfn_emulator.cli_snapshot import add_commands as add_snapshot_commands
@@ -104,6 +105,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
         except OSError as error:
             print(f"sfn-emulator: cannot listen on {settings.host}:{settings.port}: {error}", file=sys.stderr)
             return 1
+        long_lived.enable()  # this process is the server's: what it loaded stays out of full collections
         # Installed before the banner, so a signal sent on seeing it is handled; and for SIGINT too,
         # since a process started in the background may inherit SIGINT ignored.
         previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGINT, signal.SIGTERM)}

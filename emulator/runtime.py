@@ -24,6 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable
 
+from sfn_emulator import long_lived
 from sfn_emulator.clock import Clock
 from sfn_emulator.config import Settings
 from sfn_emulator import dialects
@@ -66,6 +67,7 @@ class _BuiltOnFirstUse:
             with self._lock:
                 if self._built is None:
                     self._built = self._build()
+                    long_lived.loaded()  # the modules and models it brought stay for the process's life
         return self._built
 
     def matches(self, request: TaskRequest) -> bool:
