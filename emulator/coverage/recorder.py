@@ -27,6 +27,7 @@ class CoverageRecorder:
         self._lock = threading.Lock()
         self._pending: list[Execution] = []
         self._machines: dict[tuple[str, str], MachineCoverage] = {}
+        self._definition_ids: dict[str, str] = {}  # by definition text: the executions of a machine share it
 
     def record(self, execution: Execution) -> None:
         with self._lock:
@@ -54,6 +55,7 @@ class CoverageRecorder:
         with self._lock:
             self._pending.clear()
             self._machines.clear()
+            self._definition_ids.clear()
 
     def _drain(self) -> None:
         # The graph code loads when a report is first asked for, not with every emulator.
@@ -64,7 +66,10 @@ class CoverageRecorder:
         pending, self._pending = self._pending, []
         for execution in pending:
             name = execution.state_machine_name.split("/", 1)[0]
-            key = (name, definition_id(execution.definition))
+            known = self._definition_ids.get(execution.definition)
+            if known is None:
+                known = self._definition_ids[execution.definition] = definition_id(execution.definition)
+            key = (name, known)
             machine = self._machines.get(key)
             if machine is None:
                 try:
