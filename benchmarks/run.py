@@ -76,19 +76,30 @@ def from_measurement(measurement: Measurement | None) -> Result:
 
 def attempts(scenario: Scenario, server: RunningServer, profile: Profile) -> Result:
     values: list[float] = []
-    note = ""
+    notes: list[str] = []
     try:
         state = scenario.prepare(server.client, profile)
         began = time.perf_counter()
         while len(values) < profile.repeats and (not values or time.perf_counter() - began < profile.repeat_budget):
+            processor_before = server.processor_seconds()
             measurement = scenario.attempt(server.client, state, profile)
             if measurement.value is None:
                 return Result(None, values, measurement.gave_up_after, measurement.problem, measurement.note)
             values.append(measurement.value)
-            note = measurement.note
+            notes.append(measurement.note + processor_note(measurement, processor_before, server.processor_seconds()))
     except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as error:  # API error, no answer
         return Result(None, values, problem=str(error).splitlines()[0][:160])
-    return Result(statistics.median(values), values, note=note)
+    median_attempt = sorted(range(len(values)), key=values.__getitem__)[(len(values) - 1) // 2]
+    return Result(statistics.median(values), values, note=notes[median_attempt])
+
+
+def processor_note(measurement: Measurement, before: float | None, after: float | None) -> str:
+    """The server's processor time per item of the attempt, for workloads measured per item: on a
+    loaded machine the wall time per item swings with the waiting for a core, this does not."""
+    if measurement.per is None or before is None or after is None:
+        return ""
+    count, item = measurement.per
+    return f", server processor {(after - before) / count * 1e6:.1f} us/{item}"
 
 
 def format_figure(result: Result, unit: str) -> str:

@@ -56,7 +56,7 @@ def history_scenario(events: int, *, full_only: bool) -> Scenario:
         wall = time.perf_counter() - began
         if count != events:
             return Measurement(None, problem=f"{count:,} events, expected {events:,}")
-        return Measurement(wall, note=f"{pages} pages, {wall / count * 1e6:.1f} us/event")
+        return Measurement(wall, note=f"{pages} pages, {wall / count * 1e6:.1f} us/event", per=(count, "event"))
 
     return Scenario(f"History of {events:,} events, paged by {HISTORY_PAGE}", "s", prepare, attempt,
                     floor=True, full_only=full_only)
@@ -114,7 +114,7 @@ def distributed_map_scenario(rows: int, *, full_only: bool) -> Scenario:
         if problem := unexpected(execution, "SUCCEEDED", {"batches": rows // ROWS_PER_BATCH}):
             return Measurement(None, problem=problem)
         wall = execution.ended - execution.started
-        return Measurement(wall, note=f"{wall / rows * 1e6:.1f} us/row")
+        return Measurement(wall, note=f"{wall / rows * 1e6:.1f} us/row", per=(rows, "row"))
 
     return Scenario(f"Distributed Map over {rows:,} CSV rows in S3, batches of {ROWS_PER_BATCH}", "s",
                     prepare, attempt, full_only=full_only)

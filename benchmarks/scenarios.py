@@ -51,6 +51,7 @@ class Measurement:
     gave_up_after: float | None = None
     problem: str | None = None
     note: str = ""
+    per: tuple[int, str] | None = None  # (how many, of what): the note adds the server's processor time per one
 
 
 @dataclass

@@ -11,6 +11,7 @@ from types import FrameType
 from typing import Sequence
 
 import sfn_emulator
+from sfn_emulator import long_lived
 from sfn_emulator.cli_definitions import add_commands as add_definition_commands
 from sfn_emulator.cli_insight import add_commands as add_insight_commands
 from sfn_emulator.cli_snapshot import add_commands as add_snapshot_commands
@@ -68,11 +69,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _start_errors(settings: Settings) -> tuple[type[Exception], ...]:
+    """What a bad functions map, mock file or state directory raises at start; the mock file's and the
+    store's modules (sqlite3, snapshots) are imported only when the settings name one."""
+    from sfn_emulator.resources.function_map import FunctionMapError
+
+    errors: list[type[Exception]] = [FunctionMapError]
+    if settings.mock_config is not None:
+        from sfn_emulator.resources.mock_file import MockConfigError
+
+        errors.append(MockConfigError)
+    if settings.state_dir is not None:
+        from sfn_emulator.persistence.database import StoreError
+
+        errors.append(StoreError)
+    return tuple(errors)
+
+
 def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
-    from sfn_emulator.persistence.database import StoreError
-    from sfn_emulator.resources.function_map import FunctionMapError
-    from sfn_emulator.resources.mock_file import MockConfigError
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.wire import HttpServer
     from sfn_emulator.wire.console_address import console_url
@@ -81,7 +96,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     try:
         instance = Emulator(settings, function_hint="map its name or ARN to a Python callable in a functions map and "
                             "restart with `sfn-emulator serve --functions FILE` (or SFN_EMULATOR_FUNCTIONS)")
-    except (FunctionMapError, MockConfigError, StoreError) as error:  # a bad functions map, mock file or store must not serve
+    except _start_errors(settings) as error:  # a bad functions map, mock file or store must not serve
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return 2
     with instance:
@@ -90,6 +105,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
         except OSError as error:
             print(f"sfn-emulator: cannot listen on {settings.host}:{settings.port}: {error}", file=sys.stderr)
             return 1
+        long_lived.enable()  # this process is the server's: what it loaded stays out of full collections
         # Installed before the banner, so a signal sent on seeing it is handled; and for SIGINT too,
         # since a process started in the background may inherit SIGINT ignored.
         previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGINT, signal.SIGTERM)}

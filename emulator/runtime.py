@@ -25,10 +25,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable
 
+from sfn_emulator import long_lived
 from sfn_emulator.clock import Clock
 from sfn_emulator.config import Settings
 from sfn_emulator import dialects
-from sfn_emulator.coverage import CoverageRecorder
+from sfn_emulator.coverage.recorder import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.event_bus import EventBus
 from sfn_emulator.engine.execution import Execution
@@ -39,15 +40,15 @@ from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
 from sfn_emulator.resources.function_map import load_function_map
 from sfn_emulator.resources.http_task import HttpTask
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
-from sfn_emulator.resources.mocks import MockConfig
 from sfn_emulator.resources.nested_executions import StartExecution
 from sfn_emulator.service import StepFunctionsService
-from sfn_emulator.swf import SwfService
 
 if TYPE_CHECKING:
     from flask import Flask
 
     from sfn_emulator.persistence import StateDirectory
+    from sfn_emulator.resources.mocks import MockConfig
+    from sfn_emulator.swf import SwfService
     from sfn_emulator.wire.app import JsonProtocolEndpoint
     from sfn_emulator.wire.front import Front
 
@@ -68,6 +69,7 @@ class _BuiltOnFirstUse:
             with self._lock:
                 if self._built is None:
                     self._built = self._build()
+                    long_lived.loaded()  # the modules and models it brought stay for the process's life
         return self._built
 
     def matches(self, request: TaskRequest) -> bool:
@@ -75,6 +77,17 @@ class _BuiltOnFirstUse:
 
     def invoke(self, request: TaskRequest) -> Any:
         return self.resource.invoke(request)
+
+
+class _SwfOnFirstRequest:
+    """The SWF API's control plane as the HTTP endpoint sees it: the emulator's SWF service, made on
+    the first SWF request."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self._emulator = emulator
+
+    def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
+        return self._emulator.swf.handle(operation, params, account=account, region=region)
 
 
 class _CurrentMocks:
@@ -108,11 +121,21 @@ def _remote_endpoints(settings: Settings) -> list[TaskResource]:
     return remote_resources(endpoints)
 
 
+def _load_mocks(path: str | Path | None) -> MockConfig | None:
+    """The mock configuration at `path` (its modules imported only when there is one)."""
+    if path is None:
+        return None
+    from sfn_emulator.resources.mocks import MockConfig
+
+    return MockConfig.load(path)
+
+
 def _open_state_dir(directory: Path | None) -> StateDirectory | None:
     """The state directory's store, opened and read (persistence imported only when one is given)."""
     if directory is None:
         return None
     from sfn_emulator.persistence import StateDirectory
+    from sfn_emulator.swf import SwfService
 
     return StateDirectory(directory)
 
@@ -134,7 +157,7 @@ class Emulator:
         self.functions = LambdaFunctions(self.clock.now, default_timeout=settings.function_timeout)
         if settings.functions is not None:
             self.functions.update(load_function_map(settings.functions))
-        self.mocks = MockConfig.load(settings.mock_config) if settings.mock_config is not None else None
+        self.mocks = _load_mocks(settings.mock_config)
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         seed = process_seed(settings.seed)
         self.seed = seed  # what every id the emulator draws comes from (`--seed`)
@@ -154,18 +177,30 @@ class Emulator:
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.coverage = CoverageRecorder()
         self.engine.on_finished.append(self.coverage.record)
-        # Amazon SWF on the same endpoint: its timers on the engine's clock, its Lambda functions the same callables.
-        self.swf = SwfService(self.engine, self.functions, function_hint=function_hint or "--functions",
-                              ids=Randomness(f"{seed}:swf"))
+        self._swf: SwfService | None = None
+        self._swf_lock = threading.Lock()
         if self.state is not None:
             self.state.attach(self.service, self.engine, self.clock)
+
+    @property
+    def swf(self) -> SwfService:
+        """Amazon SWF on the same endpoint: its timers on the engine's clock, its Lambda functions the same
+        callables. Made (and the `swf` package imported) when first asked for: most runs never call it."""
+        if self._swf is None:
+            with self._swf_lock:
+                if self._swf is None:
+                    from sfn_emulator.swf import SwfService
+
+                    self._swf = SwfService(self.engine, self.functions, function_hint=self.function_hint or "--functions",
+                                           ids=Randomness(f"{self.seed}:swf"))
+        return self._swf
 
     @cached_property
     def _api_endpoint(self) -> JsonProtocolEndpoint:
         from sfn_emulator.wire.app import api_endpoint
 
         return api_endpoint(self.service, default_account=self.settings.account, default_region=self.settings.region,
-                            more_apis=[("swf", self.swf)], ids=Randomness(f"{self.seed}:wire"))
+                            more_apis=[("swf", _SwfOnFirstRequest(self))], ids=Randomness(f"{self.seed}:wire"))
 
     @cached_property
     def server_app(self) -> Front:
@@ -219,7 +254,8 @@ class Emulator:
         `account`; settings, the clock and registered callables stay. moto's backends are shared by
         the whole process: a reset of every account reaches other emulators in it too."""
         self.service.reset(account)
-        self.swf.reset(account)
+        if self._swf is not None:
+            self._swf.reset(account)
         reset_moto_backends(account)
 
     def _step_functions_sdk(self) -> TaskResource:
@@ -231,7 +267,7 @@ class Emulator:
         """Answer test cases from the mock configuration at `path` from now on (None: no mocks).
 
         A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
-        self.mocks = MockConfig.load(path) if path is not None else None
+        self.mocks = _load_mocks(path)
         self.engine.resources = self._task_resources()
 
     def _task_resources(self) -> TaskResources:
@@ -243,10 +279,10 @@ class Emulator:
             self.mocks.forget_execution(execution.arn)
 
     def close(self) -> None:
-        """Stop the engine's thread; running executions stop where they are (and SWF's long polls end)."""
-        self.swf.close()
-        """Stop the engine's thread; running executions stop where they are (with a state
-        directory, they go on from there at the next start)."""
+        """Stop the engine's thread; running executions stop where they are (with a state directory,
+        they go on from there at the next start), and SWF's long polls end."""
+        if self._swf is not None:
+            self._swf.close()
         self.engine.close()
         if self.state is not None:
             self.state.close()

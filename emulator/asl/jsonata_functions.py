@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import random
 from typing import Any, Callable, Sequence
@@ -12,9 +11,9 @@ from typing import Any, Callable, Sequence
 from sfn_emulator.asl.model import Scope
 from sfn_emulator.randomness import Randomness
 
-HASH_ALGORITHMS: dict[str, Callable[[bytes], Any]] = {
-    "MD5": hashlib.md5, "SHA-1": hashlib.sha1, "SHA-256": hashlib.sha256,
-    "SHA-384": hashlib.sha384, "SHA-512": hashlib.sha512,
+# hashlib's names of the algorithms $hash knows (hashlib, with OpenSSL, loads on the first hash)
+HASH_ALGORITHMS: dict[str, str] = {
+    "MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha384", "SHA-512": "sha512",
 }
 
 
@@ -60,7 +59,9 @@ def _hash(data: Any, algorithm: str = "SHA-256") -> str:
     if algorithm not in HASH_ALGORITHMS:
         raise ValueError(f"The hashing algorithm '{algorithm}' is not supported; use one of {list(HASH_ALGORITHMS)}")
     text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    return HASH_ALGORITHMS[algorithm](text.encode("utf-8")).hexdigest()
+    import hashlib
+
+    return hashlib.new(HASH_ALGORITHMS[algorithm], text.encode("utf-8")).hexdigest()
 
 
 def _parse(text: str) -> Any:

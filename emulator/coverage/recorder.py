@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sfn_emulator.coverage.model import CoverageReport, MachineCoverage
-from sfn_emulator.engine.execution import Execution
+if TYPE_CHECKING:
+    from sfn_emulator.coverage.model import CoverageReport, MachineCoverage
+    from sfn_emulator.engine.execution import Execution
 
 _BATCH = 1000
 
@@ -26,6 +27,7 @@ class CoverageRecorder:
         self._lock = threading.Lock()
         self._pending: list[Execution] = []
         self._machines: dict[tuple[str, str], MachineCoverage] = {}
+        self._definition_ids: dict[str, str] = {}  # by definition text: the executions of a machine share it
 
     def record(self, execution: Execution) -> None:
         with self._lock:
@@ -34,6 +36,8 @@ class CoverageRecorder:
                 self._drain()
 
     def report(self) -> CoverageReport:
+        from sfn_emulator.coverage.model import CoverageReport
+
         with self._lock:
             self._drain()
             return CoverageReport(list(self._machines.values()))
@@ -51,16 +55,21 @@ class CoverageRecorder:
         with self._lock:
             self._pending.clear()
             self._machines.clear()
+            self._definition_ids.clear()
 
     def _drain(self) -> None:
         # The graph code loads when a report is first asked for, not with every emulator.
+        from sfn_emulator.coverage.model import MachineCoverage
         from sfn_emulator.dialects import graph_of
         from sfn_emulator.graphs.trace import trace
 
         pending, self._pending = self._pending, []
         for execution in pending:
             name = execution.state_machine_name.split("/", 1)[0]
-            key = (name, definition_id(execution.definition))
+            known = self._definition_ids.get(execution.definition)
+            if known is None:
+                known = self._definition_ids[execution.definition] = definition_id(execution.definition)
+            key = (name, known)
             machine = self._machines.get(key)
             if machine is None:
                 try:

@@ -19,14 +19,16 @@ Register a dialect with `register(dialect)`; the built-in ones are registered on
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic, InvalidDefinitionError
 from sfn_emulator.dialects.documents import load_document
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.frame import Run
-from sfn_emulator.graphs.structure import Graph
+
+if TYPE_CHECKING:  # graphs are drawn on request only: not imported for a run
+    from sfn_emulator.graphs.structure import Graph
 
 DIALECT_TAG = "sfn-emulator:dialect"
 ASL = "asl"

@@ -7,7 +7,7 @@ dialect recognises, so a broken definition gets ASL's own diagnostics.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.asl.parser import parse_definition, validate_definition
@@ -15,8 +15,9 @@ from sfn_emulator.asl.validation import Diagnostic
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.engine.interpreter import run_execution
-from sfn_emulator.graphs.structure import Graph
-from sfn_emulator.graphs.structure import graph_of as asl_graph
+
+if TYPE_CHECKING:
+    from sfn_emulator.graphs.structure import Graph
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,9 @@ class AslDialect:
         return run_execution(run)
 
     def graph(self, definition: str) -> Graph:
-        return asl_graph(definition)
+        from sfn_emulator.graphs.structure import graph_of  # imported on the first graph asked for
+
+        return graph_of(definition)
 
     def mock_view(self, model: StateMachine) -> Mapping[str, Any]:
         return model.raw

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ class HistoryEvent(Mapping[str, Any]):
     def __init__(self, timestamp: datetime, type: str, id: int, previous_event_id: int,
                  details_key: str | None = None, details: dict[str, Any] | None = None) -> None:
         self.timestamp = timestamp
-        self.type = type
+        self.type = sys.intern(type)  # a few dozen names, each often built anew (f"{state type}StateEntered"): one copy
         self.id = id
         self.previous_event_id = previous_event_id
         self.details_key = details_key

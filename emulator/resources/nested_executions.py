@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from email.utils import format_datetime
 from typing import Any
 
 from sfn_emulator.asl import errors as names
@@ -112,6 +111,8 @@ def epoch_millis(moment: datetime) -> int:
 
 def sdk_metadata(length: int, now: datetime | None, request_id: str) -> dict[str, Any]:
     """The HTTP metadata the 1.x SDK adds to StartExecution's answer (a body of `length` bytes)."""
+    from email.utils import format_datetime  # (email's package, with socket, on the first nested start)
+
     headers = {
         "connection": "keep-alive",
         "Content-Length": str(length),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import hashlib
 import json
 from typing import Any, Callable, Sequence, TypeVar, overload
 
@@ -24,6 +23,8 @@ DEFAULT_PAGE_SIZE = 100
 
 
 def _scope_id(scope: str) -> str:
+    import hashlib  # (with OpenSSL: on the first paged listing)
+
     return hashlib.sha256(scope.encode()).hexdigest()[:16]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Iterable, Iterator
 
+from sfn_emulator import long_lived
 from sfn_emulator.wire.app import JsonProtocolEndpoint
 from sfn_emulator.wire.aws_passthrough import is_other_aws_service
 
@@ -44,6 +45,7 @@ class Front:
             with self._lock:
                 if self._full is None:
                     self._full = self._build_full_app()
+                    long_lived.loaded()  # Flask and the app stay for the server's life
         return self._full
 
     def _warm(self) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 from typing import Mapping
 
 from sfn_emulator.asl.intrinsics.arguments import Arguments, string_argument, text_form
@@ -54,4 +53,6 @@ def hash_text(args: Arguments) -> JSON:
         raise InvalidArguments
     if len(data) > _MAX_ENCODING_INPUT:
         raise InvalidArguments
+    import hashlib  # (with OpenSSL: on the first hash, not with every definition's parser)
+
     return hashlib.new(_HASH_ALGORITHMS[algorithm], data.encode("utf-8")).hexdigest()

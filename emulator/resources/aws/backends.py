@@ -21,6 +21,7 @@ import botocore.session
 from botocore.awsrequest import AWSPreparedRequest, AWSRequest, AWSResponse
 from botocore.config import Config
 
+from sfn_emulator import long_lived
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, moto_state
 
@@ -67,6 +68,7 @@ class MotoBackends:
                 client.meta.events.register("before-sign", _account_header(account))
                 client.meta.events.register("before-send", self._send)
                 self._clients[key] = client
+                long_lived.loaded()  # the service's botocore model, kept as long as the client
         return client
 
     def _boto3_session(self) -> boto3.session.Session:

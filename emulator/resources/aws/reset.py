@@ -3,13 +3,13 @@ services behind integrations (moto's own `/moto-api/reset` knows no accounts).""
 
 from __future__ import annotations
 
-from sfn_emulator.resources.aws import moto_state
-
 
 def reset_moto_backends(account: str | None = None) -> None:
     """Every moto backend's resources in this process, or only those of `account`."""
     from moto.core.base_backend import BackendDict, backend_lock
     from moto.moto_api._internal.models import moto_api_backend
+
+    from sfn_emulator.resources.aws import moto_state
 
     if account is None:
         moto_api_backend.reset()
