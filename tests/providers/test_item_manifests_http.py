@@ -9,11 +9,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import boto3
 import pytest
-from botocore.config import Config
 from flow import Flow, Server
-from helpers.clients import TEST_REGION
 
 
 @pytest.fixture(scope="module")
@@ -21,18 +18,6 @@ def flow(start_server: Callable[..., Server]) -> Flow:
     return Flow(start_server())
 
 
-@pytest.fixture(scope="module")
-def s3(flow: Flow) -> Any:
-    return boto3.client("s3", endpoint_url=flow.server.endpoint_url, region_name=TEST_REGION,
-                        aws_access_key_id="testing", aws_secret_access_key="testing",
-                        config=Config(retries={"max_attempts": 0}, s3={"addressing_style": "path"}))
-
-
-@pytest.fixture
-def bucket(s3: Any) -> str:
-    name = f"inventory-{uuid.uuid4().hex[:12]}"
-    s3.create_bucket(Bucket=name)
-    return name
 
 
 def inventory_reader(**config: Any) -> dict[str, Any]:

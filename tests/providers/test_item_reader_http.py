@@ -7,13 +7,10 @@ a Step Functions client on the same endpoint, and reads what the ResultWriter wr
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from typing import Any
 
-import boto3
 import pytest
-from botocore.config import Config
 from flow import ACCOUNT, Flow, Server
 from helpers.clients import TEST_REGION
 
@@ -26,18 +23,6 @@ def flow(start_server: Callable[..., Server]) -> Flow:
     return Flow(start_server())
 
 
-@pytest.fixture(scope="module")
-def s3(flow: Flow) -> Any:
-    return boto3.client("s3", endpoint_url=flow.server.endpoint_url, region_name=TEST_REGION,
-                        aws_access_key_id="testing", aws_secret_access_key="testing",
-                        config=Config(retries={"max_attempts": 0}, s3={"addressing_style": "path"}))
-
-
-@pytest.fixture
-def bucket(s3: Any) -> str:
-    name = f"item-reader-{uuid.uuid4().hex[:12]}"
-    s3.create_bucket(Bucket=name)
-    return name
 
 
 def distributed_map(**fields: Any) -> dict[str, Any]:

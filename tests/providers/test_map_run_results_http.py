@@ -9,12 +9,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import boto3
 import pytest
-from botocore.config import Config
 from botocore.exceptions import ClientError
 from flow import Flow, Server
-from helpers.clients import TEST_REGION
 
 DISTRIBUTED = {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}
 
@@ -24,18 +21,6 @@ def flow(start_server: Callable[..., Server]) -> Flow:
     return Flow(start_server())
 
 
-@pytest.fixture(scope="module")
-def s3(flow: Flow) -> Any:
-    return boto3.client("s3", endpoint_url=flow.server.endpoint_url, region_name=TEST_REGION,
-                        aws_access_key_id="testing", aws_secret_access_key="testing",
-                        config=Config(retries={"max_attempts": 0}, s3={"addressing_style": "path"}))
-
-
-@pytest.fixture
-def bucket(s3: Any) -> str:
-    name = f"map-run-{uuid.uuid4().hex[:12]}"
-    s3.create_bucket(Bucket=name)
-    return name
 
 
 def distributed_map(processor_states: dict[str, Any], start_at: str, **fields: Any) -> dict[str, Any]:
