@@ -124,8 +124,9 @@ def test_a_spinning_expression_fails_its_execution_while_others_run_and_the_api_
                        definition=json.dumps(_document(field, SPIN)))["stateMachineArn"]
     quick = driver.call("create_state_machine", name="quick", roleArn=ROLE,
                         definition=json.dumps(QUICK))["stateMachineArn"]
+    compile_expression("${ . }").evaluate(None)  # an idle worker: running (R) from now on means evaluating
     spinning = driver.call("start_execution", stateMachineArn=spin, input="{}")["executionArn"]
-    assert _poll(lambda: _spinning(os.getpid())), "no jq worker started"
+    assert _poll(lambda: _spinning(os.getpid())), "no jq worker is evaluating"
     beside = driver.call("start_execution", stateMachineArn=quick, input='{"n": 1}')["executionArn"]
     assert driver.call("describe_execution", executionArn=spinning)["status"] == "RUNNING"
     assert {item["name"] for item in driver.call("list_state_machines")["stateMachines"]} == {"spin", "quick"}
@@ -152,10 +153,14 @@ def test_sigterm_stops_serve_and_its_workers_while_one_spins() -> None:
         assert process.stdout is not None
         banner = next(line for line in process.stdout if "serving AWS Step Functions on" in line)
         sfn = make_client(banner.split(" on ")[1].split()[0])
+        warm = sfn.create_state_machine(name="quick", roleArn=ROLE, definition=json.dumps(QUICK))["stateMachineArn"]
+        warming = sfn.start_execution(stateMachineArn=warm, input='{"n": 1}')["executionArn"]
+        # Its worker is then idle, so a running (R) worker from now on is one evaluating.
+        assert _poll(lambda: sfn.describe_execution(executionArn=warming)["status"] == "SUCCEEDED")
         arn = sfn.create_state_machine(name="spin", roleArn=ROLE,
                                        definition=json.dumps(_document("condition", SPIN)))["stateMachineArn"]
         execution = sfn.start_execution(stateMachineArn=arn, input="{}")["executionArn"]
-        assert _poll(lambda: _spinning(process.pid)), "no jq worker started"
+        assert _poll(lambda: _spinning(process.pid)), "no jq worker is evaluating"
         workers = list(_jq_workers(process.pid))
         assert sfn.describe_execution(executionArn=execution)["status"] == "RUNNING"  # the server answers meanwhile
         process.send_signal(signal.SIGTERM)
@@ -165,3 +170,17 @@ def test_sigterm_stops_serve_and_its_workers_while_one_spins() -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_worker_answers_line_by_line_and_ends_with_its_input() -> None:
+    worker = subprocess.Popen([sys.executable, "-m", "sfn_emulator.dialects.sm4c.jq_worker", str(1 << 30), "60"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert worker.stdin is not None and worker.stdout is not None
+    assert json.loads(worker.stdout.readline()) == {"ready": True}
+    for program, answer in [(".[0] + 1", {"output": 2}), ("empty", {}), ("error(\"no\")", {"error": "no"})]:
+        worker.stdin.write(json.dumps({"program": program, "input": [1]}) + "\n")
+        worker.stdin.flush()
+        assert json.loads(worker.stdout.readline()) == answer
+    worker.stdin.close()
+    assert worker.wait(timeout=60) == 0  # a liveness bound: end of input ends it
+    worker.stdout.close()

@@ -37,11 +37,14 @@ class _Worker:
 
     def __init__(self) -> None:
         cpu_seconds = math.ceil(TIME_LIMIT_SECONDS) + 5  # a backstop above the wall-time limit
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "sfn_emulator.dialects.sm4c.jq_worker", str(MEMORY_LIMIT_BYTES), str(cpu_seconds)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
-            start_new_session=True,  # a Ctrl-C meant for the server is the server's to handle
-        )
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "sfn_emulator.dialects.sm4c.jq_worker", str(MEMORY_LIMIT_BYTES), str(cpu_seconds)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
+                start_new_session=True,  # a Ctrl-C meant for the server is the server's to handle
+            )
+        except OSError as error:  # no process to be had (limits of the machine)
+            raise JqEvaluationFailure(f"could not be evaluated: no jq worker could start ({error})") from None
         try:
             self.read_line(time.monotonic() + START_LIMIT_SECONDS, f"could not start within {START_LIMIT_SECONDS:g} seconds")
         except JqEvaluationFailure:
