@@ -1,4 +1,6 @@
-"""jq expressions of SM4C documents (`${ ... }`), compiled once with the `jq` binding from PyPI.
+"""jq expressions of SM4C documents (`${ ... }`), checked with the `jq` binding from PyPI when the
+document is read and evaluated in a worker process (`jq_sandbox`: libjq holds the GIL, so a program
+that never ends must not run in the server's process).
 
 The binding is imported with the first expression compiled, so documents of other dialects never
 load it. Variables are bound from the input rather than at compile time (`. as [$value, $rhs, $d] |
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
+from sfn_emulator.dialects.sm4c.jq_sandbox import JqEvaluationFailure, evaluate_first
 
 JSON = Any
 _WRAPPED = re.compile(r"\A\s*\$\{(.*)\}\s*\Z", re.DOTALL)
@@ -36,15 +39,15 @@ def unwrap(text: str) -> str | None:
 @dataclass(frozen=True, slots=True)
 class Expression:
     text: str  # as written in the document
-    program: Any = field(repr=False, compare=False)
+    program: str = field(repr=False, compare=False)  # the jq source run, prelude included
 
     def evaluate(self, data: JSON, value: JSON = None) -> JSON:
         """The program's first output on `data` (null when it outputs nothing)."""
         try:
-            outputs = self.program.input_value([value, value, data]).all()
-        except ValueError as error:
-            raise StatesError(QUERY_EVALUATION_ERROR, f"The jq expression '{self.text}' failed: {error}") from None
-        return outputs[0] if outputs else None
+            _, first = evaluate_first(self.program, [value, value, data])
+        except JqEvaluationFailure as failure:
+            raise StatesError(QUERY_EVALUATION_ERROR, f"The jq expression '{self.text}' {failure}") from None
+        return first
 
     def holds(self, data: JSON, value: JSON = None) -> bool:
         """A condition: jq's truth (anything but false and null)."""
@@ -59,10 +62,10 @@ def compile_expression(text: str) -> Expression:
     program = unwrap(text)
     source = text if program is None else program
     try:
-        compiled = jq.compile(_PRELUDE + source)
+        jq.compile(_PRELUDE + source)  # compiling always ends, so the syntax is checked here
     except ValueError as error:
         raise ExpressionSyntaxError(_first_line(str(error))) from None
-    return Expression(text, compiled)
+    return Expression(text, _PRELUDE + source)
 
 
 def _first_line(message: str) -> str:
