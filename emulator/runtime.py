@@ -135,7 +135,6 @@ def _open_state_dir(directory: Path | None) -> StateDirectory | None:
     if directory is None:
         return None
     from sfn_emulator.persistence import StateDirectory
-    from sfn_emulator.swf import SwfService
 
     return StateDirectory(directory)
 
