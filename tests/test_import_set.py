@@ -13,9 +13,9 @@ import sys
 import pytest
 
 # Loaded only by the feature that needs them: AWS integrations (moto, boto3), the HTTP app (Flask),
-# JSONata expressions, YAML or jq definitions, Amazon SWF, graphs and coverage reports, mock files,
-# email-style dates (nested executions' SDK metadata), hashes (OpenSSL).
-_ON_FIRST_USE = ("moto", "boto3", "flask", "werkzeug", "jsonata", "yaml", "jq", "sfn_emulator.swf",
+# JSONata expressions, a workflow's regular expressions, YAML or jq definitions, Amazon SWF, graphs and
+# coverage reports, mock files, email-style dates (nested executions' SDK metadata), hashes (OpenSSL).
+_ON_FIRST_USE = ("moto", "boto3", "flask", "werkzeug", "jsonata", "regex", "yaml", "jq", "sfn_emulator.swf",
                  "sfn_emulator.graphs", "sfn_emulator.coverage.model", "sfn_emulator.resources.mocks",
                  "sfn_emulator.persistence", "email", "hashlib")
 
