@@ -68,8 +68,9 @@ STACK_OVERFLOW = ("U1001: Stack overflow error: Check for non-terminating recurs
 # How many evaluation steps (JSONata nodes entered) one evaluation may take. A tail-recursive function never
 # overflows the stack, so without a bound `($f := function($n){$f($n)}; $f(1))` would hold the engine for
 # ever. Steps, not seconds: the same expression stops at the same point on every machine. A 100,000-item
-# `$map` with a small lambda takes about 500,000 steps; the bound is ten times that.
-STEP_BUDGET = 5_000_000
+# `$map` with a small lambda takes about 500,000 steps; the bound is four times that (a few seconds of
+# the engine thread at most).
+STEP_BUDGET = 2_000_000
 
 
 class _StepBudget:
