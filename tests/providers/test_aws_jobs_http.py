@@ -8,7 +8,6 @@ Table-driven from tests/fixtures/providers/aws_jobs.json (see its `about`).
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from flow import Flow, Server, outcome, task
+from helpers.expectations import includes, matches
 
 from sfn_emulator.resources.aws_jobs import FAILED, JOBS, RUNNING, SUCCEEDED
 
@@ -25,25 +25,6 @@ FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "providers" / "aw
 @pytest.fixture(scope="module")
 def flow(start_server: Callable[..., Server]) -> Flow:
     return Flow(start_server())
-
-
-def matches(expected: Any, actual: Any) -> bool:
-    """Equality where `<any>` in an expected string matches any text."""
-    if isinstance(expected, str) and "<any>" in expected:
-        pattern = ".*?".join(re.escape(part) for part in expected.split("<any>"))
-        return isinstance(actual, str) and re.fullmatch(pattern, actual, re.DOTALL) is not None
-    return expected == actual
-
-
-def includes(expected: Any, actual: Any) -> bool:
-    """Does `actual` hold every member of `expected` (objects may hold more; lists match item by item)?"""
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(key in actual and includes(value, actual[key])
-                                                for key, value in expected.items())
-    if isinstance(expected, list):
-        return isinstance(actual, list) and len(expected) == len(actual) and all(
-            includes(e, a) for e, a in zip(expected, actual))
-    return matches(expected, actual)
 
 
 def at(value: Any, path: str) -> Any:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.expectations import includes, matches
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
@@ -53,31 +53,6 @@ def task_request(resource: str, payload: Any, account: str) -> TaskRequest:
 
 def substitute(value: Any, account: str) -> Any:
     return json.loads(json.dumps(value).replace("${account}", account))
-
-
-def matches(expected: Any, actual: Any) -> bool:
-    """JSON equality where `<any>` in an expected string matches any text."""
-    if isinstance(expected, str) and "<any>" in expected:
-        pattern = ".*?".join(re.escape(part) for part in expected.split("<any>"))
-        return isinstance(actual, str) and re.fullmatch(pattern, actual, re.DOTALL) is not None
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and expected.keys() == actual.keys() and all(
-            matches(value, actual[key]) for key, value in expected.items())
-    if isinstance(expected, list):
-        return isinstance(actual, list) and len(expected) == len(actual) and all(
-            matches(e, a) for e, a in zip(expected, actual))
-    return type(expected) is type(actual) and expected == actual
-
-
-def includes(expected: Any, actual: Any) -> bool:
-    """Like `matches`, but objects may hold more members than expected."""
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(key in actual and includes(value, actual[key])
-                                                for key, value in expected.items())
-    if isinstance(expected, list):
-        return isinstance(actual, list) and len(expected) == len(actual) and all(
-            includes(e, a) for e, a in zip(expected, actual))
-    return matches(expected, actual)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
