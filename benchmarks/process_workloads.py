@@ -351,18 +351,10 @@ def _map_outcome(described: dict[str, Any], expected: str, before: float, second
     return {"before": before, "after": rss_mib(), "seconds": seconds}
 
 
-def _retained_main(side: str, executions: int) -> int:
+def _memory_main(run: Callable[[str, int], dict[str, Any]], side: str, count: int) -> int:
+    """Print, as JSON, one memory workload's outcome with the MiB it kept (`after` - `before`)."""
     sys.path.insert(0, str(Path(__file__).parent))
-    outcome = run_retained(side, executions)
-    if "problem" not in outcome:
-        outcome["mib"] = outcome["after"] - outcome["before"]
-    print(json.dumps(outcome))
-    return 0
-
-
-def _map_main(side: str, items: int) -> int:
-    sys.path.insert(0, str(Path(__file__).parent))
-    outcome = run_map(side, items)
+    outcome = run(side, count)
     if "problem" not in outcome:
         outcome["mib"] = outcome["after"] - outcome["before"]
     print(json.dumps(outcome))
@@ -393,7 +385,7 @@ if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "chain":
         raise SystemExit(_chain_main(sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
     if len(sys.argv) == 4 and sys.argv[1] == "retained":
-        raise SystemExit(_retained_main(sys.argv[2], int(sys.argv[3])))
+        raise SystemExit(_memory_main(run_retained, sys.argv[2], int(sys.argv[3])))
     if len(sys.argv) == 4 and sys.argv[1] == "map":
-        raise SystemExit(_map_main(sys.argv[2], int(sys.argv[3])))
+        raise SystemExit(_memory_main(run_map, sys.argv[2], int(sys.argv[3])))
     raise SystemExit(__doc__)
