@@ -21,7 +21,6 @@ a field with such a type rule is compiled as a `TypedExpression`, so every calle
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 if TYPE_CHECKING:  # jsonata-python is imported with the first expression compiled: most definitions use JSONPath
     from jsonata.jexception import JException
 
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.bounded_regex import RegexTimeout, bounded_regex_engine
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
 from sfn_emulator.asl.jsonata_functions import (
@@ -189,7 +189,7 @@ class JsonataExpression:
         return QueryEvaluationError(
             f"The JSONata expression '{self.text}' specified for the field '{self.field}' returned an unexpected "
             f"result type. Expected '{expected}', but was '{json_type(value)}' for value: "
-            f"{json.dumps(value, separators=(',', ':'), ensure_ascii=False)}",
+            f"{compact_json(value)}",
             self.field,
         )
 

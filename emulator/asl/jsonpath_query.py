@@ -19,8 +19,8 @@ slices (`[1:3]`), wildcards (`.*`, `[*]`), deep scans (`..`) and filters (`[?(..
 
 from __future__ import annotations
 
-import json
 
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.jsonpath_tokens import (
     ArraySlice,
     Filter,
@@ -222,4 +222,4 @@ def java_class(value: JSON) -> str:
 
 
 def java_text(value: JSON) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return compact_json(value)

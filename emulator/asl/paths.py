@@ -25,11 +25,11 @@ definition is refused exactly when one of its paths cannot be evaluated.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from typing import Union
 
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
 from sfn_emulator.asl.jsonpath_filter import compile_filter
 from sfn_emulator.asl.jsonpath_query import Query, QueryNotFound, java_class, java_text
@@ -193,7 +193,7 @@ class JsonResultPath:
         return items
 
     def _match_failure(self, state_input: JSON) -> StatesError:
-        shown = json.dumps(state_input, separators=(",", ":"), ensure_ascii=False)
+        shown = compact_json(state_input)
         return StatesError(RESULT_PATH_MATCH_FAILURE, f"Unable to apply ReferencePath {self.text} to input {shown}")
 
     def __repr__(self) -> str:

@@ -15,10 +15,10 @@ As AWS does:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Union
 
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.intrinsics import Intrinsic, compile_intrinsic
 from sfn_emulator.asl.model import JSON, Constant, Expression, Scope
@@ -95,7 +95,7 @@ class _PathField:
             raise StatesError(
                 RUNTIME,
                 f"The JSONPath '{self.text}' specified for the field '{self.key}' could not be found "
-                f"in the input '{json.dumps(value, separators=(',', ':'), ensure_ascii=False)}'",
+                f"in the input '{compact_json(value)}'",
             ) from None
 
 

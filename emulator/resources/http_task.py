@@ -25,6 +25,7 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
 from sfn_emulator.resources.http_connections import ConnectionParameters, connection_parameters
 from sfn_emulator.resources.http_trace import HTTP_EXCHANGE, HttpExchange
@@ -68,7 +69,7 @@ class HttpTask:
             raise StatesError(_SOCKET_ERROR, f"{http_request.method} {http_request.full_url}: {reason}") from None
         if not 200 <= result["StatusCode"] < 300:
             raise StatesError(f"States.Http.StatusCode.{result['StatusCode']}",
-                              json.dumps(result, separators=(",", ":"), ensure_ascii=False))
+                              compact_json(result))
         return result
 
 
@@ -99,7 +100,7 @@ def build_request(payload: dict[str, Any], connection: ConnectionParameters, reg
         elif isinstance(body_value, str):
             body = body_value.encode()
         else:
-            body = json.dumps(body_value, separators=(",", ":"), ensure_ascii=False).encode()
+            body = compact_json(body_value).encode()
     task_headers = payload.get("Headers") if isinstance(payload.get("Headers"), dict) else {}
     for name, value in {**_texts(task_headers), **connection.headers}.items():
         _set_header(headers, name, value)
@@ -159,7 +160,7 @@ def _scalar(value: Any) -> str:
         return value
     if value is None:
         return ""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return compact_json(value)
 
 
 def _connection_arn(payload: dict[str, Any]) -> Any:

@@ -11,10 +11,11 @@ response"). Header lists are given as the JSON text of an object, name to value.
 
 from __future__ import annotations
 
-import json
 import urllib.parse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from sfn_emulator.asl.json_text import compact_json
 
 if TYPE_CHECKING:
     import urllib.request
@@ -44,13 +45,10 @@ class HttpExchange:
         protocol = urllib.parse.urlsplit(shown.full_url).scheme
         data = shown.data if isinstance(shown.data, bytes) else b""
         trace = {"request": {"protocol": protocol, "method": shown.get_method(), "url": shown.full_url,
-                             "headers": _header_text(dict(shown.header_items())),
+                             "headers": compact_json(dict(shown.header_items())),
                              "body": data.decode("utf-8", errors="replace")}}
         if self.status is not None:
             trace["response"] = {"protocol": protocol, "statusCode": str(self.status), "statusMessage": self.reason,
-                                 "headers": _header_text(self.headers or {}), "body": self.body}
+                                 "headers": compact_json(self.headers or {}), "body": self.body}
         return trace
 
-
-def _header_text(headers: dict[str, str]) -> str:
-    return json.dumps(headers, separators=(",", ":"), ensure_ascii=False)

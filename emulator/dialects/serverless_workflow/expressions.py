@@ -14,11 +14,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
 
 JSON = Any
@@ -140,7 +140,7 @@ def _resolve(value: JSON, data: JSON) -> JSON:
 
 
 def _shown(value: JSON) -> str:
-    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return value if isinstance(value, str) else compact_json(value)
 
 
 @dataclass(frozen=True, slots=True)

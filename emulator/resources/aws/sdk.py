@@ -16,12 +16,13 @@ for Java 1.x and its `aws-sdk:*` integrations on the SDK for Java 2.x. From thos
 from __future__ import annotations
 
 import base64
-import json
 import re
 import threading
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
+
+from sfn_emulator.asl.json_text import compact_json
 
 if TYPE_CHECKING:
     import botocore.session
@@ -148,11 +149,11 @@ def to_request(value: Any, shape: Shape) -> Any:
     if kind == "map" and isinstance(value, dict):
         return {key: to_request(item, shape.value) for key, item in value.items()}
     if kind == "string" and value is not None and not isinstance(value, str):
-        return _json_text(value)
+        return compact_json(value)
     if kind == "blob" and isinstance(value, bytes):  # the engine's own objects (a ResultWriter's files), as they are
         return value
     if kind == "blob" and value is not None:
-        return _json_text(value).encode("utf-8")
+        return compact_json(value).encode("utf-8")
     return value
 
 
@@ -195,6 +196,3 @@ def instant_text(moment: datetime) -> str:
         text += "." + (fraction[:3] if fraction.endswith("000") else fraction)
     return text + "Z"
 
-
-def _json_text(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
