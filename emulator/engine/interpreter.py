@@ -22,6 +22,7 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
 from sfn_emulator.asl.limits import within_payload_limit
+from sfn_emulator.asl.retrying import backoff_seconds
 from sfn_emulator.asl.model import (
     JSON,
     BaseState,
@@ -235,9 +236,7 @@ def _matching(rules: tuple[Retrier, ...] | tuple[Catcher, ...], error: StatesErr
 
 
 def _retry_delay(retrier: Retrier, attempt: int, run: Run) -> float:
-    delay = retrier.interval_seconds * retrier.backoff_rate**attempt
-    if retrier.max_delay_seconds is not None:
-        delay = min(delay, retrier.max_delay_seconds)
+    delay = backoff_seconds(retrier, attempt)
     if retrier.jitter_strategy == "FULL":
         delay = run.random.uniform(0, delay)
     return delay
