@@ -22,7 +22,6 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
 from sfn_emulator.asl.limits import within_payload_limit
-from sfn_emulator.asl.retrying import backoff_seconds
 from sfn_emulator.asl.model import (
     JSON,
     BaseState,
@@ -38,6 +37,7 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
+from sfn_emulator.asl.retrying import backoff_seconds
 from sfn_emulator.engine.effects import (
     TRANSITION,
     Aborted,
