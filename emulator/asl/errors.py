@@ -24,11 +24,13 @@ DATA_LIMIT_EXCEEDED = "States.DataLimitExceeded"
 NOT_CAUGHT_BY_WILDCARDS = frozenset({RUNTIME})
 
 
-def error_equals_matches(error_equals: tuple[str, ...] | list[str], error: str | None) -> bool:
+def error_equals_matches(error_equals: tuple[str, ...] | list[str], error: str | None, *,
+                         heartbeat: bool = False) -> bool:
     """Whether a Retrier's or Catcher's `ErrorEquals` names `error`: by name, or by the wildcards
-    `States.ALL` (any error but States.Runtime) and `States.TaskFailed` (any but States.Timeout too)."""
+    `States.ALL` (any error but States.Runtime) and `States.TaskFailed` (any but States.Timeout too).
+    A missed heartbeat (`heartbeat`, reported as States.Timeout) is also named `States.HeartbeatTimeout`."""
     for name in error_equals:
-        if name == error:
+        if name == error or (heartbeat and name == HEARTBEAT_TIMEOUT):
             return True
         if error in NOT_CAUGHT_BY_WILDCARDS:
             continue
@@ -48,3 +50,14 @@ class StatesError(Exception):
 
     def __repr__(self) -> str:
         return f"StatesError({self.error!r}, {self.cause!r})"
+
+
+class HeartbeatTimedOut(StatesError):
+    """A task whose worker or callback missed its heartbeat. AWS reports it as States.Timeout (in its
+    history, and in the error output a Catcher passes on), and names it States.HeartbeatTimeout only
+    in Catch and Retry ("HeartbeatTimeout is only available inside the Catch and Retry fields"): a
+    rule naming either, or States.ALL, matches it; States.TaskFailed, which leaves out States.Timeout,
+    does not."""
+
+    def __init__(self) -> None:
+        super().__init__(TIMEOUT)

@@ -37,6 +37,7 @@ from sfn_emulator.asl.model import (
     TaskState,
     WaitState,
 )
+from sfn_emulator.asl.retrying import backoff_seconds
 from sfn_emulator.engine.effects import (
     TRANSITION,
     Aborted,
@@ -105,7 +106,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
             if isinstance(raised, QueryEvaluationError):
                 _evaluation_failed(state, error, raised.location, frame)
             if error.error != names.RUNTIME:
-                index = _matching(retry, error.error)
+                index = _matching(retry, error)
                 if index is not None and attempts[index] < retry[index].max_attempts:
                     delay = _retry_delay(retry[index], attempts[index], frame.run)
                     attempts[index] += 1
@@ -186,13 +187,13 @@ def error_output(error: StatesError) -> dict[str, JSON]:
 
 def matching_retrier(state: BaseState, error: StatesError) -> Retrier | None:
     retry: tuple[Retrier, ...] = getattr(state, "retry", ())
-    index = _matching(retry, error.error) if error.error != names.RUNTIME else None
+    index = _matching(retry, error) if error.error != names.RUNTIME else None
     return retry[index] if index is not None else None
 
 
 def matching_catcher(state: BaseState, error: StatesError) -> Catcher | None:
     catch: tuple[Catcher, ...] = getattr(state, "catch", ())
-    index = _matching(catch, error.error) if error.error != names.RUNTIME else None
+    index = _matching(catch, error) if error.error != names.RUNTIME else None
     return catch[index] if index is not None else None
 
 
@@ -228,15 +229,14 @@ def with_runtime_prefix(error: StatesError, frame: Frame) -> StatesError:
     return error
 
 
-def _matching(rules: tuple[Retrier, ...] | tuple[Catcher, ...], error: str) -> int | None:
-    return next((index for index, rule in enumerate(rules) if names.error_equals_matches(rule.error_equals, error)),
-                None)
+def _matching(rules: tuple[Retrier, ...] | tuple[Catcher, ...], error: StatesError) -> int | None:
+    heartbeat = isinstance(error, names.HeartbeatTimedOut)
+    return next((index for index, rule in enumerate(rules)
+                 if names.error_equals_matches(rule.error_equals, error.error, heartbeat=heartbeat)), None)
 
 
 def _retry_delay(retrier: Retrier, attempt: int, run: Run) -> float:
-    delay = retrier.interval_seconds * retrier.backoff_rate**attempt
-    if retrier.max_delay_seconds is not None:
-        delay = min(delay, retrier.max_delay_seconds)
+    delay = backoff_seconds(retrier, attempt)
     if retrier.jitter_strategy == "FULL":
         delay = run.random.uniform(0, delay)
     return delay

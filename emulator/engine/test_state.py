@@ -19,6 +19,7 @@ from typing import Any
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.model import JSON, BaseState, MapState, ParallelState, Retrier, State, StateMachine
+from sfn_emulator.asl.retrying import backoff_seconds
 from sfn_emulator.engine.effects import Fork, Interpreter, RunMapRun, Sleep
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
@@ -297,11 +298,8 @@ def _beyond_tolerance(failed: int, items: int, count: int | None, percentage: fl
 
 
 def _backoff_seconds(retrier: Retrier, retries: int) -> int:
-    """The wait before the next retry (no jitter: TestState reports the nominal interval)."""
-    delay = retrier.interval_seconds * retrier.backoff_rate**retries
-    if retrier.max_delay_seconds is not None:
-        delay = min(delay, retrier.max_delay_seconds)
-    return int(delay)
+    """The wait before the next retry in whole seconds (no jitter: TestState reports the nominal interval)."""
+    return int(backoff_seconds(retrier, retries))
 
 
 def find_state(machine: StateMachine, name: str) -> BaseState | None:

@@ -91,6 +91,39 @@ def test_a_callback_that_timed_out_refuses_a_late_answer(start_server: Callable[
         flow.sfn.send_task_success(taskToken=token, output="{}")
 
 
+
+def test_a_missed_heartbeat_is_caught_by_its_catch_and_retry_name(start_server: Callable[..., Server]) -> None:
+    """Every SendTaskHeartbeat moves the deadline; a missed one is States.Timeout, which a Catcher
+    naming States.HeartbeatTimeout catches (AWS names it so only in Catch and Retry)."""
+    server = start_server(clock="manual")
+    server.emulator.functions.register("hold", lambda event, context: None)
+    flow = Flow(server)
+    waiting = {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke.waitForTaskToken",
+               "Parameters": {"FunctionName": "hold", "Payload": TOKEN}, "TimeoutSeconds": 100, "HeartbeatSeconds": 10,
+               "Catch": [{"ErrorEquals": ["States.TaskFailed"], "Next": "Failed"},
+                         {"ErrorEquals": ["States.HeartbeatTimeout"], "ResultPath": "$.missed", "Next": "Missed"}],
+               "End": True}
+    definition = {"StartAt": "Call", "States": {"Call": waiting, "Failed": {"Type": "Fail", "Error": "Wrong"},
+                                                "Missed": {"Type": "Pass", "End": True}}}
+    execution = flow.start(flow.machine(definition), {"order": 7})
+    flow.settle()
+    scheduled = next(event for event in flow.events(execution) if event["type"] == "TaskScheduled")
+    token = json.loads(scheduled["taskScheduledEventDetails"]["parameters"])["Payload"]["token"]
+    for seconds in (8, 8):  # a heartbeat within every 10 s keeps the task alive past its first deadline
+        server.emulator.clock.advance(seconds)
+        flow.sfn.send_task_heartbeat(taskToken=token)
+    server.emulator.clock.advance(9)
+    flow.settle()
+    assert flow.describe(execution)["status"] == "RUNNING"
+    server.emulator.clock.advance(1)
+    flow.settle()
+    assert outcome(flow.describe(execution)) == {
+        "status": "SUCCEEDED", "output": {"order": 7, "missed": {"Error": "States.Timeout", "Cause": ""}}}
+    timed_out = next(event for event in flow.events(execution) if event["type"] == "TaskTimedOut")
+    assert timed_out["taskTimedOutEventDetails"]["error"] == "States.Timeout"
+    with pytest.raises(flow.sfn.exceptions.TaskTimedOut):
+        flow.sfn.send_task_success(taskToken=token, output="{}")
+
 # -- nested executions -----------------------------------------------------------------------------------
 
 CHILD = {"StartAt": "Greet", "States": {"Greet": {

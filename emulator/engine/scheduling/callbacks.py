@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from sfn_emulator.asl import errors as names
-from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.errors import HeartbeatTimedOut, StatesError
 from sfn_emulator.clock import wall_monotonic
 from sfn_emulator.engine.effects import AwaitToken, ScheduleActivity
 from sfn_emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
@@ -163,7 +163,8 @@ class Callbacks:
         counted_from = effect.counted_from or self._now()
         if effect.timeout_seconds and wait.timeout is None:
             wait.timeout = self._timers.set(counted_from + timedelta(seconds=effect.timeout_seconds),
-                                            lambda: self._expired(wait, names.TIMEOUT), skippable=False)
+                                            lambda: self._expired(wait, StatesError(names.TIMEOUT)),
+                                            skippable=False)
         if effect.heartbeat_seconds:
             wait.heartbeat_seconds = effect.heartbeat_seconds
             if wait.heartbeat is None:
@@ -241,16 +242,16 @@ class Callbacks:
             wait.heartbeat.cancel()
         wait.heartbeat = self._timers.set(self._now() + timedelta(seconds=wait.heartbeat_seconds),
                                           # AWS reports a missed heartbeat as States.Timeout (recorded twice)
-                                          lambda: self._expired(wait, names.TIMEOUT), skippable=False)
+                                          lambda: self._expired(wait, HeartbeatTimedOut()), skippable=False)
 
-    def _expired(self, wait: TokenWait, error: str) -> None:
+    def _expired(self, wait: TokenWait, error: StatesError) -> None:
         if wait.timed_out:
             return
         wait.timed_out = True
         fiber = wait.fiber
         self.close(wait, keep_as_timed_out=True)
         if fiber is not None and not fiber.done:
-            self._fibers.resume(fiber, error=StatesError(error))
+            self._fibers.resume(fiber, error=error)
 
     def _activity_taken(self, task: ActivityTask, worker_name: str | None) -> None:
         self._count(task.fiber.run.execution.arn, -1)
@@ -259,7 +260,7 @@ class Callbacks:
 
     def _activity_expired(self, task: ActivityTask, wait: TokenWait) -> None:
         if task.taken:
-            self._expired(wait, names.TIMEOUT)
+            self._expired(wait, StatesError(names.TIMEOUT))
             return
         task.expired = True
         wait.timed_out = True
