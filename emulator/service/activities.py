@@ -38,8 +38,8 @@ class ActivityOperations(ServiceBase):
     ) -> dict[str, Any]:
         check_name(name)
         encryption = encryption_configuration(encryptionConfiguration)
-        tag_values = tag_dict(tags or [])
         arn = arns.build(store.region, store.account, arns.ACTIVITY, name)
+        tag_values = tag_dict(tags or [], arn)
         record = store.activities.get(arn)
         if record is None:  # idempotent by name: a repeat returns the activity (its tags ignored, as on AWS)
             record = ActivityRecord(arn, name, self._now(), encryption, tag_values)

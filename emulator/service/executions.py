@@ -33,6 +33,7 @@ from sfn_emulator.service.execution_answers import (
     without_execution_data,
 )
 from sfn_emulator.service.errors import (
+    MISSING_REQUIRED_PARAMETER,
     ExecutionAlreadyExists,
     ExecutionDoesNotExist,
     ExecutionNotRedrivable,
@@ -40,6 +41,7 @@ from sfn_emulator.service.errors import (
     StateMachineDoesNotExist,
     StateMachineTypeNotSupported,
     ValidationException,
+    invalid_request,
 )
 from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.names import check_name
@@ -246,13 +248,14 @@ class ExecutionOperations(ServiceBase):
         redriveFilter: str | None = None,
     ) -> dict[str, Any]:
         if stateMachineArn is None and mapRunArn is None:
-            raise ValidationException("1 validation error detected: Must provide a StateMachine ARN or MapRun ARN")
+            raise invalid_request("1 validation error detected: Must provide a StateMachine ARN or MapRun ARN",
+                                  MISSING_REQUIRED_PARAMETER)
         with self._locked(store):
             self._purge_expired(store)
             if stateMachineArn is None:
                 arns.map_run(mapRunArn or "")
                 if mapRunArn not in store.map_runs:
-                    raise ResourceNotFound(f"Resource not found: '{mapRunArn}'")
+                    raise ResourceNotFound(f"Resource not found: '{mapRunArn}'", resource_name=mapRunArn)
                 children = (store.executions.get(child.arn) for child in store.map_runs[mapRunArn].executions)
                 entries = sorted((entry for entry in children if entry is not None and entry.map_run_arn == mapRunArn
                                   and (statusFilter is None or entry.execution.status == statusFilter)),

@@ -101,8 +101,8 @@ class StateMachineOperations(ServiceBase):
         logging = logging_configuration(loggingConfiguration)
         tracing = tracing_configuration(tracingConfiguration)
         encryption = encryption_configuration(encryptionConfiguration)
-        tag_values = tag_dict(tags or [])
         arn = arns.build(store.region, store.account, arns.STATE_MACHINE, name)
+        tag_values = tag_dict(tags or [], arn)
         publishing = {"publish": bool(publish), "versionDescription": versionDescription}
         existing = store.state_machines.get(arn)
         if existing is not None:
@@ -135,7 +135,7 @@ class StateMachineOperations(ServiceBase):
     def describe_state_machine(
         self, store: Store, *, stateMachineArn: str, includedData: str | None = None
     ) -> dict[str, Any]:
-        ref = arns.state_machine(stateMachineArn)
+        ref = arns.state_machine(stateMachineArn, allow_label=True)
         if ref.alias is not None:  # aliases have DescribeStateMachineAlias
             raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
         if "/" in ref.name and ref.version is None:
