@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sfn_emulator.asl.arns import split_arn
-from sfn_emulator.service import arns
+from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
 from sfn_emulator.service.encryption import encryption_configuration
 from sfn_emulator.service.errors import ActivityDoesNotExist
@@ -42,6 +42,7 @@ class ActivityOperations(ServiceBase):
         tag_values = tag_dict(tags or [], arn)
         record = store.activities.get(arn)
         if record is None:  # idempotent by name: a repeat returns the activity (its tags ignored, as on AWS)
+            quotas.check_new_activity(store)
             record = ActivityRecord(arn, name, self._now(), encryption, tag_values)
             store.activities[arn] = record
         return {"activityArn": record.arn, "creationDate": record.creation_date}

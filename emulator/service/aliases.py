@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sfn_emulator.service import arns
+from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation
 from sfn_emulator.service.errors import (
     INVALID_ROUTING_CONFIGURATION,
@@ -94,6 +94,7 @@ class AliasOperations(ServiceBase):
                     "different routing configuration already exists."
                 )
             return {"stateMachineAliasArn": existing.arn, "creationDate": existing.creation_date}
+        quotas.check_new_alias(record)
         now = self._now()
         alias = Alias(f"{record.arn}:{name}", name, description, routing, now, store.next_sequence(), now)
         record.aliases[name] = alias

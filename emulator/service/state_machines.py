@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from sfn_emulator.service import arns
+from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation
 from sfn_emulator import dialects
 from sfn_emulator.service.definitions import parse_or_raise
@@ -122,6 +122,7 @@ class StateMachineOperations(ServiceBase):
             return answer
 
         machine = parse_or_raise(definition, machine_type, tag_values.get(dialects.DIALECT_TAG))
+        quotas.check_new_state_machine(store)
         now = self._now()
         revision = Revision(definition, machine, roleArn, logging, tracing, encryption, None, now, 0)
         record = StateMachineRecord(arn, name, machine_type, now, revision, publishing, tags=tag_values)
@@ -209,7 +210,10 @@ class StateMachineOperations(ServiceBase):
             changes["machine"] = parse_or_raise(definition, record.type, record.tags.get(dialects.DIALECT_TAG))
             changes["definition"] = definition
         now = self._now()
-        if any(getattr(current, field) != value for field, value in changes.items() if field != "machine"):
+        changed = any(getattr(current, field) != value for field, value in changes.items() if field != "machine")
+        if publish and (changed or record.version_for(current) is None):
+            quotas.check_new_version(record)  # before the update: a refused request changes nothing
+        if changed:
             record.current = replace(
                 current, **changes, revision_id=self._ids.uuid(), update_date=now, number=current.number + 1
             )
