@@ -366,7 +366,7 @@ class ExecutionOperations(ServiceBase):
         described = {
             "stateMachineArn": entry.execution.state_machine_arn,
             "updateDate": entry.revision.update_date,
-            **describe_revision(entry.execution.state_machine_name, entry.revision),
+            **describe_revision(entry.execution.state_machine_name, entry.revision, includedData),
         }
         if entry.map_run_arn is not None:  # a Distributed Map's child: its map run and the Map's Label
             described["mapRunArn"] = entry.map_run_arn

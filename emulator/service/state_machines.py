@@ -62,11 +62,16 @@ def _check_version_description(publish_flag: bool | None, version_description: s
         raise ValidationException("Version description can only be set when publish is true")
 
 
-def describe_revision(name: str, revision: Revision) -> dict[str, Any]:
-    """The members DescribeStateMachine and DescribeStateMachineForExecution share."""
+METADATA_ONLY = "METADATA_ONLY"
+
+
+def describe_revision(name: str, revision: Revision, included_data: str | None) -> dict[str, Any]:
+    """The members DescribeStateMachine and DescribeStateMachineForExecution share. Asked for
+    METADATA_ONLY, the definition is `{}` (API reference: "If called with includedData =
+    METADATA_ONLY, the returned definition will be {}"; what a caller without kms:Decrypt asks for)."""
     described: dict[str, Any] = {
         "name": name,
-        "definition": revision.definition,
+        "definition": "{}" if included_data == METADATA_ONLY else revision.definition,
         "roleArn": revision.role_arn,
         "loggingConfiguration": revision.logging_configuration,
         "tracingConfiguration": revision.tracing_configuration,
@@ -140,7 +145,7 @@ class StateMachineOperations(ServiceBase):
         if ref.alias is not None:  # aliases have DescribeStateMachineAlias
             raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
         if "/" in ref.name and ref.version is None:
-            return self._describe_map_machine(store, ref)
+            return self._describe_map_machine(store, ref, includedData)
         if ref.version is not None:
             record, version = self._version(store, ref)
             revision, creation_date, description = version.revision, version.creation_date, version.description
@@ -152,13 +157,13 @@ class StateMachineOperations(ServiceBase):
             "status": record.status,
             "type": record.type,
             "creationDate": creation_date,
-            **describe_revision(record.name, revision),
+            **describe_revision(record.name, revision, includedData),
         }
         if description is not None:
             described["description"] = description
         return described
 
-    def _describe_map_machine(self, store: Store, ref: arns.MachineRef) -> dict[str, Any]:
+    def _describe_map_machine(self, store: Store, ref: arns.MachineRef, included_data: str | None) -> dict[str, Any]:
         """A qualified `...:stateMachine:NAME/LABEL` (API reference, DescribeStateMachine): the state machine
         a Distributed Map labelled LABEL runs its children as; described as its parent, with the `label`."""
         name, label = ref.name.split("/", 1)
@@ -170,7 +175,7 @@ class StateMachineOperations(ServiceBase):
             "status": record.status,
             "type": record.type,
             "creationDate": record.creation_date,
-            **describe_revision(record.name, record.current),
+            **describe_revision(record.name, record.current, included_data),
             "label": label,
         }
 

@@ -186,3 +186,31 @@ def test_an_account_holds_a_bounded_number_of_machines_and_activities(account_sf
 
     assert refused.value.response["Error"]["Code"] == code
     create(account_sfn, "second")  # an idempotent repeat makes nothing new
+
+
+# ---------------------------------------------------------------- includedData
+
+
+@pytest.mark.parametrize("describe, definition", [
+    (lambda sfn, world: call(sfn, "DescribeStateMachine", stateMachineArn=world["machine"], **world["included"]),
+     _definition(2)),  # the current revision
+    (lambda sfn, world: call(sfn, "DescribeStateMachine", stateMachineArn=world["version1"], **world["included"]),
+     _definition(1)),
+    (lambda sfn, world: call(sfn, "DescribeStateMachineForExecution", executionArn=world["execution"],
+                             **world["included"]), _definition(1)),  # the execution ran version 1
+], ids=["DescribeStateMachine", "DescribeStateMachine of a version", "DescribeStateMachineForExecution"])
+@pytest.mark.parametrize("included_data, shows_definition", [
+    (None, True), ("ALL_DATA", True), ("METADATA_ONLY", False),
+])
+def test_metadata_only_describes_a_machine_without_its_definition(
+        account_sfn: Any, describe: Any, definition: str, included_data: str | None, shows_definition: bool) -> None:
+    """API reference, DescribeStateMachine: "If called with includedData = METADATA_ONLY, the returned
+    definition will be {}" (what a caller who may not decrypt the definition asks for); the rest stays."""
+    world = _world(account_sfn)
+    world["execution"] = account_sfn.start_execution(stateMachineArn=world["version1"])["executionArn"]
+    world["included"] = {} if included_data is None else {"includedData": included_data}
+
+    described = describe(account_sfn, world)
+
+    assert described["definition"] == (definition if shows_definition else "{}")
+    assert described["roleArn"] == ROLE and described["name"] == world["machine"].rsplit(":", 1)[1]
