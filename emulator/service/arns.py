@@ -21,7 +21,7 @@ from typing import Collection
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.partitions import partition_for
-from sfn_emulator.service.errors import LABELED_ARNS_NOT_SUPPORTED, InvalidArn, invalid_request
+from sfn_emulator.service.errors import LABELED_ARNS_NOT_SUPPORTED, InvalidArn, ValidationException, invalid_request
 
 STATE_MACHINE = "stateMachine"
 EXECUTION = "execution"
@@ -60,6 +60,10 @@ def parse(text: str, allowed_types: Collection[str]) -> StatesArn:
     return StatesArn(text, arn.partition, arn.region, arn.account, resource_type, tuple(resource))
 
 
+def _labeled(text: str) -> ValidationException:
+    return invalid_request(f"This API does not support labeled ARNs: '{text}'", LABELED_ARNS_NOT_SUPPORTED)
+
+
 def malformed(text: str) -> InvalidArn:
     return InvalidArn(f"Invalid Arn: '{text}'")
 
@@ -94,7 +98,7 @@ def state_machine(text: str, *, allow_test_case: bool = False, allow_label: bool
         raise malformed(text)
     name = arn.resource[0]
     if "/" in name and not allow_label:  # (a name never has a slash: `names` refuses it)
-        raise invalid_request(f"This API does not support labeled ARNs: '{text}'", LABELED_ARNS_NOT_SUPPORTED)
+        raise _labeled(text)
     base_arn = ":".join(("arn", arn.partition, "states", arn.region, arn.account, STATE_MACHINE, name))
     if len(arn.resource) == 1:
         return MachineRef(arn_text, base_arn, name, test_case=test_case)
@@ -133,6 +137,8 @@ def taggable(text: str) -> StatesArn:
     arn = parse(text, (STATE_MACHINE, ACTIVITY))
     if not arn.resource or not all(arn.resource):
         raise malformed(text)
+    if arn.resource_type == STATE_MACHINE and "/" in arn.resource[0]:
+        raise _labeled(text)
     return arn
 
 
