@@ -145,7 +145,7 @@ class StateMachineOperations(ServiceBase):
         if ref.alias is not None:  # aliases have DescribeStateMachineAlias
             raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
         if "/" in ref.name and ref.version is None:
-            return self._describe_map_machine(store, ref, includedData)
+            return self._describe_map_machine(store, ref)
         if ref.version is not None:
             record, version = self._version(store, ref)
             revision, creation_date, description = version.revision, version.creation_date, version.description
@@ -163,7 +163,7 @@ class StateMachineOperations(ServiceBase):
             described["description"] = description
         return described
 
-    def _describe_map_machine(self, store: Store, ref: arns.MachineRef, included_data: str | None) -> dict[str, Any]:
+    def _describe_map_machine(self, store: Store, ref: arns.MachineRef) -> dict[str, Any]:
         """A qualified `...:stateMachine:NAME/LABEL` (API reference, DescribeStateMachine): the state machine
         a Distributed Map labelled LABEL runs its children as; described as its parent, with the `label`."""
         name, label = ref.name.split("/", 1)
@@ -175,7 +175,8 @@ class StateMachineOperations(ServiceBase):
             "status": record.status,
             "type": record.type,
             "creationDate": record.creation_date,
-            **describe_revision(record.name, record.current, included_data),
+            # includedData does not apply: AWS decrypts the whole definition to find the Map's (API reference)
+            **describe_revision(record.name, record.current, None),
             "label": label,
         }
 

@@ -214,3 +214,18 @@ def test_metadata_only_describes_a_machine_without_its_definition(
 
     assert described["definition"] == (definition if shows_definition else "{}")
     assert described["roleArn"] == ROLE and described["name"] == world["machine"].rsplit(":", 1)[1]
+
+
+def test_metadata_only_does_not_apply_to_a_labelled_arn(account_sfn: Any) -> None:
+    """API reference, DescribeStateMachine: for a labelled ARN AWS decrypts the whole definition to find
+    the Distributed Map's, so `includedData = METADATA_ONLY` does not apply."""
+    processor = {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "Done",
+                 "States": {"Done": {"Type": "Pass", "End": True}}}
+    definition = json.dumps({"StartAt": "Fan", "States": {"Fan": {"Type": "Map", "ItemProcessor": processor,
+                                                                    "End": True}}})
+    machine = account_sfn.create_state_machine(name=f"m{uuid.uuid4().hex[:10]}", definition=definition,
+                                               roleArn=ROLE)["stateMachineArn"]
+
+    described = account_sfn.describe_state_machine(stateMachineArn=f"{machine}/Fan", includedData="METADATA_ONLY")
+
+    assert (described["label"], described["definition"]) == ("Fan", definition)
