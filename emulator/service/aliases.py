@@ -3,7 +3,8 @@
 An alias routes executions to one or two versions of its state machine by weight (the weights
 sum to 100). CreateStateMachineAlias is idempotent for the same description and routing.
 DescribeStateMachineAlias always has an `updateDate`: the creation date until the first update
-(as recorded on AWS).
+(as recorded on AWS). ListStateMachineAliases lists the most recently created first, and given a
+version ARN, only the aliases that route to that version (API reference).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sfn_emulator.service.errors import (
     ConflictException,
     InvalidArn,
     ResourceNotFound,
+    StateMachineDoesNotExist,
     ValidationException,
     invalid_request,
 )
@@ -153,12 +155,17 @@ class AliasOperations(ServiceBase):
     def list_state_machine_aliases(
         self, store: Store, *, stateMachineArn: str, nextToken: str | None = None, maxResults: int | None = None
     ) -> dict[str, Any]:
-        record = self._unqualified_machine(store, arns.state_machine(stateMachineArn))
+        ref = arns.state_machine(stateMachineArn)
+        if ref.alias is not None:  # an alias has no aliases
+            raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
+        record = self._version(store, ref)[0] if ref.version is not None else self._machine(store, ref)
         self._refuse_deleting(record)
-        in_creation_order = sorted(record.aliases.values(), key=lambda alias: alias.sequence)
+        listed = [alias for alias in record.aliases.values()
+                  if ref.version is None or any(route["stateMachineVersionArn"] == ref.arn for route in alias.routing)]
+        newest_first = sorted(listed, key=lambda alias: -alias.sequence)
         page, token = paginate(
-            in_creation_order, lambda alias: alias.sequence,
-            scope=f"aliases:{record.arn}", max_results=maxResults, next_token=nextToken,
+            newest_first, lambda alias: -alias.sequence,
+            scope=f"aliases:{ref.arn}", max_results=maxResults, next_token=nextToken,
         )
         items = [{"stateMachineAliasArn": alias.arn, "creationDate": alias.creation_date} for alias in page]
         return {"stateMachineAliases": items, **({"nextToken": token} if token else {})}

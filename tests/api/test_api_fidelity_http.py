@@ -229,3 +229,31 @@ def test_metadata_only_does_not_apply_to_a_labelled_arn(account_sfn: Any) -> Non
     described = account_sfn.describe_state_machine(stateMachineArn=f"{machine}/Fan", includedData="METADATA_ONLY")
 
     assert (described["label"], described["definition"]) == ("Fan", definition)
+
+
+# ---------------------------------------------------------------- listings
+
+
+def test_aliases_are_listed_newest_first_and_by_the_version_they_route_to(account_sfn: Any) -> None:
+    """API reference, ListStateMachineAliases: "Results are sorted by time, with the most recently
+    created aliases listed first"; given a version ARN, the aliases of that version."""
+    world = _world(account_sfn)  # `live` routes to version 1
+    machine, version1, version2 = world["machine"], world["version1"], world["version2"]
+    account_sfn.create_state_machine_alias(name="both", routingConfiguration=[
+        {"stateMachineVersionArn": version1, "weight": 10}, {"stateMachineVersionArn": version2, "weight": 90}])
+    account_sfn.create_state_machine_alias(name="next", routingConfiguration=[
+        {"stateMachineVersionArn": version2, "weight": 100}])
+
+    def listed(arn: str, **params: Any) -> tuple[list[str], str | None]:
+        answer = account_sfn.list_state_machine_aliases(stateMachineArn=arn, **params)
+        return [alias["stateMachineAliasArn"].rsplit(":", 1)[1] for alias in answer["stateMachineAliases"]], \
+            answer.get("nextToken")
+
+    assert listed(machine) == (["next", "both", "live"], None)
+    assert listed(version1) == (["both", "live"], None)
+    assert listed(version2) == (["next", "both"], None)
+    first, token = listed(machine, maxResults=2)
+    assert first == ["next", "both"] and listed(machine, maxResults=2, nextToken=token) == (["live"], None)
+    missing_version = f"{machine}:9"
+    assert refusal(account_sfn, "ListStateMachineAliases", stateMachineArn=missing_version)["Error"]["Code"] == \
+        "StateMachineDoesNotExist"
