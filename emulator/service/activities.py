@@ -57,7 +57,7 @@ class ActivityOperations(ServiceBase):
     def list_activities(self, store: Store, *, maxResults: int | None = None, nextToken: str | None = None) -> dict[str, Any]:
         by_name = sorted(store.activities.values(), key=lambda record: record.name)
         page, token = paginate(by_name, lambda record: record.name, scope="activities",
-                               max_results=maxResults, next_token=nextToken)
+                               max_results=maxResults, next_token=nextToken, now=self._now())
         items = [{"activityArn": r.arn, "name": r.name, "creationDate": r.creation_date} for r in page]
         return {"activities": items, **({"nextToken": token} if token else {})}
 

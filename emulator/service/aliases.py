@@ -165,7 +165,7 @@ class AliasOperations(ServiceBase):
         newest_first = sorted(listed, key=lambda alias: -alias.sequence)
         page, token = paginate(
             newest_first, lambda alias: -alias.sequence,
-            scope=f"aliases:{ref.arn}", max_results=maxResults, next_token=nextToken,
+            scope=f"aliases:{ref.arn}", max_results=maxResults, next_token=nextToken, now=self._now(),
         )
         items = [{"stateMachineAliasArn": alias.arn, "creationDate": alias.creation_date} for alias in page]
         return {"stateMachineAliases": items, **({"nextToken": token} if token else {})}

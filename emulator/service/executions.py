@@ -280,14 +280,13 @@ class ExecutionOperations(ServiceBase):
             return self._execution_page(entries, f"executions:{stateMachineArn}:{statusFilter}:{redriveFilter}",
                                         maxResults, nextToken)
 
-    @staticmethod
-    def _execution_page(entries: list[ExecutionEntry], scope: str, max_results: int | None,
+    def _execution_page(self, entries: list[ExecutionEntry], scope: str, max_results: int | None,
                         next_token: str | None, *, map_run: MapRun | None = None) -> dict[str, Any]:
         """ListExecutions' answer: newest first, paginated. `entries` come in start order. Listed by
         `map_run`, each item also names the map run and how many items the execution processed
         (API reference, ExecutionListItem: mapRunArn and itemCount, only when listed by map run)."""
         page, token = paginate(Reversed(entries), lambda entry: -entry.sequence, scope=scope,
-                               max_results=max_results, next_token=next_token)
+                               max_results=max_results, next_token=next_token, now=self._now())
         positions = {child.arn: index for index, child in enumerate(map_run.executions)} if map_run else {}
         items = []
         for entry in page:
@@ -341,7 +340,7 @@ class ExecutionOperations(ServiceBase):
         sign = -1 if reverseOrder else 1
         page, token = paginate(
             events, lambda event: sign * event.id,
-            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken,
+            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken, now=self._now(),
         )
         if includeExecutionData is False:
             answers = [without_execution_data(event) for event in page]

@@ -120,7 +120,7 @@ class MapRunOperations(ServiceBase):
         started = [run for run in store.map_runs.values() if run.execution_arn == executionArn]  # in start order
         newest_first = [(-position, run) for position, run in reversed(list(enumerate(started)))]
         pairs, token = paginate(newest_first, lambda pair: pair[0], scope=f"mapRuns:{executionArn}",
-                                max_results=maxResults, next_token=nextToken)
+                                max_results=maxResults, next_token=nextToken, now=self._now())
         page = [run for _, run in pairs]
         items = []
         for run in page:

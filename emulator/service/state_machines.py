@@ -250,7 +250,7 @@ class StateMachineOperations(ServiceBase):
     ) -> dict[str, Any]:
         active = sorted((r for r in store.state_machines.values() if r.status == ACTIVE), key=lambda r: r.name)
         page, token = paginate(
-            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken
+            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken, now=self._now()
         )
         items = [
             {"stateMachineArn": r.arn, "name": r.name, "type": r.type, "creationDate": r.creation_date} for r in page

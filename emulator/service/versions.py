@@ -63,7 +63,7 @@ class VersionOperations(ServiceBase):
         newest_first = sorted(record.versions.values(), key=lambda version: -version.number)
         page, token = paginate(
             newest_first, lambda version: -version.number,
-            scope=f"versions:{record.arn}", max_results=maxResults, next_token=nextToken,
+            scope=f"versions:{record.arn}", max_results=maxResults, next_token=nextToken, now=self._now(),
         )
         items = [{"stateMachineVersionArn": v.arn, "creationDate": v.creation_date} for v in page]
         return {"stateMachineVersions": items, **({"nextToken": token} if token else {})}
