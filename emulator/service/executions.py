@@ -250,6 +250,8 @@ class ExecutionOperations(ServiceBase):
         if stateMachineArn is None and mapRunArn is None:
             raise invalid_request("1 validation error detected: Must provide a StateMachine ARN or MapRun ARN",
                                   MISSING_REQUIRED_PARAMETER)
+        if stateMachineArn is not None and mapRunArn is not None:  # "either ..., but not both" (API reference)
+            raise ValidationException("Only one of stateMachineArn and mapRunArn may be given")
         with self._locked(store):
             self._purge_expired(store)
             if stateMachineArn is None:
