@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class ApiError(Exception):
     """An error answered to the client with HTTP `status` and `__type` = `code` (the class name by default)."""
@@ -9,9 +11,12 @@ class ApiError(Exception):
     status = 400
     code: str = ""
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, members: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        # The error shape's members beside `message` (ValidationException's `reason`, ResourceNotFound's
+        # `resourceName`, ...): answered next to it, where botocore reads them into the error response.
+        self.members: dict[str, str] = dict(members or {})
         if status is not None:  # the framework's errors take the status of what went wrong
             self.status = status
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sfn_emulator.asl.arns import split_arn
-from sfn_emulator.service import arns
+from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
 from sfn_emulator.service.encryption import encryption_configuration
 from sfn_emulator.service.errors import ActivityDoesNotExist
@@ -38,10 +38,11 @@ class ActivityOperations(ServiceBase):
     ) -> dict[str, Any]:
         check_name(name)
         encryption = encryption_configuration(encryptionConfiguration)
-        tag_values = tag_dict(tags or [])
         arn = arns.build(store.region, store.account, arns.ACTIVITY, name)
+        tag_values = tag_dict(tags or [], arn)
         record = store.activities.get(arn)
         if record is None:  # idempotent by name: a repeat returns the activity (its tags ignored, as on AWS)
+            quotas.check_new_activity(store)
             record = ActivityRecord(arn, name, self._now(), encryption, tag_values)
             store.activities[arn] = record
         return {"activityArn": record.arn, "creationDate": record.creation_date}
@@ -56,7 +57,7 @@ class ActivityOperations(ServiceBase):
     def list_activities(self, store: Store, *, maxResults: int | None = None, nextToken: str | None = None) -> dict[str, Any]:
         by_name = sorted(store.activities.values(), key=lambda record: record.name)
         page, token = paginate(by_name, lambda record: record.name, scope="activities",
-                               max_results=maxResults, next_token=nextToken)
+                               max_results=maxResults, next_token=nextToken, now=self._now())
         items = [{"activityArn": r.arn, "name": r.name, "creationDate": r.creation_date} for r in page]
         return {"activities": items, **({"nextToken": token} if token else {})}
 

@@ -3,7 +3,8 @@
 An alias routes executions to one or two versions of its state machine by weight (the weights
 sum to 100). CreateStateMachineAlias is idempotent for the same description and routing.
 DescribeStateMachineAlias always has an `updateDate`: the creation date until the first update
-(as recorded on AWS).
+(as recorded on AWS). ListStateMachineAliases lists the most recently created first, and given a
+version ARN, only the aliases that route to that version (API reference).
 """
 
 from __future__ import annotations
@@ -11,9 +12,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sfn_emulator.service import arns
+from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation
-from sfn_emulator.service.errors import ConflictException, InvalidArn, ResourceNotFound, ValidationException
+from sfn_emulator.service.errors import (
+    INVALID_ROUTING_CONFIGURATION,
+    MISSING_REQUIRED_PARAMETER,
+    ConflictException,
+    InvalidArn,
+    ResourceNotFound,
+    StateMachineDoesNotExist,
+    ValidationException,
+    invalid_request,
+)
 from sfn_emulator.service.names import check_alias_name
 from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.store import Alias, StateMachineRecord, Store
@@ -21,29 +31,33 @@ from sfn_emulator.service.store import Alias, StateMachineRecord, Store
 _NO_SUCH_ALIAS = "Request references a resource that does not exist."
 
 
+def _invalid_routing(message: str) -> ValidationException:
+    return invalid_request(message, INVALID_ROUTING_CONFIGURATION)
+
+
 def _routing_machine(store: Store, routing: list[dict[str, Any]]) -> StateMachineRecord:
     """Check a routing configuration as AWS does; return the state machine its versions belong to."""
     version_arns = [route["stateMachineVersionArn"] for route in routing]
     received = f"[{', '.join(version_arns)}]"
     if len(set(version_arns)) < len(version_arns):
-        raise ValidationException(
+        raise _invalid_routing(
             f"Routing configuration must contain distinct state machine version ARNs. Received: {received}"
         )
     weights = [route["weight"] for route in routing]
     if sum(weights) != 100:
-        raise ValidationException(f"Sum of routing configuration weights must equal 100. Received: {json.dumps(weights)}")
+        raise _invalid_routing(f"Sum of routing configuration weights must equal 100. Received: {json.dumps(weights)}")
     records = []
     for version_arn in version_arns:
         try:
             ref = arns.state_machine(version_arn)
-        except InvalidArn:
+        except (InvalidArn, ValidationException):  # not a version ARN, or a labelled one
             ref = None
         record = store.state_machines.get(ref.base_arn) if ref is not None else None
         if record is None or ref.version not in record.versions:
-            raise ValidationException(f"Routing configuration must contain state machine version ARNs. Received: {received}")
+            raise _invalid_routing(f"Routing configuration must contain state machine version ARNs. Received: {received}")
         records.append(record)
     if any(record is not records[0] for record in records):
-        raise ValidationException(
+        raise _invalid_routing(
             f"Routing configuration must contain versions of the same state machine. Received: {received}"
         )
     return records[0]
@@ -63,7 +77,7 @@ class AliasOperations(ServiceBase):
         record = store.state_machines.get(ref.base_arn)
         alias = record.aliases.get(ref.alias) if record is not None and ref.alias is not None else None
         if record is None or alias is None:
-            raise ResourceNotFound(_NO_SUCH_ALIAS)
+            raise ResourceNotFound(_NO_SUCH_ALIAS, resource_name=alias_arn)
         return record, alias
 
     @operation
@@ -82,6 +96,7 @@ class AliasOperations(ServiceBase):
                     "different routing configuration already exists."
                 )
             return {"stateMachineAliasArn": existing.arn, "creationDate": existing.creation_date}
+        quotas.check_new_alias(record)
         now = self._now()
         alias = Alias(f"{record.arn}:{name}", name, description, routing, now, store.next_sequence(), now)
         record.aliases[name] = alias
@@ -112,12 +127,13 @@ class AliasOperations(ServiceBase):
     ) -> dict[str, Any]:
         _alias_ref(stateMachineAliasArn)
         if description is None and routingConfiguration is None:
-            raise ValidationException("Either the description or the RoutingConfiguration must be specified")
+            raise invalid_request("Either the description or the RoutingConfiguration must be specified",
+                                  MISSING_REQUIRED_PARAMETER)
         record, alias = self._alias(store, stateMachineAliasArn)
         self._refuse_deleting(record)
         if routingConfiguration is not None:
             if _routing_machine(store, routingConfiguration) is not record:
-                raise ValidationException(
+                raise _invalid_routing(
                     "Routing configuration must contain versions of the alias's state machine. "
                     f"Received: [{', '.join(route['stateMachineVersionArn'] for route in routingConfiguration)}]"
                 )
@@ -139,12 +155,17 @@ class AliasOperations(ServiceBase):
     def list_state_machine_aliases(
         self, store: Store, *, stateMachineArn: str, nextToken: str | None = None, maxResults: int | None = None
     ) -> dict[str, Any]:
-        record = self._unqualified_machine(store, arns.state_machine(stateMachineArn))
+        ref = arns.state_machine(stateMachineArn)
+        if ref.alias is not None:  # an alias has no aliases
+            raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
+        record = self._version(store, ref)[0] if ref.version is not None else self._machine(store, ref)
         self._refuse_deleting(record)
-        in_creation_order = sorted(record.aliases.values(), key=lambda alias: alias.sequence)
+        listed = [alias for alias in record.aliases.values()
+                  if ref.version is None or any(route["stateMachineVersionArn"] == ref.arn for route in alias.routing)]
+        newest_first = sorted(listed, key=lambda alias: -alias.sequence)
         page, token = paginate(
-            in_creation_order, lambda alias: alias.sequence,
-            scope=f"aliases:{record.arn}", max_results=maxResults, next_token=nextToken,
+            newest_first, lambda alias: -alias.sequence,
+            scope=f"aliases:{ref.arn}", max_results=maxResults, next_token=nextToken, now=self._now(),
         )
         items = [{"stateMachineAliasArn": alias.arn, "creationDate": alias.creation_date} for alias in page]
         return {"stateMachineAliases": items, **({"nextToken": token} if token else {})}

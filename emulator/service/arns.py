@@ -6,6 +6,12 @@ accepts), then the shape of the resource part. AWS's texts for the first two are
 "Invalid Arn: 'Invalid ARN prefix: X'", "Invalid Arn: 'Resource type can not be empty: X'" and
 "Invalid Arn: 'Resource type not valid in this context: T'". AWS's text for a malformed resource
 part is not on record; we answer "Invalid Arn: 'X'".
+
+A state machine ARN whose name has a `/LABEL` names the machine a Distributed Map labelled LABEL
+runs its children as. Only DescribeStateMachine reads such an ARN; every other operation refuses it
+with a ValidationException whose reason is API_DOES_NOT_SUPPORT_LABELED_ARNS (API reference,
+StartExecution and UpdateStateMachine: "If you provide a qualified state machine ARN that refers to
+a Distributed Map state, the request fails with ValidationException"; the message is ours).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Collection
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.partitions import partition_for
-from sfn_emulator.service.errors import InvalidArn
+from sfn_emulator.service.errors import LABELED_ARNS_NOT_SUPPORTED, InvalidArn, ValidationException, invalid_request
 
 STATE_MACHINE = "stateMachine"
 EXECUTION = "execution"
@@ -54,6 +60,10 @@ def parse(text: str, allowed_types: Collection[str]) -> StatesArn:
     return StatesArn(text, arn.partition, arn.region, arn.account, resource_type, tuple(resource))
 
 
+def _labeled(text: str) -> ValidationException:
+    return invalid_request(f"This API does not support labeled ARNs: '{text}'", LABELED_ARNS_NOT_SUPPORTED)
+
+
 def malformed(text: str) -> InvalidArn:
     return InvalidArn(f"Invalid Arn: '{text}'")
 
@@ -74,8 +84,9 @@ class MachineRef:
         return self.version is not None or self.alias is not None
 
 
-def state_machine(text: str, *, allow_test_case: bool = False) -> MachineRef:
-    """Read `...:stateMachine:NAME`, `...:stateMachine:NAME:N` (version) or `...:NAME:ALIAS`."""
+def state_machine(text: str, *, allow_test_case: bool = False, allow_label: bool = False) -> MachineRef:
+    """Read `...:stateMachine:NAME`, `...:stateMachine:NAME:N` (version) or `...:NAME:ALIAS`, and with
+    `allow_label` `...:stateMachine:NAME/LABEL`."""
     test_case = None
     arn_text = text
     if allow_test_case and "#" in text:
@@ -86,6 +97,8 @@ def state_machine(text: str, *, allow_test_case: bool = False) -> MachineRef:
     if not 1 <= len(arn.resource) <= 2 or not all(arn.resource):
         raise malformed(text)
     name = arn.resource[0]
+    if "/" in name and not allow_label:  # (a name never has a slash: `names` refuses it)
+        raise _labeled(text)
     base_arn = ":".join(("arn", arn.partition, "states", arn.region, arn.account, STATE_MACHINE, name))
     if len(arn.resource) == 1:
         return MachineRef(arn_text, base_arn, name, test_case=test_case)
@@ -124,6 +137,8 @@ def taggable(text: str) -> StatesArn:
     arn = parse(text, (STATE_MACHINE, ACTIVITY))
     if not arn.resource or not all(arn.resource):
         raise malformed(text)
+    if arn.resource_type == STATE_MACHINE and "/" in arn.resource[0]:
+        raise _labeled(text)
     return arn
 
 

@@ -1,11 +1,29 @@
 """The control plane's API errors, named after botocore's error shapes; the wire layer turns each into
-`{"__type", "message"}`. The base and the framework's own two live in `sfn_emulator.protocol.errors`."""
+`{"__type", "message"}` plus the shape's other members. The base and the framework's own two live in
+`sfn_emulator.protocol.errors`.
+
+Three shapes have members beside `message` (API reference, Errors): `ValidationException.reason`,
+why the service refused a request the model allowed; `ResourceNotFound.resourceName` and
+`TooManyTags.resourceName`, the ARN of the resource concerned. Every raise of these gives them.
+"""
 
 from __future__ import annotations
 
 from sfn_emulator.protocol.errors import ApiError as ApiError
 from sfn_emulator.protocol.errors import SerializationException as SerializationException
 from sfn_emulator.protocol.errors import ValidationException as ValidationException
+
+
+# ValidationException's reasons (the `ValidationExceptionReason` enum of the service model).
+LABELED_ARNS_NOT_SUPPORTED = "API_DOES_NOT_SUPPORT_LABELED_ARNS"
+MISSING_REQUIRED_PARAMETER = "MISSING_REQUIRED_PARAMETER"
+COMPLETED_MAP_RUN = "CANNOT_UPDATE_COMPLETED_MAP_RUN"
+INVALID_ROUTING_CONFIGURATION = "INVALID_ROUTING_CONFIGURATION"
+
+
+def invalid_request(message: str, reason: str) -> ValidationException:
+    """The service's own ValidationException, with the `reason` that classifies it."""
+    return ValidationException(message, members={"reason": reason})
 
 
 class UnknownOperationException(ApiError):
@@ -113,11 +131,13 @@ class TaskTimedOut(ApiError):
 
 
 class ResourceNotFound(ApiError):
-    pass
+    def __init__(self, message: str, *, resource_name: str) -> None:
+        super().__init__(message, members={"resourceName": resource_name})
 
 
 class TooManyTags(ApiError):
-    pass
+    def __init__(self, message: str, *, resource_name: str) -> None:
+        super().__init__(message, members={"resourceName": resource_name})
 
 
 class ConflictException(ApiError):

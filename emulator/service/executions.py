@@ -33,6 +33,7 @@ from sfn_emulator.service.execution_answers import (
     without_execution_data,
 )
 from sfn_emulator.service.errors import (
+    MISSING_REQUIRED_PARAMETER,
     ExecutionAlreadyExists,
     ExecutionDoesNotExist,
     ExecutionNotRedrivable,
@@ -40,6 +41,7 @@ from sfn_emulator.service.errors import (
     StateMachineDoesNotExist,
     StateMachineTypeNotSupported,
     ValidationException,
+    invalid_request,
 )
 from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.names import check_name
@@ -246,13 +248,16 @@ class ExecutionOperations(ServiceBase):
         redriveFilter: str | None = None,
     ) -> dict[str, Any]:
         if stateMachineArn is None and mapRunArn is None:
-            raise ValidationException("1 validation error detected: Must provide a StateMachine ARN or MapRun ARN")
+            raise invalid_request("1 validation error detected: Must provide a StateMachine ARN or MapRun ARN",
+                                  MISSING_REQUIRED_PARAMETER)
+        if stateMachineArn is not None and mapRunArn is not None:  # "either ..., but not both" (API reference)
+            raise ValidationException("Only one of stateMachineArn and mapRunArn may be given")
         with self._locked(store):
             self._purge_expired(store)
             if stateMachineArn is None:
                 arns.map_run(mapRunArn or "")
                 if mapRunArn not in store.map_runs:
-                    raise ResourceNotFound(f"Resource not found: '{mapRunArn}'")
+                    raise ResourceNotFound(f"Resource not found: '{mapRunArn}'", resource_name=mapRunArn)
                 children = (store.executions.get(child.arn) for child in store.map_runs[mapRunArn].executions)
                 entries = sorted((entry for entry in children if entry is not None and entry.map_run_arn == mapRunArn
                                   and (statusFilter is None or entry.execution.status == statusFilter)),
@@ -277,14 +282,13 @@ class ExecutionOperations(ServiceBase):
             return self._execution_page(entries, f"executions:{stateMachineArn}:{statusFilter}:{redriveFilter}",
                                         maxResults, nextToken)
 
-    @staticmethod
-    def _execution_page(entries: list[ExecutionEntry], scope: str, max_results: int | None,
+    def _execution_page(self, entries: list[ExecutionEntry], scope: str, max_results: int | None,
                         next_token: str | None, *, map_run: MapRun | None = None) -> dict[str, Any]:
         """ListExecutions' answer: newest first, paginated. `entries` come in start order. Listed by
         `map_run`, each item also names the map run and how many items the execution processed
         (API reference, ExecutionListItem: mapRunArn and itemCount, only when listed by map run)."""
         page, token = paginate(Reversed(entries), lambda entry: -entry.sequence, scope=scope,
-                               max_results=max_results, next_token=next_token)
+                               max_results=max_results, next_token=next_token, now=self._now())
         positions = {child.arn: index for index, child in enumerate(map_run.executions)} if map_run else {}
         items = []
         for entry in page:
@@ -338,7 +342,7 @@ class ExecutionOperations(ServiceBase):
         sign = -1 if reverseOrder else 1
         page, token = paginate(
             events, lambda event: sign * event.id,
-            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken,
+            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken, now=self._now(),
         )
         if includeExecutionData is False:
             answers = [without_execution_data(event) for event in page]
@@ -363,7 +367,7 @@ class ExecutionOperations(ServiceBase):
         described = {
             "stateMachineArn": entry.execution.state_machine_arn,
             "updateDate": entry.revision.update_date,
-            **describe_revision(entry.execution.state_machine_name, entry.revision),
+            **describe_revision(entry.execution.state_machine_name, entry.revision, includedData),
         }
         if entry.map_run_arn is not None:  # a Distributed Map's child: its map run and the Map's Label
             described["mapRunArn"] = entry.map_run_arn

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sfn_emulator.engine.execution import Execution, MapRun
+from sfn_emulator.engine.execution import RUNNING, Execution, MapRun
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
-from sfn_emulator.service.errors import ExecutionDoesNotExist, ResourceNotFound, ValidationException
+from sfn_emulator.service.errors import (
+    COMPLETED_MAP_RUN,
+    MISSING_REQUIRED_PARAMETER,
+    ExecutionDoesNotExist,
+    ResourceNotFound,
+    invalid_request,
+)
 from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.store import ExecutionEntry, Store
 
@@ -35,7 +41,7 @@ class MapRunOperations(ServiceBase):
         arns.map_run(map_run_arn)
         map_run = store.map_runs.get(map_run_arn)
         if map_run is None or self._retained(store, map_run.execution_arn) is None:
-            raise ResourceNotFound(f"Resource not found: '{map_run_arn}'")
+            raise ResourceNotFound(f"Resource not found: '{map_run_arn}'", resource_name=map_run_arn)
         return map_run
 
     def _map_run_started(self, map_run: MapRun) -> None:
@@ -93,8 +99,12 @@ class MapRunOperations(ServiceBase):
         with self._locked(store):
             map_run = self._map_run(store, mapRunArn)
         if maxConcurrency is None and toleratedFailurePercentage is None and toleratedFailureCount is None:
-            raise ValidationException("1 validation error detected: at least one of maxConcurrency, "
-                                      "toleratedFailurePercentage or toleratedFailureCount must be given")
+            raise invalid_request("1 validation error detected: at least one of maxConcurrency, "
+                                  "toleratedFailurePercentage or toleratedFailureCount must be given",
+                                  MISSING_REQUIRED_PARAMETER)
+        if map_run.status != RUNNING:  # a closed map run keeps the settings it ran with
+            raise invalid_request(f"Map run '{mapRunArn}' has completed ({map_run.status}) and cannot be updated",
+                                  COMPLETED_MAP_RUN)
         self.engine.update_map_run(map_run, max_concurrency=maxConcurrency,
                                    tolerated_failure_count=toleratedFailureCount,
                                    tolerated_failure_percentage=toleratedFailurePercentage)
@@ -110,7 +120,7 @@ class MapRunOperations(ServiceBase):
         started = [run for run in store.map_runs.values() if run.execution_arn == executionArn]  # in start order
         newest_first = [(-position, run) for position, run in reversed(list(enumerate(started)))]
         pairs, token = paginate(newest_first, lambda pair: pair[0], scope=f"mapRuns:{executionArn}",
-                                max_results=maxResults, next_token=nextToken)
+                                max_results=maxResults, next_token=nextToken, now=self._now())
         page = [run for _, run in pairs]
         items = []
         for run in page:

@@ -3,7 +3,10 @@
 A token names the sort key of the last item handed out and the listing it belongs to; the next
 page starts after that key, found by bisection in the sorted listing, so a page costs its own size
 and a logarithm, not a scan of everything before it. A token that does not decode, or that belongs
-to another listing, is refused with `InvalidToken`, as AWS refuses it.
+to another listing, is refused with `InvalidToken`, as AWS refuses it; so is a token handed out
+more than 24 hours ago (API reference, every List* operation: "Each pagination token expires after
+24 hours. Using an expired pagination token will return an HTTP 400 InvalidToken error"), by the
+emulator's clock.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import base64
 import binascii
 import bisect
 import json
+from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence, TypeVar, overload
 
 from sfn_emulator.service.errors import InvalidToken
@@ -20,6 +24,7 @@ T = TypeVar("T")
 SortKey = Any  # a JSON-encodable value (str, int, or a list of them) that orders the listing
 
 DEFAULT_PAGE_SIZE = 100
+TOKEN_LIFETIME = timedelta(hours=24)
 
 
 def _scope_id(scope: str) -> str:
@@ -28,17 +33,20 @@ def _scope_id(scope: str) -> str:
     return hashlib.sha256(scope.encode()).hexdigest()[:16]
 
 
-def _encode(scope: str, key: SortKey) -> str:
-    payload = json.dumps({"scope": _scope_id(scope), "after": key}, separators=(",", ":"))
+def _encode(scope: str, key: SortKey, now: datetime) -> str:
+    payload = json.dumps({"scope": _scope_id(scope), "after": key, "issued": now.timestamp()}, separators=(",", ":"))
     return base64.urlsafe_b64encode(payload.encode()).decode()
 
 
-def _decode(token: str, scope: str) -> SortKey:
+def _decode(token: str, scope: str, now: datetime) -> SortKey:
     try:
         payload = json.loads(base64.urlsafe_b64decode(token.encode()))
     except (binascii.Error, ValueError, UnicodeError):
         payload = None
     if not isinstance(payload, dict) or payload.get("scope") != _scope_id(scope) or "after" not in payload:
+        raise _invalid()
+    issued = payload.get("issued")
+    if not isinstance(issued, (int, float)) or now.timestamp() - issued > TOKEN_LIFETIME.total_seconds():
         raise _invalid()
     return _comparable(payload["after"])
 
@@ -86,15 +94,17 @@ def paginate(
     scope: str,
     max_results: int | None,
     next_token: str | None,
+    now: datetime,
 ) -> tuple[list[T], str | None]:
     """One page of `items` (sorted ascending by `key`, keys unique) and the token for the next.
 
     `items` may be a lazy view (anything with `len` and indexing): only the items of the page and
     the few a bisection looks at are read. `max_results` 0 or None means AWS's default page size of 100.
+    `now` (the clock's) dates the token handed out, and judges the age of the one given.
     """
     start = 0
     if next_token is not None:
-        after = _decode(next_token, scope)
+        after = _decode(next_token, scope, now)
         try:
             start = bisect.bisect_right(items, after, key=lambda item: _comparable(key(item)))
         except TypeError:  # a key of another kind than this listing's: not a token it handed out
@@ -102,4 +112,4 @@ def paginate(
     size = max_results or DEFAULT_PAGE_SIZE
     page = [items[index] for index in range(start, min(start + size, len(items)))]
     more = start + size < len(items)
-    return page, (_encode(scope, key(page[-1])) if more and page else None)
+    return page, (_encode(scope, key(page[-1]), now) if more and page else None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from sfn_emulator.service import arns
+from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation
 from sfn_emulator import dialects
 from sfn_emulator.service.definitions import parse_or_raise
@@ -62,11 +62,16 @@ def _check_version_description(publish_flag: bool | None, version_description: s
         raise ValidationException("Version description can only be set when publish is true")
 
 
-def describe_revision(name: str, revision: Revision) -> dict[str, Any]:
-    """The members DescribeStateMachine and DescribeStateMachineForExecution share."""
+METADATA_ONLY = "METADATA_ONLY"
+
+
+def describe_revision(name: str, revision: Revision, included_data: str | None) -> dict[str, Any]:
+    """The members DescribeStateMachine and DescribeStateMachineForExecution share. Asked for
+    METADATA_ONLY, the definition is `{}` (API reference: "If called with includedData =
+    METADATA_ONLY, the returned definition will be {}"; what a caller without kms:Decrypt asks for)."""
     described: dict[str, Any] = {
         "name": name,
-        "definition": revision.definition,
+        "definition": "{}" if included_data == METADATA_ONLY else revision.definition,
         "roleArn": revision.role_arn,
         "loggingConfiguration": revision.logging_configuration,
         "tracingConfiguration": revision.tracing_configuration,
@@ -101,8 +106,8 @@ class StateMachineOperations(ServiceBase):
         logging = logging_configuration(loggingConfiguration)
         tracing = tracing_configuration(tracingConfiguration)
         encryption = encryption_configuration(encryptionConfiguration)
-        tag_values = tag_dict(tags or [])
         arn = arns.build(store.region, store.account, arns.STATE_MACHINE, name)
+        tag_values = tag_dict(tags or [], arn)
         publishing = {"publish": bool(publish), "versionDescription": versionDescription}
         existing = store.state_machines.get(arn)
         if existing is not None:
@@ -122,6 +127,7 @@ class StateMachineOperations(ServiceBase):
             return answer
 
         machine = parse_or_raise(definition, machine_type, tag_values.get(dialects.DIALECT_TAG))
+        quotas.check_new_state_machine(store)
         now = self._now()
         revision = Revision(definition, machine, roleArn, logging, tracing, encryption, None, now, 0)
         record = StateMachineRecord(arn, name, machine_type, now, revision, publishing, tags=tag_values)
@@ -135,7 +141,7 @@ class StateMachineOperations(ServiceBase):
     def describe_state_machine(
         self, store: Store, *, stateMachineArn: str, includedData: str | None = None
     ) -> dict[str, Any]:
-        ref = arns.state_machine(stateMachineArn)
+        ref = arns.state_machine(stateMachineArn, allow_label=True)
         if ref.alias is not None:  # aliases have DescribeStateMachineAlias
             raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
         if "/" in ref.name and ref.version is None:
@@ -151,7 +157,7 @@ class StateMachineOperations(ServiceBase):
             "status": record.status,
             "type": record.type,
             "creationDate": creation_date,
-            **describe_revision(record.name, revision),
+            **describe_revision(record.name, revision, includedData),
         }
         if description is not None:
             described["description"] = description
@@ -169,7 +175,8 @@ class StateMachineOperations(ServiceBase):
             "status": record.status,
             "type": record.type,
             "creationDate": record.creation_date,
-            **describe_revision(record.name, record.current),
+            # includedData does not apply: AWS decrypts the whole definition to find the Map's (API reference)
+            **describe_revision(record.name, record.current, None),
             "label": label,
         }
 
@@ -209,7 +216,10 @@ class StateMachineOperations(ServiceBase):
             changes["machine"] = parse_or_raise(definition, record.type, record.tags.get(dialects.DIALECT_TAG))
             changes["definition"] = definition
         now = self._now()
-        if any(getattr(current, field) != value for field, value in changes.items() if field != "machine"):
+        changed = any(getattr(current, field) != value for field, value in changes.items() if field != "machine")
+        if publish and (changed or record.version_for(current) is None):
+            quotas.check_new_version(record)  # before the update: a refused request changes nothing
+        if changed:
             record.current = replace(
                 current, **changes, revision_id=self._ids.uuid(), update_date=now, number=current.number + 1
             )
@@ -240,7 +250,7 @@ class StateMachineOperations(ServiceBase):
     ) -> dict[str, Any]:
         active = sorted((r for r in store.state_machines.values() if r.status == ACTIVE), key=lambda r: r.name)
         page, token = paginate(
-            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken
+            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken, now=self._now()
         )
         items = [
             {"stateMachineArn": r.arn, "name": r.name, "type": r.type, "creationDate": r.creation_date} for r in page

@@ -19,8 +19,9 @@ _TOO_MANY_TAGS = (
 )
 
 
-def tag_dict(tags: list[dict[str, str]], existing: dict[str, str] | None = None) -> dict[str, str]:
-    """`existing` with `tags` added (a repeated key takes the later value); TooManyTags past 50.
+def tag_dict(tags: list[dict[str, str]], resource_arn: str, existing: dict[str, str] | None = None) -> dict[str, str]:
+    """`existing` with `tags` added (a repeated key takes the later value); TooManyTags past 50 on the
+    resource `resource_arn`.
 
     botocore's model leaves a Tag's members optional; a tag needs a key, and a missing value is empty.
     """
@@ -32,7 +33,7 @@ def tag_dict(tags: list[dict[str, str]], existing: dict[str, str] | None = None)
     merged = dict(existing or {})
     merged.update((tag["key"], tag.get("value") or "") for tag in tags)
     if len(merged) > MAX_TAGS:
-        raise TooManyTags(_TOO_MANY_TAGS)
+        raise TooManyTags(_TOO_MANY_TAGS, resource_name=resource_arn)
     return merged
 
 
@@ -43,13 +44,13 @@ class TagOperations(ServiceBase):
         resources = store.state_machines if arn.resource_type == arns.STATE_MACHINE else store.activities
         resource = resources.get(resource_arn)
         if resource is None:
-            raise ResourceNotFound(f"Resource not found: '{resource_arn}'")
+            raise ResourceNotFound(f"Resource not found: '{resource_arn}'", resource_name=resource_arn)
         return resource
 
     @operation
     def tag_resource(self, store: Store, *, resourceArn: str, tags: list[dict[str, str]]) -> dict[str, Any]:
         resource = self._tagged(store, resourceArn)
-        resource.tags = tag_dict(tags, resource.tags)
+        resource.tags = tag_dict(tags, resourceArn, resource.tags)
         return {}
 
     @operation

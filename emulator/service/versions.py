@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sfn_emulator.service import arns
+from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation
 from sfn_emulator.service.errors import ConflictException
 from sfn_emulator.service.pagination import paginate
@@ -27,6 +27,7 @@ def publish(record: StateMachineRecord, description: str | None, now: datetime) 
     existing = record.version_for(record.current)
     if existing is not None:
         return existing
+    quotas.check_new_version(record)
     number = record.next_version
     record.next_version += 1
     version = Version(f"{record.arn}:{number}", number, record.current, description, now)
@@ -62,7 +63,7 @@ class VersionOperations(ServiceBase):
         newest_first = sorted(record.versions.values(), key=lambda version: -version.number)
         page, token = paginate(
             newest_first, lambda version: -version.number,
-            scope=f"versions:{record.arn}", max_results=maxResults, next_token=nextToken,
+            scope=f"versions:{record.arn}", max_results=maxResults, next_token=nextToken, now=self._now(),
         )
         items = [{"stateMachineVersionArn": v.arn, "creationDate": v.creation_date} for v in page]
         return {"stateMachineVersions": items, **({"nextToken": token} if token else {})}

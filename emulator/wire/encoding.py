@@ -60,5 +60,6 @@ def encode_error(error: ApiError) -> tuple[bytes, str]:
     body: dict[str, str] = {"__type": f"{namespace}#{error.code}"}
     if error.message:
         body["message"] = error.message
+    body.update(error.members)
     header = f"{error.code}:http://internal.amazon.com/coral/{namespace}/"
     return _compact.encode(body).encode("utf-8"), header

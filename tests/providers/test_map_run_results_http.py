@@ -82,7 +82,9 @@ def test_update_map_run_refuses_values_out_of_range(flow: Flow, update: dict[str
 
 
 def test_update_map_run_changes_what_describe_map_run_reports(flow: Flow) -> None:
-    execution = flow.start(flow.machine(distributed_map({"Done": {"Type": "Pass", "End": True}}, "Done")), [1])
+    activity = flow.sfn.create_activity(name=f"items-{uuid.uuid4().hex[:12]}")["activityArn"]
+    definition = distributed_map({"Work": {"Type": "Task", "Resource": activity, "End": True}}, "Work")
+    execution = flow.start(flow.machine(definition), [1])
     flow.settle()
     run_arn = map_run_arn(flow, execution)
 
@@ -92,6 +94,19 @@ def test_update_map_run_changes_what_describe_map_run_reports(flow: Flow) -> Non
     described = flow.sfn.describe_map_run(mapRunArn=run_arn)
     assert (described["maxConcurrency"], described["toleratedFailureCount"],
             described["toleratedFailurePercentage"]) == (7, 3, 12.5)
+    flow.sfn.stop_execution(executionArn=execution)
+
+
+def test_update_map_run_refuses_a_completed_map_run(flow: Flow) -> None:
+    """ValidationException with the reason CANNOT_UPDATE_COMPLETED_MAP_RUN (API reference, ValidationException)."""
+    execution = flow.start(flow.machine(distributed_map({"Done": {"Type": "Pass", "End": True}}, "Done")), [1])
+    flow.settle()
+
+    with pytest.raises(ClientError) as refused:
+        flow.sfn.update_map_run(mapRunArn=map_run_arn(flow, execution), maxConcurrency=7)
+
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    assert refused.value.response["reason"] == "CANNOT_UPDATE_COMPLETED_MAP_RUN"
 
 
 def _written(s3: Any, bucket: str, key: str) -> list[Any]:

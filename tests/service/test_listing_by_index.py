@@ -8,6 +8,7 @@ import pytest
 from helpers.service_world import PASS, ROLE, settle
 
 from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.errors import InvalidToken
 
 
 def names(service: StepFunctionsService, machine_arn: str, page_size: int, **filters: object) -> list[list[str]]:
@@ -59,3 +60,44 @@ def test_a_deleted_machine_takes_its_executions_out_of_the_index(service: StepFu
     assert names(service, second, 100) == [[f"second-{index}" for index in reversed(range(7))]]
     again = service.create_state_machine(name="first", definition=PASS, roleArn=ROLE)["stateMachineArn"]
     assert names(service, again, 100) == [[]]
+
+
+# Every paged listing, with what it needs: each makes two items, so a page of one has a next token.
+LISTINGS = {
+    "ListStateMachines": lambda service, world: service.list_state_machines(**world["page"]),
+    "ListActivities": lambda service, world: service.list_activities(**world["page"]),
+    "ListExecutions": lambda service, world: service.list_executions(stateMachineArn=world["machine"], **world["page"]),
+    "GetExecutionHistory": lambda service, world: service.get_execution_history(executionArn=world["execution"],
+                                                                                **world["page"]),
+    "ListStateMachineVersions": lambda service, world: service.list_state_machine_versions(
+        stateMachineArn=world["machine"], **world["page"]),
+    "ListStateMachineAliases": lambda service, world: service.list_state_machine_aliases(
+        stateMachineArn=world["machine"], **world["page"]),
+}
+
+
+@pytest.mark.parametrize("listing", LISTINGS.values(), ids=LISTINGS.keys())
+@pytest.mark.parametrize("hours, accepted", [(24, True), (24.001, False)])
+def test_a_next_token_expires_after_24_hours(service: StepFunctionsService, engine, clock, listing, hours: float,
+                                             accepted: bool) -> None:
+    """API reference, every List* operation: "Each pagination token expires after 24 hours. Using an
+    expired pagination token will return an HTTP 400 InvalidToken error"."""
+    machine = service.create_state_machine(name="m", definition=PASS, roleArn=ROLE, publish=True)["stateMachineArn"]
+    service.create_state_machine(name="n", definition=PASS, roleArn=ROLE)
+    service.update_state_machine(stateMachineArn=machine, roleArn=f"{ROLE}-2", publish=True)
+    for name in ("a", "b"):
+        service.create_activity(name=name)
+        service.create_state_machine_alias(name=name, routingConfiguration=[
+            {"stateMachineVersionArn": f"{machine}:1", "weight": 100}])
+        execution = service.start_execution(stateMachineArn=machine, name=name)["executionArn"]
+    settle(engine)
+    world = {"machine": machine, "execution": execution, "page": {"maxResults": 1}}
+    token = listing(service, world)["nextToken"]
+
+    clock.advance(hours * 3600)
+    world["page"]["nextToken"] = token
+    if accepted:
+        listing(service, world)  # the next page is answered
+    else:
+        with pytest.raises(InvalidToken, match="^Invalid Token: 'Invalid token'$"):
+            listing(service, world)

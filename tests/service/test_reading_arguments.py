@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from helpers.service_world import fixture
+from helpers.service_world import START, fixture
 
 from sfn_emulator.service import arns
 from sfn_emulator.service.errors import InvalidArn, InvalidExecutionInput, InvalidName, InvalidToken, ValidationException
 from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.names import check_alias_name, check_name
 from sfn_emulator.service.pagination import paginate
+
+NOW = START  # pagination tokens carry the clock's time they were handed out at
 
 ARN_CASES = fixture("arns.json")["cases"]
 NAMES = fixture("names.json")
@@ -75,26 +79,40 @@ def test_execution_input_refused_in_aws_words(case: dict) -> None:
 
 def test_pages_follow_each_other_and_survive_changes_between_pages() -> None:
     items = ["a", "b", "c", "d", "e"]
-    first, token = paginate(items, lambda item: item, scope="letters", max_results=2, next_token=None)
+    first, token = paginate(items, lambda item: item, scope="letters", max_results=2, next_token=None, now=NOW)
     assert first == ["a", "b"] and token
     items.remove("c")  # removed between two pages
-    second, token = paginate(items, lambda item: item, scope="letters", max_results=2, next_token=token)
+    second, token = paginate(items, lambda item: item, scope="letters", max_results=2, next_token=token, now=NOW)
     assert second == ["d", "e"] and token is None
 
 
 def test_default_page_size_is_100() -> None:
-    page, token = paginate(list(range(150)), lambda item: item, scope="numbers", max_results=0, next_token=None)
+    page, token = paginate(list(range(150)), lambda item: item, scope="numbers", max_results=0, next_token=None, now=NOW)
     assert len(page) == 100 and token
 
 
 @pytest.mark.parametrize("token", ["bogus", "", "eyJ9", "W10="])
 def test_bogus_tokens_are_refused(token: str) -> None:
     with pytest.raises(InvalidToken) as refused:
-        paginate(["a"], lambda item: item, scope="letters", max_results=1, next_token=token)
+        paginate(["a"], lambda item: item, scope="letters", max_results=1, next_token=token, now=NOW)
     assert refused.value.message == "Invalid Token: 'Invalid token'"
 
 
+@pytest.mark.parametrize("age, accepted", [
+    (timedelta(hours=24), True), (timedelta(hours=24, seconds=1), False),
+])
+def test_a_token_expires_after_24_hours(age: timedelta, accepted: bool) -> None:
+    """API reference, every List* operation: "Each pagination token expires after 24 hours"."""
+    _, token = paginate(["a", "b"], lambda item: item, scope="letters", max_results=1, next_token=None, now=NOW)
+    if accepted:
+        assert paginate(["a", "b"], lambda item: item, scope="letters", max_results=1, next_token=token,
+                        now=NOW + age)[0] == ["b"]
+    else:
+        with pytest.raises(InvalidToken, match="^Invalid Token: 'Invalid token'$"):
+            paginate(["a", "b"], lambda item: item, scope="letters", max_results=1, next_token=token, now=NOW + age)
+
+
 def test_a_token_of_another_listing_is_refused() -> None:
-    _, token = paginate(["a", "b"], lambda item: item, scope="letters", max_results=1, next_token=None)
+    _, token = paginate(["a", "b"], lambda item: item, scope="letters", max_results=1, next_token=None, now=NOW)
     with pytest.raises(InvalidToken):
-        paginate(["a", "b"], lambda item: item, scope="other letters", max_results=1, next_token=token)
+        paginate(["a", "b"], lambda item: item, scope="other letters", max_results=1, next_token=token, now=NOW)
