@@ -14,11 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from helpers.clients import make_client
+from hypothesis import HealthCheck, settings
 
 from sfn_emulator.config import Settings
 
 if TYPE_CHECKING:
     from sfn_emulator.runtime import Emulator
+
+# Property tests draw the same examples on every run and never time an example: the suite must give
+# the same verdict on a loaded machine as on an idle one.
+settings.register_profile("sfn-emulator", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("sfn-emulator")
 
 
 @dataclass(frozen=True)
