@@ -8,14 +8,14 @@ hold is for each reader to check; this module only splits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 _FIELDS = 6
 
 
-@dataclass(frozen=True, slots=True)
-class Arn:
+class Arn(Struct, frozen=True):
     text: str
     partition: str
     service: str
