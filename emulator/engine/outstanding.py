@@ -3,20 +3,19 @@ a callback, activity tasks queued for a worker, and the next timer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
+from msgspec import Struct
 
-@dataclass(frozen=True, slots=True)
-class WaitingCallback:
+
+class WaitingCallback(Struct, frozen=True):
     """A task token that SendTaskSuccess, SendTaskFailure or SendTaskHeartbeat can answer."""
 
     token: str
     execution_arn: str
 
 
-@dataclass(frozen=True, slots=True)
-class QueuedActivityTask:
+class QueuedActivityTask(Struct, frozen=True):
     """An activity task no worker has taken yet (GetActivityTask takes the oldest first)."""
 
     activity_arn: str
@@ -24,8 +23,7 @@ class QueuedActivityTask:
     input: str
 
 
-@dataclass(frozen=True, slots=True)
-class Outstanding:
+class Outstanding(Struct, frozen=True):
     callbacks: tuple[WaitingCallback, ...]
     activity_tasks: tuple[QueuedActivityTask, ...]
     next_timer: datetime | None  # when the earliest pending timer (Wait, retry, timeout) falls due
