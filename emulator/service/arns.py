@@ -10,8 +10,9 @@ part is not on record; we answer "Invalid Arn: 'X'".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Collection
+
+from msgspec import Struct
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.partitions import partition_for
@@ -29,8 +30,7 @@ def build(region: str, account: str, resource_type: str, *parts: str) -> str:
     return ":".join(("arn", partition_for(region), "states", region, account, resource_type, *parts))
 
 
-@dataclass(frozen=True, slots=True)
-class StatesArn:
+class StatesArn(Struct, frozen=True):
     """An ARN that passed the prefix and resource-type checks."""
 
     text: str
@@ -58,8 +58,7 @@ def malformed(text: str) -> InvalidArn:
     return InvalidArn(f"Invalid Arn: '{text}'")
 
 
-@dataclass(frozen=True, slots=True)
-class MachineRef:
+class MachineRef(Struct, frozen=True):
     """A state machine ARN, possibly qualified by a version number or an alias name."""
 
     arn: str  # as given, without a mock test case suffix

@@ -14,8 +14,9 @@ AWS's rules kept here:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+import msgspec
 
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, operation
@@ -210,7 +211,7 @@ class StateMachineOperations(ServiceBase):
             changes["definition"] = definition
         now = self._now()
         if any(getattr(current, field) != value for field, value in changes.items() if field != "machine"):
-            record.current = replace(
+            record.current = msgspec.structs.replace(
                 current, **changes, revision_id=self._ids.uuid(), update_date=now, number=current.number + 1
             )
         answer: dict[str, Any] = {"updateDate": now}
