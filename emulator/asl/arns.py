@@ -15,7 +15,9 @@ from msgspec import Struct
 _FIELDS = 6
 
 
-class Arn(Struct, frozen=True):
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class Arn(Struct, frozen=True, gc=False):
     text: str
     partition: str
     service: str

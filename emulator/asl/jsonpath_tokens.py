@@ -23,24 +23,26 @@ class QuerySyntaxError(ValueError):
         self.problem = problem
 
 
-class Properties(Struct, frozen=True):
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class Properties(Struct, frozen=True, gc=False):
     names: tuple[str, ...]
 
 
-class Indexes(Struct, frozen=True):
+class Indexes(Struct, frozen=True, gc=False):
     indexes: tuple[int, ...]
 
 
-class ArraySlice(Struct, frozen=True):
+class ArraySlice(Struct, frozen=True, gc=False):
     start: int | None
     end: int | None
 
 
-class Wildcard(Struct, frozen=True):
+class Wildcard(Struct, frozen=True, gc=False):
     pass
 
 
-class Scan(Struct, frozen=True):
+class Scan(Struct, frozen=True, gc=False):
     pass
 
 

@@ -84,7 +84,9 @@ class ChoiceCondition(Protocol):
         ...
 
 
-class Retrier(Struct, frozen=True):
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class Retrier(Struct, frozen=True, gc=False):
     error_equals: tuple[str, ...]
     interval_seconds: float = 1.0
     max_attempts: int = 3

@@ -17,7 +17,9 @@ from sfn_emulator.resources.base import TaskRequest
 Interpreter = Generator["Effect", Any, Any]
 
 
-class Sleep(Struct, frozen=True):
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class Sleep(Struct, frozen=True, gc=False):
     """Resume at virtual time `until` (Wait states, retry intervals). Resumes with None."""
 
     until: datetime
@@ -32,7 +34,7 @@ class Invoke(Struct, frozen=True):
     timeout_seconds: float | None = None
 
 
-class AwaitToken(Struct, frozen=True):
+class AwaitToken(Struct, frozen=True, gc=False):
     """Wait for SendTaskSuccess/SendTaskFailure on `token`. Resumes with the output JSON value;
     throws the failure, States.Timeout at `timeout_seconds` or States.HeartbeatTimeout when no
     heartbeat arrives within `heartbeat_seconds`. A deadline only an outside party can meet."""
@@ -57,7 +59,7 @@ class AwaitCompletion(Struct, frozen=True):
     stopped_when_cancelled: tuple[str, str] | None = None
 
 
-class ScheduleActivity(Struct, frozen=True):
+class ScheduleActivity(Struct, frozen=True, gc=False):
     """Queue an activity task for GetActivityTask. Resumes with the worker name once a worker
     takes it; the timeouts count from now and carry on into the following `AwaitToken`."""
 
@@ -112,11 +114,11 @@ class ProduceEvent(Struct, frozen=True):
     event: dict[str, Any]
 
 
-class Reschedule(Struct, frozen=True):
+class Reschedule(Struct, frozen=True, gc=False):
     """Let sibling children run before continuing (see `Fork.interleave`). Resumes with None."""
 
 
-class Transition(Struct, frozen=True):
+class Transition(Struct, frozen=True, gc=False):
     """A state is about to be entered. The scheduler may end the execution's turn here, so that a
     loop with no Wait cannot starve other executions or the control plane; the execution then
     carries on exactly where it was, before its siblings. Resumes with None."""

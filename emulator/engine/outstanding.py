@@ -8,14 +8,16 @@ from datetime import datetime
 from msgspec import Struct
 
 
-class WaitingCallback(Struct, frozen=True):
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class WaitingCallback(Struct, frozen=True, gc=False):
     """A task token that SendTaskSuccess, SendTaskFailure or SendTaskHeartbeat can answer."""
 
     token: str
     execution_arn: str
 
 
-class QueuedActivityTask(Struct, frozen=True):
+class QueuedActivityTask(Struct, frozen=True, gc=False):
     """An activity task no worker has taken yet (GetActivityTask takes the oldest first)."""
 
     activity_arn: str
@@ -23,7 +25,7 @@ class QueuedActivityTask(Struct, frozen=True):
     input: str
 
 
-class Outstanding(Struct, frozen=True):
+class Outstanding(Struct, frozen=True, gc=False):
     callbacks: tuple[WaitingCallback, ...]
     activity_tasks: tuple[QueuedActivityTask, ...]
     next_timer: datetime | None  # when the earliest pending timer (Wait, retry, timeout) falls due

@@ -30,7 +30,9 @@ def build(region: str, account: str, resource_type: str, *parts: str) -> str:
     return ":".join(("arn", partition_for(region), "states", region, account, resource_type, *parts))
 
 
-class StatesArn(Struct, frozen=True):
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class StatesArn(Struct, frozen=True, gc=False):
     """An ARN that passed the prefix and resource-type checks."""
 
     text: str
@@ -58,7 +60,7 @@ def malformed(text: str) -> InvalidArn:
     return InvalidArn(f"Invalid Arn: '{text}'")
 
 
-class MachineRef(Struct, frozen=True):
+class MachineRef(Struct, frozen=True, gc=False):
     """A state machine ARN, possibly qualified by a version number or an alias name."""
 
     arn: str  # as given, without a mock test case suffix
