@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+
+import msgspec
 
 from sfn_emulator.config import Settings
 from sfn_emulator.definition_files import default_machine_name, read_definition_file
@@ -214,7 +215,7 @@ def run_definition(
         if isinstance(mock_config, Mapping):
             mock_config = write_mock_config(mock_config, Path(scratch))
         if mock_config is not None:
-            settings = replace(settings, mock_config=Path(mock_config))
+            settings = msgspec.structs.replace(settings, mock_config=Path(mock_config))
         with Emulator(settings, function_hint="pass `functions={name: handler}` to run_definition") as instance:
             instance.functions.update(functions or {})
             runner = in_process_runner(instance, role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator")

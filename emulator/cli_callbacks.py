@@ -13,8 +13,9 @@ import json
 import sys
 import time
 from collections import defaultdict, deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from msgspec import Struct
 
 from sfn_emulator.clock import wall_monotonic
 
@@ -26,8 +27,7 @@ _POLL_INTERVAL = 0.05  # wall seconds between looks at an execution nothing here
 _SETTLE = 5.0  # wall seconds the engine gets to run until idle, even at --timeout 0 or after an answer
 
 
-@dataclass(frozen=True)
-class TaskAnswer:
+class TaskAnswer(Struct, frozen=True):
     """SendTaskSuccess with `output` (JSON text), or SendTaskFailure with `error` and `cause`."""
 
     state: str

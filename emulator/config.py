@@ -9,11 +9,12 @@ is used (`AWS_ACCOUNT_ID`, `AWS_DEFAULT_REGION`, `WAIT_TIME_SCALE`, `SFN_MOCK_CO
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
 from urllib.parse import urlsplit
+
+from msgspec import Struct
 
 from sfn_emulator.clock import MODES, parse_time
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, check_timeout
@@ -28,8 +29,7 @@ class SettingsError(ValueError):
     """A setting has a value the emulator cannot use; the message names the flag and variable."""
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Struct, frozen=True):
     host: str = "127.0.0.1"
     port: int = 8083
     allowed_hosts: tuple[str, ...] = ()
@@ -73,8 +73,7 @@ class Settings:
         return cls(**values)
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Struct, frozen=True):
     field: str
     flag: str
     env: str
@@ -242,7 +241,7 @@ OPTIONS: tuple[Option, ...] = (
 # botocore service name -> the setting holding the endpoint it is sent to
 REMOTE_ENDPOINT_FIELDS: Mapping[str, str] = {service: field_name for service, field_name, _ in _REMOTE_ENDPOINTS}
 
-assert {option.field for option in OPTIONS} == {field.name for field in fields(Settings)}
+assert {option.field for option in OPTIONS} == set(Settings.__struct_fields__)
 
 
 def add_arguments(parser: argparse.ArgumentParser, fields: Collection[str] | None = None) -> None:

@@ -5,9 +5,10 @@ in-process control plane or from boto3; with the assertions a test makes on it."
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping, Sequence
+
+from msgspec import Struct
 
 from sfn_emulator.history_tokens import open_token_waits, task_token
 from sfn_emulator.json_diff import describe_differences, json_equal
@@ -19,8 +20,7 @@ FAILED = "FAILED"
 _NOT_GIVEN: Any = object()
 
 
-@dataclass(frozen=True)
-class StateVisit:
+class StateVisit(Struct, frozen=True):
     """One entry into a state, from its `*StateEntered` history event."""
 
     name: str
@@ -29,8 +29,7 @@ class StateVisit:
     entered: datetime
 
 
-@dataclass(frozen=True, repr=False)
-class ExecutionResult:
+class ExecutionResult(Struct, frozen=True):
     """One execution as it stood when it was read: ended, or RUNNING when it was still waiting."""
 
     execution_arn: str

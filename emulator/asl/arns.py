@@ -8,14 +8,16 @@ hold is for each reader to check; this module only splits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 _FIELDS = 6
 
 
-@dataclass(frozen=True, slots=True)
-class Arn:
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class Arn(Struct, frozen=True, gc=False):
     text: str
     partition: str
     service: str

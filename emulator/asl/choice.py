@@ -15,8 +15,9 @@ messages as users report them):
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
 from typing import Any, Callable, Mapping
+
+from msgspec import Struct
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.model import JSON, ChoiceCondition, Scope
@@ -46,8 +47,7 @@ def _condition_path_error(path: str) -> StatesError:
 # --- operators ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Family:
+class _Family(Struct, frozen=True):
     """The values one family of operators compares, and how to bring a value into that domain."""
 
     operand: str  # how the literal operand is described in compile errors
@@ -110,8 +110,7 @@ _IGNORED_FIELDS = frozenset({"Comment"})
 # --- conditions --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(Struct, frozen=True):
     """`Variable` compared with a literal (`NumericEquals: 3`) or another path (`NumericEqualsPath`)."""
 
     variable: JsonPath
@@ -132,8 +131,7 @@ class Comparison:
         return self.relation(left, right)
 
 
-@dataclass(frozen=True, slots=True)
-class StringMatch:
+class StringMatch(Struct, frozen=True):
     """`StringMatches`: `*` matches any run of characters; `\\*` and `\\\\` are a literal `*`, `\\`."""
 
     variable: JsonPath
@@ -144,8 +142,7 @@ class StringMatch:
         return isinstance(subject, str) and self.pattern.matches(subject)
 
 
-@dataclass(frozen=True, slots=True)
-class TypeTest:
+class TypeTest(Struct, frozen=True):
     """`IsNull`, `IsNumeric`, `IsString`, `IsBoolean`, `IsTimestamp`: true or false as asked."""
 
     variable: JsonPath
@@ -156,8 +153,7 @@ class TypeTest:
         return self.test(_read(self.variable, value, scope)) is self.expected
 
 
-@dataclass(frozen=True, slots=True)
-class PresenceTest:
+class PresenceTest(Struct, frozen=True):
     """`IsPresent`: whether `Variable` selects anything; never an error."""
 
     variable: JsonPath
@@ -171,24 +167,21 @@ class PresenceTest:
         return self.expected
 
 
-@dataclass(frozen=True, slots=True)
-class AndRule:
+class AndRule(Struct, frozen=True):
     rules: tuple[ChoiceCondition, ...]
 
     def matches(self, value: JSON, scope: Scope) -> bool:
         return all(rule.matches(value, scope) for rule in self.rules)
 
 
-@dataclass(frozen=True, slots=True)
-class OrRule:
+class OrRule(Struct, frozen=True):
     rules: tuple[ChoiceCondition, ...]
 
     def matches(self, value: JSON, scope: Scope) -> bool:
         return any(rule.matches(value, scope) for rule in self.rules)
 
 
-@dataclass(frozen=True, slots=True)
-class NotRule:
+class NotRule(Struct, frozen=True):
     rule: ChoiceCondition
 
     def matches(self, value: JSON, scope: Scope) -> bool:
@@ -273,8 +266,7 @@ def _compile_rule_path(text: JSON, field: str, location: str) -> JsonPath:
         raise ChoiceRuleError(f"The value of '{field}' is not a valid path: {error.problem}", location) from None
 
 
-@dataclass(frozen=True, slots=True)
-class Wildcard:
+class Wildcard(Struct, frozen=True):
     """A `StringMatches` pattern as its literal pieces between the `*`s. Matching finds each middle piece
     leftmost after the previous one (taking the first place a piece fits never loses a match when `*` is
     the only wildcard), so it takes time linear in the text per piece, where a backtracking regular

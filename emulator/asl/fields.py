@@ -14,9 +14,10 @@ ToleratedFailureCount, a delay too long) stays with the state that reads the fie
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Protocol
+
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -44,8 +45,7 @@ class TextedPath(Expression, Protocol):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class PathRule:
+class PathRule(Struct, frozen=True):
     """How one `…Path` field reads what its path selects.
 
     `missing(path text, reason, input)` is AWS's cause when the path selects nothing; `check(selected,
@@ -55,8 +55,7 @@ class PathRule:
     check: Callable[[JSON, str], JSON]
 
 
-@dataclass(frozen=True, slots=True)
-class PathField:
+class PathField(Struct, frozen=True):
     """A field given as a `…Path`: the value its path selects, read by the field's rule."""
 
     path: TextedPath
@@ -75,8 +74,7 @@ class PathField:
         return self.rule.check(selected, self.path.text)
 
 
-@dataclass(frozen=True, slots=True)
-class Converted:
+class Converted(Struct, frozen=True):
     """A field whose value (of an expression, typically) the field's rule converts: a Wait's Timestamp
     text to a time, its Seconds capped."""
 

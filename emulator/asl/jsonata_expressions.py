@@ -23,8 +23,9 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from msgspec import Struct
 
 if TYPE_CHECKING:  # jsonata-python is imported with the first expression compiled: most definitions use JSONPath
     from jsonata.jexception import JException
@@ -116,8 +117,7 @@ class Node(Protocol):
     def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Constant:
+class Constant(Struct, frozen=True):
     value: JSON
 
     def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
@@ -201,8 +201,7 @@ class JsonataExpression:
         return f"JsonataExpression({self.text!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class ResultType:
+class ResultType(Struct, frozen=True):
     """The type rule of a field that takes one kind of value; `name` is how AWS's cause names it."""
 
     name: str
@@ -222,8 +221,7 @@ NON_NEGATIVE_INTEGER = ResultType("integer", lambda value: _is_integer(value) an
 POSITIVE_INTEGER = ResultType("integer", lambda value: _is_integer(value) and value > 0)
 
 
-@dataclass(frozen=True, slots=True)
-class TypedExpression:
+class TypedExpression(Struct, frozen=True):
     """A `{% ... %}` field with a type rule: its value, or AWS's "unexpected result type" error."""
 
     expression: JsonataExpression
@@ -240,8 +238,7 @@ class TypedExpression:
         return value
 
 
-@dataclass(frozen=True, slots=True)
-class JsonataCondition:
+class JsonataCondition(Struct, frozen=True):
     """A JSONata Choice rule's `Condition`: a boolean, or an expression typed BOOLEAN."""
 
     expression: TypedExpression | Constant
@@ -250,16 +247,14 @@ class JsonataCondition:
         return bool(self.expression.evaluate(states, scope))
 
 
-@dataclass(frozen=True, slots=True)
-class _Object:
+class _Object(Struct, frozen=True):
     fields: tuple[tuple[str, Node], ...]
 
     def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
         return {key: node.evaluate(states, scope) for key, node in self.fields}
 
 
-@dataclass(frozen=True, slots=True)
-class _Array:
+class _Array(Struct, frozen=True):
     items: tuple[Node, ...]
 
     def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:

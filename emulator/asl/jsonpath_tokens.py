@@ -5,8 +5,9 @@ scans (`..`) and filters (`[?(...)]`, compiled by `jsonpath_filter`). `jsonpath_
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable, Union
+
+from msgspec import Struct
 
 from sfn_emulator.asl.model import JSON
 
@@ -22,34 +23,30 @@ class QuerySyntaxError(ValueError):
         self.problem = problem
 
 
-@dataclass(frozen=True, slots=True)
-class Properties:
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class Properties(Struct, frozen=True, gc=False):
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Indexes:
+class Indexes(Struct, frozen=True, gc=False):
     indexes: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ArraySlice:
+class ArraySlice(Struct, frozen=True, gc=False):
     start: int | None
     end: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Wildcard:
+class Wildcard(Struct, frozen=True, gc=False):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class Scan:
+class Scan(Struct, frozen=True, gc=False):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class Filter:
+class Filter(Struct, frozen=True):
     text: str  # as written between `[?(` and `)]`
     accepts: Callable[[JSON, JSON], bool]  # (item, root) -> keep it?
 

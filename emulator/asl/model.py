@@ -9,9 +9,10 @@ JSONata expression is one compiled field (`sfn_emulator.asl.fields`) named after
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping, Protocol, Union
+
+from msgspec import Struct, field
 
 from sfn_emulator.randomness import Randomness
 
@@ -58,8 +59,7 @@ class Expression(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class Constant:
+class Constant(Struct, frozen=True):
     """An expression whose value is fixed when the definition is parsed (a literal)."""
 
     value: JSON
@@ -84,8 +84,9 @@ class ChoiceCondition(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class Retrier:
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class Retrier(Struct, frozen=True, gc=False):
     error_equals: tuple[str, ...]
     interval_seconds: float = 1.0
     max_attempts: int = 3
@@ -95,8 +96,7 @@ class Retrier:
     comment: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Catcher:
+class Catcher(Struct, frozen=True):
     error_equals: tuple[str, ...]
     next: str
     result_path: ResultPath | None  # None: ResultPath null (output is the state input)
@@ -105,8 +105,7 @@ class Catcher:
     comment: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ChoiceBranch:
+class ChoiceBranch(Struct, frozen=True):
     condition: ChoiceCondition
     next: str
     assign: Expression | None = None
@@ -114,8 +113,7 @@ class ChoiceBranch:
     comment: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BaseState:
+class BaseState(Struct, frozen=True, kw_only=True):
     """Fields every state type may carry. `io` is its input/output processing in its query language
     (`sfn_emulator.asl.state_io`: InputPath ... OutputPath, or Arguments and Output)."""
 
@@ -129,13 +127,11 @@ class BaseState:
     assign: Expression | None = None  # evaluates to {variable name: value}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PassState(BaseState):
+class PassState(BaseState, frozen=True, kw_only=True):
     result: Constant | None = None  # the `Result` field's value; None when there is none
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TaskState(BaseState):
+class TaskState(BaseState, frozen=True, kw_only=True):
     resource: str
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
@@ -144,38 +140,32 @@ class TaskState(BaseState):
     credentials: Expression | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ChoiceState(BaseState):
+class ChoiceState(BaseState, frozen=True, kw_only=True):
     choices: tuple[ChoiceBranch, ...] = ()
     default: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class WaitState(BaseState):
+class WaitState(BaseState, frozen=True, kw_only=True):
     seconds: Expression | None = None  # Seconds, SecondsPath or `{% %}`: whole seconds
     timestamp: Expression | None = None  # Timestamp, TimestampPath or `{% %}`: a timezone-aware datetime
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SucceedState(BaseState):
+class SucceedState(BaseState, frozen=True, kw_only=True):
     pass
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FailState(BaseState):
+class FailState(BaseState, frozen=True, kw_only=True):
     error: Expression | None = None  # Error, ErrorPath or `{% %}`: a string
     cause: Expression | None = None  # Cause, CausePath or `{% %}`: a string
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ParallelState(BaseState):
+class ParallelState(BaseState, frozen=True, kw_only=True):
     branches: tuple[StateMachine, ...] = ()
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ReaderConfig:
+class ReaderConfig(Struct, frozen=True):
     """An ItemReader's ReaderConfig: how the object's text becomes items, and how many."""
 
     input_type: str | None = None  # JSON | JSONL | CSV | MANIFEST | PARQUET; None: the objects a listing names
@@ -188,8 +178,7 @@ class ReaderConfig:
     manifest_type: str | None = None  # ATHENA_DATA | S3_INVENTORY
 
 
-@dataclass(frozen=True, slots=True)
-class ItemReader:
+class ItemReader(Struct, frozen=True):
     """A Distributed Map's `ItemReader`: the S3 call (`arn:aws:states:::s3:getObject`/`listObjectsV2`)
     whose answer holds the items, with its `Parameters`."""
 
@@ -198,8 +187,7 @@ class ItemReader:
     reader_config: ReaderConfig = field(default_factory=ReaderConfig)
 
 
-@dataclass(frozen=True, slots=True)
-class ResultWriter:
+class ResultWriter(Struct, frozen=True):
     """A Distributed Map's `ResultWriter`: where the child executions' results go (`s3:putObject`
     with Bucket and Prefix in `Parameters`), and its `WriterConfig`. Without a Resource (only a
     WriterConfig) nothing is exported: the Map's result is the executions' results, transformed."""
@@ -210,8 +198,7 @@ class ResultWriter:
     output_type: str | None = None  # WriterConfig.OutputType: JSON | JSONL
 
 
-@dataclass(frozen=True, slots=True)
-class ItemBatcher:
+class ItemBatcher(Struct, frozen=True):
     """A Distributed Map's `ItemBatcher`: each child execution gets `{"Items": [...], "BatchInput": ...}`,
     at most MaxItemsPerBatch items and the evaluated BatchInput."""
 
@@ -220,8 +207,7 @@ class ItemBatcher:
     batch_input: Expression | None = None  # a payload template (JSONPath) or JSON with `{% %}` (JSONata)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MapState(BaseState):
+class MapState(BaseState, frozen=True, kw_only=True):
     item_processor: StateMachine
     processor_mode: str = "INLINE"  # INLINE | DISTRIBUTED
     execution_type: str | None = None  # STANDARD | EXPRESS (distributed only)
@@ -240,8 +226,7 @@ class MapState(BaseState):
 State = Union[PassState, TaskState, ChoiceState, WaitState, SucceedState, FailState, ParallelState, MapState]
 
 
-@dataclass(frozen=True, slots=True)
-class StateMachine:
+class StateMachine(Struct, frozen=True):
     """A whole definition, or one Parallel branch / Map item processor."""
 
     start_at: str
@@ -252,4 +237,13 @@ class StateMachine:
     version: str | None = None
     # The author's definition as decoded: kept because a mock configuration's test case is checked against
     # the Task states the author wrote, nested ones included (`MockedResponses.start_problem`).
-    raw: Mapping[str, JSON] = field(default_factory=dict, compare=False, repr=False)
+    # It is not part of what the model means: two spellings of one machine compare equal.
+    raw: Mapping[str, JSON] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not StateMachine:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _MEANING_FIELDS)
+
+
+_MEANING_FIELDS = tuple(name for name in StateMachine.__struct_fields__ if name != "raw")

@@ -15,8 +15,9 @@ As AWS does:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Union
+
+from msgspec import Struct
 
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.errors import RUNTIME, StatesError
@@ -55,8 +56,7 @@ def compile_template(template: JSON, *, field: str = "Parameters") -> Template:
     return Template(_compile(template, (field,)))
 
 
-@dataclass(frozen=True, slots=True)
-class Template:
+class Template(Struct, frozen=True):
     """A compiled payload template."""
 
     root: Expression
@@ -66,24 +66,21 @@ class Template:
         return self.root.evaluate(value, scope)
 
 
-@dataclass(frozen=True, slots=True)
-class _Object:
+class _Object(Struct, frozen=True):
     fields: tuple[tuple[str, Expression], ...]
 
     def evaluate(self, value: JSON, scope: Scope) -> JSON:
         return {key: node.evaluate(value, scope) for key, node in self.fields}
 
 
-@dataclass(frozen=True, slots=True)
-class _Array:
+class _Array(Struct, frozen=True):
     items: tuple[Expression, ...]
 
     def evaluate(self, value: JSON, scope: Scope) -> JSON:
         return [node.evaluate(value, scope) for node in self.items]
 
 
-@dataclass(frozen=True, slots=True)
-class _PathField:
+class _PathField(Struct, frozen=True):
     key: str  # the field as written, with its `.$`
     text: str
     path: JsonPath
@@ -99,8 +96,7 @@ class _PathField:
             ) from None
 
 
-@dataclass(frozen=True, slots=True)
-class _IntrinsicField:
+class _IntrinsicField(Struct, frozen=True):
     intrinsic: Intrinsic
 
     def evaluate(self, value: JSON, scope: Scope) -> JSON:

@@ -14,8 +14,9 @@ happens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Protocol
+
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -63,8 +64,7 @@ def evaluate_path(path: Any, value: JSON, scope: Scope) -> JSON:
                                                       value)) from None
 
 
-@dataclass(frozen=True, slots=True)
-class JsonPathIO:
+class JsonPathIO(Struct, frozen=True):
     """InputPath, Parameters, ResultSelector, ResultPath, OutputPath (and a Map's ItemsPath).
     `input_path`/`output_path`/`result_path` None means JSON null in the definition."""
 
@@ -148,8 +148,7 @@ class JsonPathIO:
         return output
 
 
-@dataclass(frozen=True, slots=True)
-class JsonataIO:
+class JsonataIO(Struct, frozen=True):
     """Arguments and Output (and a Map's Items), all reading `$states`."""
 
     arguments_template: Expression | None = None  # `Arguments`

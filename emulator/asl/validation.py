@@ -9,8 +9,9 @@ joins the ERROR ones into its InvalidDefinition message:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl.json_text import innermost_open_bracket, position_outside_strings
 
@@ -28,8 +29,7 @@ NO_PATH = "NO_PATH"
 PASS_RESULT_IS_STATIC = "PASS_RESULT_IS_STATIC"
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(Struct, frozen=True):
     """One problem found in a definition; `location` is a pointer like `/States/A/Next`, or None."""
 
     severity: str
@@ -67,8 +67,7 @@ class InvalidDefinitionError(Exception):
         super().__init__(self.message)
 
 
-@dataclass(slots=True)
-class Transition:
+class Transition(Struct):
     """A state's pointer to another one (`Next`, `Default`, a Choice rule's or a catcher's `Next`)."""
 
     source: str
@@ -76,8 +75,7 @@ class Transition:
     location: str  # where the name is written, e.g. /States/C/Choices[0]/Next
 
 
-@dataclass(slots=True)
-class Scope:
+class Scope(Struct):
     """The states of one machine, Parallel branch or Map item processor, as the graph rules see them."""
 
     location: str  # "" for the top level, e.g. /States/P/Branches[0] for a branch

@@ -17,8 +17,9 @@ pytest-xdist run add up (an item is missed only where every report missed it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Iterable
+
+from msgspec import Struct, field
 
 from sfn_emulator.graphs.structure import CATCH, CHOICE, DEFAULT, RETRY, Edge, Graph
 from sfn_emulator.graphs.trace import ExecutionTrace
@@ -40,8 +41,7 @@ def edge_item(edge: Edge) -> tuple[str, Item] | None:
     return None
 
 
-@dataclass(slots=True)
-class MachineCoverage:
+class MachineCoverage(Struct):
     """The items of one definition and those covered so far."""
 
     name: str
@@ -89,8 +89,7 @@ class MachineCoverage:
         return answer
 
 
-@dataclass(slots=True)
-class CoverageReport:
+class CoverageReport(Struct):
     machines: list[MachineCoverage]
 
     def to_json(self) -> dict[str, Any]:

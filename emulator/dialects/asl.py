@@ -6,8 +6,9 @@ dialect recognises, so a broken definition gets ASL's own diagnostics.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
+
+from msgspec import Struct
 
 from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.asl.parser import parse_definition, validate_definition
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
     from sfn_emulator.graphs.structure import Graph
 
 
-@dataclass(frozen=True)
-class AslDialect:
+class AslDialect(Struct, frozen=True):
     name: str = "asl"
     model: type = StateMachine
 

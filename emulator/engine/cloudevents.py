@@ -9,8 +9,9 @@ required attributes (CloudEvents 1.0, "Required Attributes") are `specversion` (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 REQUIRED_ATTRIBUTES = ("specversion", "id", "source", "type")
 SPEC_VERSION = "1.0"
@@ -45,8 +46,7 @@ def checked_events(body: Any) -> list[dict[str, Any]]:
     return [checked_event(body)]
 
 
-@dataclass(frozen=True, slots=True)
-class EventMatch:
+class EventMatch(Struct, frozen=True):
     """What an execution waits for: an event of `type` (and `source`, when given) whose context
     attributes have the values in `attributes` (a value of None: the attribute only has to be there).
     `correlate`: attributes whose value must equal the one the events already consumed by the same

@@ -4,9 +4,10 @@ wait for something outside itself; the scheduler resumes it with the answer (or 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Generator, Sequence
+
+from msgspec import Struct
 
 from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.engine.cloudevents import EventMatch
@@ -16,15 +17,15 @@ from sfn_emulator.resources.base import TaskRequest
 Interpreter = Generator["Effect", Any, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Sleep:
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class Sleep(Struct, frozen=True, gc=False):
     """Resume at virtual time `until` (Wait states, retry intervals). Resumes with None."""
 
     until: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class Invoke:
+class Invoke(Struct, frozen=True):
     """Run a task resource on a worker thread. Resumes with its `Succeeded` or `Pending` outcome
     (`sfn_emulator.resources.outcomes`); throws its failure, or States.Timeout when `timeout_seconds`
     of clock time pass first."""
@@ -33,8 +34,7 @@ class Invoke:
     timeout_seconds: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class AwaitToken:
+class AwaitToken(Struct, frozen=True, gc=False):
     """Wait for SendTaskSuccess/SendTaskFailure on `token`. Resumes with the output JSON value;
     throws the failure, States.Timeout at `timeout_seconds` or States.HeartbeatTimeout when no
     heartbeat arrives within `heartbeat_seconds`. A deadline only an outside party can meet."""
@@ -45,8 +45,7 @@ class AwaitToken:
     counted_from: datetime | None = None  # when the task started: its timeout runs from there, not from the wait
 
 
-@dataclass(frozen=True, slots=True)
-class AwaitCompletion:
+class AwaitCompletion(Struct, frozen=True):
     """`.sync`: wait until the job that `Invoke` submitted (`submitted`, its result) is finished.
     Resumes with the task's result; throws its failure, or States.Timeout when the job is not done
     `timeout_seconds` after the task started (the task's TimeoutSeconds covers the whole job)."""
@@ -60,8 +59,7 @@ class AwaitCompletion:
     stopped_when_cancelled: tuple[str, str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ScheduleActivity:
+class ScheduleActivity(Struct, frozen=True, gc=False):
     """Queue an activity task for GetActivityTask. Resumes with the worker name once a worker
     takes it; the timeouts count from now and carry on into the following `AwaitToken`."""
 
@@ -72,8 +70,7 @@ class ScheduleActivity:
     heartbeat_seconds: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Fork:
+class Fork(Struct, frozen=True):
     """Run child interpreters (Parallel branches, Map iterations); resume with their results in
     order. The first child failure aborts the others and is thrown into the parent.
     `interleave`: children take turns state by state (as Parallel branches appear in AWS's
@@ -85,8 +82,7 @@ class Fork:
     needed: int | None = None  # resume once this many children succeeded (the rest cancelled, their results None)
 
 
-@dataclass(frozen=True, slots=True)
-class RunMapRun:
+class RunMapRun(Struct, frozen=True):
     """A Distributed Map's items, each run as a child execution of `processor`. Resumes with the
     outputs in item order; throws States.ExceedToleratedFailureThreshold when more items fail
     than tolerated (`None` for both limits: no failure is tolerated)."""
@@ -99,8 +95,7 @@ class RunMapRun:
     tolerated_failure_percentage: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class AwaitEvent:
+class AwaitEvent(Struct, frozen=True):
     """Wait for CloudEvents published to the emulator (`POST /_emulator/events`): any one of
     `matches` (`all_of` False) or one event for each of them. Resumes with {match index: event}
     for the events consumed; throws States.Timeout when `timeout_seconds` of clock time pass first.
@@ -111,8 +106,7 @@ class AwaitEvent:
     timeout_seconds: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ProduceEvent:
+class ProduceEvent(Struct, frozen=True):
     """Publish a CloudEvent an execution produces: it is recorded as the execution's (readable at
     `GET /_emulator/events?executionArn=`) and delivered to every execution waiting for it.
     Resumes with the ARNs of the executions that consumed it."""
@@ -120,13 +114,11 @@ class ProduceEvent:
     event: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Reschedule:
+class Reschedule(Struct, frozen=True, gc=False):
     """Let sibling children run before continuing (see `Fork.interleave`). Resumes with None."""
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(Struct, frozen=True, gc=False):
     """A state is about to be entered. The scheduler may end the execution's turn here, so that a
     loop with no Wait cannot starve other executions or the control plane; the execution then
     carries on exactly where it was, before its siblings. Resumes with None."""

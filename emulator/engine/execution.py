@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl.model import StateMachine
 
@@ -104,8 +105,7 @@ class HistoryEvent(Mapping[str, Any]):
         return repr(self.as_dict())
 
 
-@dataclass(eq=False)
-class Execution:
+class Execution(Struct, eq=False):
     """One run of a state machine. The control plane creates it; only the engine changes it after start."""
 
     arn: str
@@ -137,7 +137,7 @@ class Execution:
     # id of its …StateEntered event: "Choices[i]", "Default", "Retry[i]", "Catch[i]", in order.
     # Graphs and coverage read it (`sfn_emulator.graphs.trace`).
     rules_taken: dict[int, list[str]] = field(default_factory=dict)
-    finished: threading.Event = field(default_factory=threading.Event, repr=False)
+    finished: threading.Event = field(default_factory=threading.Event)
 
     @property
     def is_running(self) -> bool:
@@ -155,8 +155,7 @@ class Execution:
             self.finished = threading.Event()
 
 
-@dataclass(eq=False)
-class MapRun:
+class MapRun(Struct, eq=False):
     """A Distributed Map state's run: its items run as child executions with histories of their own."""
 
     arn: str

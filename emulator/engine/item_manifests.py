@@ -19,7 +19,8 @@ import gzip
 import io
 import json
 import zlib
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from sfn_emulator.asl.model import JSON
 from sfn_emulator.engine.item_reader import failed
@@ -28,8 +29,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _S3_ARN_PREFIX = "arn:aws:s3:::"
 
 
-@dataclass(frozen=True, slots=True)
-class Inventory:
+class Inventory(Struct, frozen=True):
     """The files of an S3 Inventory report and the names of their columns."""
 
     bucket: str

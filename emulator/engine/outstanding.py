@@ -3,20 +3,21 @@ a callback, activity tasks queued for a worker, and the next timer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
+from msgspec import Struct
 
-@dataclass(frozen=True, slots=True)
-class WaitingCallback:
+
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class WaitingCallback(Struct, frozen=True, gc=False):
     """A task token that SendTaskSuccess, SendTaskFailure or SendTaskHeartbeat can answer."""
 
     token: str
     execution_arn: str
 
 
-@dataclass(frozen=True, slots=True)
-class QueuedActivityTask:
+class QueuedActivityTask(Struct, frozen=True, gc=False):
     """An activity task no worker has taken yet (GetActivityTask takes the oldest first)."""
 
     activity_arn: str
@@ -24,8 +25,7 @@ class QueuedActivityTask:
     input: str
 
 
-@dataclass(frozen=True, slots=True)
-class Outstanding:
+class Outstanding(Struct, frozen=True, gc=False):
     callbacks: tuple[WaitingCallback, ...]
     activity_tasks: tuple[QueuedActivityTask, ...]
     next_timer: datetime | None  # when the earliest pending timer (Wait, retry, timeout) falls due

@@ -14,8 +14,9 @@ The interpreter writes each `ResultFile` through the task resources (S3's PutObj
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Sequence
+
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -27,8 +28,7 @@ from sfn_emulator.engine.frame import to_json_text
 FAILED_OUTCOMES = "FAILED"
 
 
-@dataclass(frozen=True, slots=True)
-class ResultFile:
+class ResultFile(Struct, frozen=True):
     """One object to write: `body` is JSON, stored as its compact JSON text, or with `lines` each
     element of the `body` array on a line of its own (JSON Lines)."""
 

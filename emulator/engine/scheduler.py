@@ -25,9 +25,10 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -68,12 +69,11 @@ InterpreterFor = Callable[[Execution], Callable[[Run], Interpreter]]
 log = logging.getLogger(__name__)
 
 
-@dataclass(eq=False)
-class _Call:
+class _Call(Struct, eq=False):
     """A task resource working, on a thread of its own, for a fiber."""
 
     fiber: Fiber
-    settle: Callable[[_Call, TaskOutcome | Any], None] = field(repr=False)
+    settle: Callable[[_Call, TaskOutcome | Any], None]
     timer: Timer | None = None
     settled: bool = False
 

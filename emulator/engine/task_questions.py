@@ -4,8 +4,9 @@ answer, so the interpreter asks them without yielding (on the engine thread, lik
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
+
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -16,8 +17,7 @@ def _every_activity_exists(activity_arn: str, execution_arn: str) -> bool:
     return True
 
 
-@dataclass(frozen=True, slots=True)
-class TaskQuestions:
+class TaskQuestions(Struct, frozen=True):
     """Answers from the engine's current resource chain and activities (the defaults: an empty chain,
     every activity: an interpreter run with no engine, as in the sans-IO tests)."""
 

@@ -13,8 +13,9 @@ Map iterations already failed). A failure's cause is the error's own, without th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -47,8 +48,7 @@ class TestStateRefused(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
-class StateConfiguration:
+class StateConfiguration(Struct, frozen=True):
     """TestState's `stateConfiguration`, as the engine uses it."""
 
     retrier_retry_count: int = 0  # retries the matching Retrier has already made

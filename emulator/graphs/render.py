@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import html
 import json
-from dataclasses import dataclass, field
 from typing import Iterable
+
+from msgspec import Struct, field
 
 from sfn_emulator.graphs.structure import CATCH, CHOICE, DEFAULT, END, RETRY, START, Edge, Graph
 
@@ -30,8 +31,7 @@ _TAKEN_EDGE = "stroke:#2e7d32,stroke-width:3px"
 _FAILED_EDGE = "stroke:#c62828,stroke-width:3px"
 
 
-@dataclass(frozen=True, slots=True)
-class Overlay:
+class Overlay(Struct, frozen=True):
     """What to colour: `visited` states (name -> times), `failed` states, `taken` edges; with
     `show_missed`, every state and edge not visited or taken is greyed out (coverage)."""
 

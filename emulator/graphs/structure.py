@@ -16,8 +16,9 @@ Edges:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 JSON = Any
 
@@ -34,15 +35,13 @@ _COMPARISON_WORDS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(Struct, frozen=True):
     name: str
     type: str  # the ASL state type
     cluster: str | None  # the cluster (branch or processor) the state belongs to; None: the top level
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
+class Edge(Struct, frozen=True):
     source: str | None  # None: the start of `cluster`
     target: str | None  # None: the end of `cluster`
     kind: str
@@ -56,16 +55,14 @@ class Edge:
         return self.kind in TRANSITION_KINDS
 
 
-@dataclass(frozen=True, slots=True)
-class Cluster:
+class Cluster(Struct, frozen=True):
     id: str  # "<state>/<branch number>" for a Parallel branch, "<state>/processor" for a Map
     label: str
     owner: str  # the Parallel or Map state it belongs to
     parent: str | None  # the cluster the owner belongs to
 
 
-@dataclass(frozen=True, slots=True)
-class Graph:
+class Graph(Struct, frozen=True):
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]
     clusters: tuple[Cluster, ...]

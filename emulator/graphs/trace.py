@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import error_equals_matches
 from sfn_emulator.graphs.structure import CATCH, CHOICE, DEFAULT, END, NEXT, RETRY, START, Edge, Graph
@@ -33,8 +34,7 @@ _NOTE = re.compile(r"(Choices|Retry|Catch)\[(\d+)\]|Default")
 _NOTE_KINDS = {"Choices": CHOICE, "Retry": RETRY, "Catch": CATCH}
 
 
-@dataclass(slots=True)
-class ExecutionTrace:
+class ExecutionTrace(Struct):
     entered: Counter[str] = field(default_factory=Counter)  # state name -> times entered, in order of entry
     taken: Counter[Edge] = field(default_factory=Counter)  # edge of the graph -> times taken
     unfinished: list[str] = field(default_factory=list)  # entered, never exited, in order of entry
@@ -46,8 +46,7 @@ class ExecutionTrace:
         return list(self.unfinished) if self.failed else []
 
 
-@dataclass(frozen=True, slots=True)
-class _Line:
+class _Line(Struct, frozen=True):
     """Where one line of control is after an event."""
 
     inside: str | None = None  # the state it is in

@@ -14,8 +14,9 @@ Executions are followed while they run and let go once their last change is writ
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator.clock import Clock
 from sfn_emulator.engine import Engine
@@ -32,8 +33,7 @@ _EXECUTION_STARTS = frozenset({"StartExecution", "RedriveExecution"})
 _NOTHING_KEPT = frozenset({"StartSyncExecution"})  # EXPRESS executions are not kept (as AWS keeps none)
 
 
-@dataclass(eq=False)
-class _Followed:
+class _Followed(Struct, eq=False):
     """A running execution and how much of it the database holds."""
 
     entry: ExecutionEntry
@@ -41,8 +41,7 @@ class _Followed:
     progress: tuple[Any, ...]  # what the written progress document was made from
 
 
-@dataclass(eq=False)
-class _FollowedMapRun:
+class _FollowedMapRun(Struct, eq=False):
     map_run: MapRun
     written: tuple[Any, ...] | None = None
 

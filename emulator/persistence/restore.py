@@ -17,8 +17,9 @@ A failed, timed-out or aborted execution keeps the state it stopped in: RedriveE
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from sfn_emulator.clock import Clock
 from sfn_emulator.engine import Engine
@@ -59,8 +60,7 @@ def capture(service: StepFunctionsService, engine: Engine, clock: Clock) -> reco
     return state
 
 
-@dataclass
-class Loaded:
+class Loaded(Struct):
     """Stores built from a state document, not yet installed, and what was running in them."""
 
     stores: list[Store]

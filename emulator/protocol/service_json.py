@@ -14,10 +14,11 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 # The traits botocore counts as a shape's metadata (`botocore.model.Shape.METADATA_ATTRS`).
 _METADATA_TRAITS = ("required", "min", "max", "pattern", "sensitive", "enum", "idempotencyToken", "error",
@@ -63,8 +64,7 @@ class ShapeJson:
         return ShapeJson(self._model, self._definition["member"])
 
 
-@dataclass(frozen=True)
-class OperationJson:
+class OperationJson(Struct, frozen=True):
     input_shape: ShapeJson | None
 
 

@@ -25,8 +25,9 @@ with `States.Runtime` saying so, rather than the task waiting for what will not 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
+
+from msgspec import Struct
 
 from sfn_emulator.asl.errors import RUNTIME, TASK_FAILED, StatesError
 from sfn_emulator.resources.base import SYNC, TaskRequest
@@ -38,8 +39,7 @@ RUNNING, SUCCEEDED, FAILED = "running", "succeeded", "failed"
 _LOOKS = 10  # looks at a job before the emulator says moto will not end it
 
 
-@dataclass(frozen=True)
-class JobKind:
+class JobKind(Struct, frozen=True):
     """How one action's job is watched: the operation that describes it (PascalCase parameters built from
     the start's answer and the task's parameters), the task's result from that description, and its fate."""
 

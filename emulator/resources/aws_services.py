@@ -28,10 +28,11 @@ import base64
 import json
 import re
 import zlib
-from dataclasses import dataclass, field
 from email.utils import format_datetime
 from typing import Any, Mapping, Protocol
 from urllib.parse import urlsplit
+
+from msgspec import Struct, field
 
 from botocore import xform_name
 from botocore.exceptions import ClientError
@@ -74,8 +75,7 @@ _SQS_HOST_REGION = re.compile(r"^(?:sqs\.(?P<a>[a-z0-9-]+)|(?P<b>[a-z0-9-]+)\.qu
 _ACCOUNT_ID = re.compile(r"^\d{12}$")
 
 
-@dataclass(frozen=True)
-class OptimizedService:
+class OptimizedService(Struct, frozen=True):
     """One service with optimized integrations, and how the 1.x SDK behind them reports."""
 
     botocore_name: str

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, Sequence, runtime_checkable
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl.arns import Arn, split_arn
 from sfn_emulator.asl.errors import StatesError
@@ -35,8 +36,7 @@ _LAMBDA_ACCOUNT = re.compile(r"\d{12}")
 _STATES_RESOURCE = re.compile(r".+")
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceArn:
+class ResourceArn(Struct, frozen=True):
     """A Task `Resource`, parsed once: which kind of resource, which service and action, which pattern."""
 
     arn: str
@@ -101,8 +101,7 @@ def _lambda_function(fields: Arn) -> ResourceArn | None:
 BINARY_BODY = "binary_body"
 
 
-@dataclass(frozen=True, slots=True)
-class TaskRequest:
+class TaskRequest(Struct, frozen=True):
     """Everything a resource may need to answer one Task attempt."""
 
     resource: ResourceArn
@@ -167,8 +166,7 @@ class JobResource(Protocol):
     def watch(self, request: TaskRequest, submitted: Any) -> Any: ...
 
 
-@dataclass
-class TaskResources:
+class TaskResources(Struct):
     """The ordered chain of resources; the first that matches a request answers it."""
 
     chain: Sequence[TaskResource] = ()

@@ -13,15 +13,15 @@ import importlib
 import importlib.util
 import sys
 from pathlib import Path
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator.resources.lambda_runtime import Handler, check_timeout
 
 
-@dataclass(frozen=True, slots=True)
-class MappedFunction:
+class MappedFunction(Struct, frozen=True):
     """A callable with its own function timeout (None: the emulator's default)."""
 
     handler: Handler

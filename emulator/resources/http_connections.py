@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 
@@ -23,8 +24,7 @@ _CONNECTION_STATE_ERROR = "Events.ConnectionResource.InvalidConnectionState"
 _TOKEN_TIMEOUT = 60  # seconds, as the HTTP Task's own request
 
 
-@dataclass
-class ConnectionParameters:
+class ConnectionParameters(Struct):
     """What a connection puts into a request: headers (its authorization too), query and body parameters."""
 
     headers: dict[str, str] = field(default_factory=dict)

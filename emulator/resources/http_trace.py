@@ -12,8 +12,9 @@ response"). Header lists are given as the JSON text of an object, name to value.
 from __future__ import annotations
 
 import urllib.parse
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from sfn_emulator.asl.json_text import compact_json
 
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
 HTTP_EXCHANGE = "httpExchange"  # the key of the exchange in TaskRequest.extra
 
 
-@dataclass
-class HttpExchange:
+class HttpExchange(Struct):
     """One HTTP Task call: the request sent, the same request without the connection's secrets, and
     the answer (none when no answer came)."""
 

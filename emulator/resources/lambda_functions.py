@@ -8,9 +8,10 @@ import base64
 import json
 import threading
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.randomness import Randomness, process_seed
@@ -33,8 +34,7 @@ _LOG_TAIL = "Tail"
 _LOG_TAIL_BYTES = 4096  # Lambda answers the last 4 KB of the log
 
 
-@dataclass
-class LambdaContext:
+class LambdaContext(Struct):
     """The `context` argument a Lambda handler receives; the remaining time counts down the
     function timeout in wall time, as the timeout itself does."""
 

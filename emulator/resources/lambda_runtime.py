@@ -29,9 +29,10 @@ import json
 import math
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.callable_time import clock_time
@@ -42,8 +43,7 @@ MAX_FUNCTION_TIMEOUT = 900.0  # seconds: Lambda's largest function timeout
 DEFAULT_FUNCTION_TIMEOUT = MAX_FUNCTION_TIMEOUT  # see the module docstring
 
 
-@dataclass(frozen=True, slots=True)
-class Invocation:
+class Invocation(Struct, frozen=True):
     """What one call of a handler needs besides the handler: who it is and how it is bounded."""
 
     function_name: str

@@ -33,10 +33,11 @@ import copy
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from functools import cache
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.definition_files import is_yaml_file, json_shaped_yaml_loader
@@ -61,16 +62,14 @@ class MockConfigError(ValueError):
 
 # -- the parsed configuration ---------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class Return:
+class Return(Struct, frozen=True):
     value: JSON
 
     def answer(self) -> JSON:
         return copy.deepcopy(self.value)  # each task gets its own copy, the configuration stays intact
 
 
-@dataclass(frozen=True, slots=True)
-class Throw:
+class Throw(Struct, frozen=True):
     error: str
     cause: str | None
 
@@ -78,8 +77,7 @@ class Throw:
         raise StatesError(self.error, self.cause)
 
 
-@dataclass(frozen=True, slots=True)
-class MockedResponse:
+class MockedResponse(Struct, frozen=True):
     """One entry of MockedResponses: consecutive invocation ranges, from 0, each with its outcome."""
 
     name: str
@@ -98,8 +96,7 @@ class MockedResponse:
         return "its keys cover invocation 0" if last == 0 else f"its keys cover invocations 0-{last}"
 
 
-@dataclass(frozen=True, slots=True)
-class MockDocument:
+class MockDocument(Struct, frozen=True):
     """A validated mock configuration: machine -> test case -> state -> mocked response name."""
 
     state_machines: Mapping[str, Mapping[str, Mapping[str, str]]]

@@ -9,9 +9,10 @@ import logging
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -25,8 +26,7 @@ JSON = Any
 
 # -- the task resource ----------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class _Loaded:
+class _Loaded(Struct, frozen=True):
     """What the file held when last looked at: its identity on disk, and the document or the load error."""
 
     signature: tuple[int, int, int] | None  # (mtime ns, size, inode); None when the file could not be seen

@@ -9,7 +9,8 @@ answer means.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -28,22 +29,19 @@ log = logging.getLogger(__name__)
 _WAITING_PATTERNS = frozenset({WAIT_FOR_TASK_TOKEN, SYNC, SYNC2})
 
 
-@dataclass(frozen=True, slots=True)
-class Succeeded:
+class Succeeded(Struct, frozen=True):
     """The task's result (JSON value)."""
 
     result: object
 
 
-@dataclass(frozen=True, slots=True)
-class Failed:
+class Failed(Struct, frozen=True):
     """The task failed with `error`."""
 
     error: StatesError
 
 
-@dataclass(frozen=True, slots=True)
-class Pending:
+class Pending(Struct, frozen=True):
     """The resource accepted the request (`submitted`, its answer: what TaskSubmitted records); the
     task's result comes later, from SendTaskSuccess/SendTaskFailure or the `.sync` job's end."""
 

@@ -16,8 +16,9 @@ a Distributed Map state, the request fails with ValidationException"; the messag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Collection
+
+from msgspec import Struct
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.partitions import partition_for
@@ -35,8 +36,9 @@ def build(region: str, account: str, resource_type: str, *parts: str) -> str:
     return ":".join(("arn", partition_for(region), "states", region, account, resource_type, *parts))
 
 
-@dataclass(frozen=True, slots=True)
-class StatesArn:
+# gc=False: a record of strings, numbers and times (and tuples of them) can never be part of a reference
+# cycle, so the cycle collector need not track it.
+class StatesArn(Struct, frozen=True, gc=False):
     """An ARN that passed the prefix and resource-type checks."""
 
     text: str
@@ -68,8 +70,7 @@ def malformed(text: str) -> InvalidArn:
     return InvalidArn(f"Invalid Arn: '{text}'")
 
 
-@dataclass(frozen=True, slots=True)
-class MachineRef:
+class MachineRef(Struct, frozen=True, gc=False):
     """A state machine ARN, possibly qualified by a version number or an alias name."""
 
     arn: str  # as given, without a mock test case suffix

@@ -7,20 +7,11 @@ from typing import Any
 
 from sfn_emulator import dialects
 from sfn_emulator.asl.validation import InvalidDefinitionError
-from sfn_emulator.engine.test_state import TestStateRefused
-from sfn_emulator.engine.test_state import test_state as run_test_state
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.errors import InvalidDefinition, ValidationException
 from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.store import Store
-from sfn_emulator.service.test_state_requests import (
-    check_mock,
-    read_configuration,
-    read_context,
-    read_variables,
-    state_to_test,
-)
 
 DEFAULT_DIAGNOSTICS = 100  # AWS's default (and maximum) maxResults for ValidateStateMachineDefinition
 
@@ -72,6 +63,17 @@ class DefinitionOperations(ServiceBase):
     ) -> dict[str, Any]:
         """Run one state once (no execution is recorded). `revealSecrets` shows, at the TRACE level, what
         an HTTP Task's connection added to its request. `variables` are the workflow variables in scope."""
+        # Imported on first use: most runs never call TestState.
+        from sfn_emulator.engine.test_state import TestStateRefused
+        from sfn_emulator.engine.test_state import test_state as run_test_state
+        from sfn_emulator.service.test_state_requests import (
+            check_mock,
+            read_configuration,
+            read_context,
+            read_variables,
+            state_to_test,
+        )
+
         if roleArn is not None:
             arns.role(roleArn)
         input_text = "{}" if input is None else input

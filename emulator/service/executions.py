@@ -15,9 +15,10 @@ AWS's rules kept here:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator import dialects
 from sfn_emulator.engine.errors import NotRedrivable
@@ -54,8 +55,7 @@ EXPRESS = "EXPRESS"
 _TYPE_NOT_SUPPORTED = "This operation is not supported by this type of state machine"
 
 
-@dataclass(frozen=True, slots=True)
-class _Target:
+class _Target(Struct, frozen=True):
     """What a StartExecution ARN resolves to: the machine, the configuration that runs, and how."""
 
     record: StateMachineRecord

@@ -14,8 +14,9 @@ AWS's rules kept here:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+import msgspec
 
 from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation
@@ -220,7 +221,7 @@ class StateMachineOperations(ServiceBase):
         if publish and (changed or record.version_for(current) is None):
             quotas.check_new_version(record)  # before the update: a refused request changes nothing
         if changed:
-            record.current = replace(
+            record.current = msgspec.structs.replace(
                 current, **changes, revision_id=self._ids.uuid(), update_date=now, number=current.number + 1
             )
         answer: dict[str, Any] = {"updateDate": now}

@@ -4,9 +4,10 @@ activities, and STANDARD executions. Plain records; the operation modules own th
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.engine.execution import Execution, MapRun
@@ -15,8 +16,7 @@ ACTIVE = "ACTIVE"
 DELETING = "DELETING"
 
 
-@dataclass(frozen=True, slots=True)
-class Revision:
+class Revision(Struct, frozen=True):
     """One configuration of a state machine: what an execution or a version runs."""
 
     definition: str  # exactly as the client sent it
@@ -30,8 +30,7 @@ class Revision:
     number: int  # 0 for the configuration of CreateStateMachine, +1 per changing update
 
 
-@dataclass(slots=True)
-class Version:
+class Version(Struct):
     """A published, immutable version of a state machine (`...:stateMachine:NAME:N`)."""
 
     arn: str
@@ -41,8 +40,7 @@ class Version:
     creation_date: datetime
 
 
-@dataclass(slots=True)
-class Alias:
+class Alias(Struct):
     """A named pointer to one or two versions (`...:stateMachine:NAME:ALIAS`)."""
 
     arn: str
@@ -54,8 +52,7 @@ class Alias:
     update_date: datetime  # the creation date until UpdateStateMachineAlias
 
 
-@dataclass(slots=True)
-class StateMachineRecord:
+class StateMachineRecord(Struct):
     arn: str
     name: str
     type: str  # STANDARD | EXPRESS
@@ -73,8 +70,7 @@ class StateMachineRecord:
         return next((v for v in self.versions.values() if v.revision.number == revision.number), None)
 
 
-@dataclass(slots=True)
-class ActivityRecord:
+class ActivityRecord(Struct):
     arn: str
     name: str
     creation_date: datetime
@@ -82,8 +78,7 @@ class ActivityRecord:
     tags: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
-class ExecutionEntry:
+class ExecutionEntry(Struct):
     """A STANDARD execution and the state machine configuration it runs."""
 
     execution: Execution
@@ -93,17 +88,16 @@ class ExecutionEntry:
     map_run_arn: str | None = None  # set for the child executions of a Distributed Map run
 
 
-@dataclass
-class Store:
+class Store(Struct):
     account: str
     region: str
     state_machines: dict[str, StateMachineRecord] = field(default_factory=dict)  # by unqualified ARN
     activities: dict[str, ActivityRecord] = field(default_factory=dict)
     executions: dict[str, ExecutionEntry] = field(default_factory=dict)  # add with `add_execution`
     map_runs: dict[str, MapRun] = field(default_factory=dict)
-    _sequence: itertools.count = field(default_factory=itertools.count, repr=False)
+    _sequence: itertools.count = field(default_factory=itertools.count)
     # The same entries by state machine, in start order: a listing reads one machine's executions only.
-    _by_machine: dict[str, dict[str, ExecutionEntry]] = field(default_factory=dict, repr=False)
+    _by_machine: dict[str, dict[str, ExecutionEntry]] = field(default_factory=dict)
 
     def next_sequence(self) -> int:
         return next(self._sequence)

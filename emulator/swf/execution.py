@@ -3,9 +3,10 @@ Lambda functions and child executions. Plain records; `workflows` and `decisions
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from msgspec import Struct, field
 
 from sfn_emulator.engine.scheduling.timers import Timer
 from sfn_emulator.swf.history import History
@@ -21,8 +22,7 @@ def parse_duration(text: str | None) -> float | None:
     return float(int(text))
 
 
-@dataclass(eq=False)
-class DecisionTask:
+class DecisionTask(Struct, eq=False):
     scheduled_event_id: int
     task_list: str
     token: str | None = None  # given out when a decider takes the task
@@ -30,8 +30,7 @@ class DecisionTask:
     timer: Timer | None = None
 
 
-@dataclass(eq=False)
-class ActivityTask:
+class ActivityTask(Struct, eq=False):
     activity_id: str
     activity_type: dict[str, str]
     input: str | None
@@ -48,15 +47,13 @@ class ActivityTask:
     timers: dict[str, Timer] = field(default_factory=dict)  # timeout type -> its timer
 
 
-@dataclass(eq=False)
-class OpenTimer:
+class OpenTimer(Struct, eq=False):
     timer_id: str
     started_event_id: int
     timer: Timer
 
 
-@dataclass(eq=False)
-class OpenLambda:
+class OpenLambda(Struct, eq=False):
     lambda_id: str
     scheduled_event_id: int
     started_event_id: int = 0
@@ -64,8 +61,7 @@ class OpenLambda:
     timer: Timer | None = None
 
 
-@dataclass(eq=False)
-class WorkflowExecution:
+class WorkflowExecution(Struct, eq=False):
     domain: Domain
     account: str
     region: str

@@ -3,9 +3,10 @@ delete, describe and list, with SWF's faults. One `Registry` per account and reg
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from msgspec import Struct, field
 
 from sfn_emulator.swf.faults import (
     DomainAlreadyExistsFault,
@@ -28,8 +29,7 @@ TYPE_DEFAULTS = {
 }
 
 
-@dataclass(eq=False)
-class RegisteredType:
+class RegisteredType(Struct, eq=False):
     kind: str  # WORKFLOW or ACTIVITY
     name: str
     version: str
@@ -60,8 +60,7 @@ class RegisteredType:
         return self.configuration.get(key)
 
 
-@dataclass(eq=False)
-class Domain:
+class Domain(Struct, eq=False):
     name: str
     arn: str
     description: str | None

@@ -28,9 +28,10 @@ import json
 import logging
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from msgspec import Struct
 
 import sfn_emulator
 from sfn_emulator.service.api_model import SERVICE_NAME, service_model
@@ -62,8 +63,7 @@ class ControlPlane(Protocol):
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]: ...
 
 
-@dataclass(frozen=True)
-class OwnApis:
+class OwnApis(Struct, frozen=True):
     """How requests name the APIs an app answers itself: X-Amz-Target prefixes and SigV4 signing names."""
 
     target_prefixes: frozenset[str]
@@ -73,8 +73,7 @@ class OwnApis:
 STEP_FUNCTIONS_APIS = OwnApis(frozenset({"AWSStepFunctions"}), frozenset({"states"}))  # `create_app`'s
 
 
-@dataclass(frozen=True)
-class JsonApi:
+class JsonApi(Struct, frozen=True):
     """One AWS JSON API served on the endpoint: how requests name it, and who answers it."""
 
     target_prefix: str  # "AWSStepFunctions"

@@ -10,9 +10,10 @@ checked before anything is applied: a bad one changes nothing and gets a 400 `{"
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from flask import Flask, Response, request
 
@@ -36,8 +37,7 @@ class BadClockRequest(ValueError):
     """A POST body the clock cannot apply; the message says what to change."""
 
 
-@dataclass(frozen=True, slots=True)
-class ClockChange:
+class ClockChange(Struct, frozen=True):
     """A checked POST body: each field None when not asked for."""
 
     mode: str | None = None

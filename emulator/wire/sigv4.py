@@ -9,9 +9,10 @@ as in moto), region, and the service the request is meant for.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
+
+from msgspec import Struct
 
 # Credential=AKID/20240101/us-east-1/sqs/aws4_request
 _HEADER_SCOPE = re.compile(r"Credential=([^/,\s]*)/[^/,\s]*/([^/,\s]+)/([^/,\s]+)/")
@@ -19,8 +20,7 @@ _PRESIGNED_SCOPE = re.compile(r"^([^/]*)/[^/]*/([^/]+)/([^/]+)/")
 _ACCOUNT_ID = re.compile(r"\d{12}")
 
 
-@dataclass(frozen=True, slots=True)
-class CredentialScope:
+class CredentialScope(Struct, frozen=True):
     access_key: str
     region: str
     service: str  # the signing name, e.g. "states", "sqs", "s3"

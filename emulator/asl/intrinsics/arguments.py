@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable
+
+from msgspec import Struct
 
 from sfn_emulator.asl.intrinsics.errors import InvalidArguments
 from sfn_emulator.asl.json_text import compact_json
@@ -13,8 +14,7 @@ from sfn_emulator.asl.model import JSON
 Arguments = list[JSON]
 
 
-@dataclass(frozen=True, slots=True)
-class Function:
+class Function(Struct, frozen=True):
     name: str
     min_args: int
     max_args: int | None  # None: any number

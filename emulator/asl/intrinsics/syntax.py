@@ -7,8 +7,9 @@ Parser: call := NAME "(" [argument ("," argument)*] ")"
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Mapping
+
+from msgspec import Struct
 
 from sfn_emulator.asl.intrinsics.arguments import Function
 from sfn_emulator.asl.intrinsics.catalog import FUNCTIONS
@@ -25,8 +26,7 @@ _KEYWORDS: Mapping[str, JSON] = {"true": True, "false": False, "null": None}
 _ESCAPABLE = frozenset("'{}\\")
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(Struct, frozen=True):
     kind: str  # "(", ")", ",", "string", "number", "keyword", "name", "path", "end"
     text: str  # the source text of the token
     position: int

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.intrinsics.arguments import Function
@@ -12,8 +13,7 @@ from sfn_emulator.asl.model import JSON, Expression, Scope
 from sfn_emulator.asl.paths import JsonPath, PathNotFound
 
 
-@dataclass(frozen=True, slots=True)
-class Intrinsic:
+class Intrinsic(Struct, frozen=True):
     """A compiled intrinsic call; `text` is the expression exactly as written in the definition."""
 
     text: str
@@ -29,8 +29,7 @@ class Intrinsic:
             ) from None
 
 
-@dataclass(frozen=True, slots=True)
-class FormatTemplate:
+class FormatTemplate(Struct, frozen=True):
     """The literal first argument of States.Format, split at its `{}` placeholders.
 
     Only a literal can escape braces (`\\{`), so it is split at parse time; `pieces` is None when
@@ -42,8 +41,7 @@ class FormatTemplate:
         return self
 
 
-@dataclass(frozen=True, slots=True)
-class PathArgument:
+class PathArgument(Struct, frozen=True):
     text: str
     path: JsonPath
 
@@ -60,8 +58,7 @@ class PathArgument:
             ) from None
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(Struct, frozen=True):
     function: Function
     arguments: tuple[Expression, ...]
 

@@ -21,8 +21,9 @@ History, in Step Functions' event shapes:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
+
+from msgspec import Struct
 
 from sfn_emulator.asl.validation import ERROR, Diagnostic
 
@@ -35,8 +36,7 @@ if TYPE_CHECKING:
 NAME = "serverless-workflow"
 
 
-@dataclass(frozen=True)
-class ServerlessWorkflowDialect:
+class ServerlessWorkflowDialect(Struct, frozen=True):
     """Its parser, interpreter and graph are imported when first used: recognising a document needs
     none of them, and most emulators never run such a workflow."""
 

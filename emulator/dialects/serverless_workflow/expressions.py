@@ -15,8 +15,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
@@ -44,8 +45,7 @@ class _NoContext:
 _SCOPE = _NoContext()
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
+class Query(Struct, frozen=True):
     """One compiled `{{ }}` expression."""
 
     text: str
@@ -84,8 +84,7 @@ def expressions_in(text: str) -> list[str]:
     return [match.group(1) for match in _EXPRESSION.finditer(text)]
 
 
-@dataclass(frozen=True, slots=True)
-class Template:
+class Template(Struct, frozen=True):
     """A JSON value whose strings may hold expressions, compiled once."""
 
     value: JSON
@@ -94,8 +93,7 @@ class Template:
         return _resolve(self.value, data)
 
 
-@dataclass(frozen=True, slots=True)
-class _Text:
+class _Text(Struct, frozen=True):
     parts: tuple[str | Query, ...]
     whole: Query | None  # the string is this one expression
 
@@ -143,8 +141,7 @@ def _shown(value: JSON) -> str:
     return value if isinstance(value, str) else compact_json(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Condition:
+class Condition(Struct, frozen=True):
     """A boolean expression: true when its (first) expression selects something."""
 
     query: Query
@@ -164,8 +161,7 @@ def truthy(value: JSON) -> bool:
     return value not in (None, False, [], {})
 
 
-@dataclass(frozen=True, slots=True)
-class Selector:
+class Selector(Struct, frozen=True):
     """A data filter path (see the module docstring)."""
 
     query: Query

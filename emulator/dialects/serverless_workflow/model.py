@@ -3,8 +3,9 @@ Expressions are compiled once (`expressions`); durations are seconds."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from msgspec import Struct, field
 
 from sfn_emulator.dialects.serverless_workflow.expressions import Condition, Selector, Template
 
@@ -18,21 +19,18 @@ AND, XOR, N_OF_M = "and", "xor", "n_of_m"
 SEQUENTIAL, PARALLEL_MODE = "sequential", "parallel"
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionDefinition:
+class FunctionDefinition(Struct, frozen=True):
     name: str
     resource: str
     type: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Correlation:
+class Correlation(Struct, frozen=True):
     context_attribute_name: str
     context_attribute_value: Template | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class EventDefinition:
+class EventDefinition(Struct, frozen=True):
     name: str
     type: str
     source: str | None = None
@@ -40,8 +38,7 @@ class EventDefinition:
     correlation: tuple[Correlation, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ProducedEvent:
+class ProducedEvent(Struct, frozen=True):
     """An event to produce: a transition's or end's `produceEvent`, an action's `triggerEventRef`."""
 
     event_ref: str
@@ -49,22 +46,19 @@ class ProducedEvent:
     context_attributes: Template | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionRef:
+class FunctionRef(Struct, frozen=True):
     ref_name: str
     parameters: Template | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class EventRef:
+class EventRef(Struct, frozen=True):
     trigger_event_ref: str
     result_event_ref: str
     data: Template | None = None
     context_attributes: Template | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(Struct, frozen=True):
     name: str | None
     function_ref: FunctionRef | None = None
     event_ref: EventRef | None = None
@@ -73,15 +67,13 @@ class Action:
     data_results_path: Selector | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(Struct, frozen=True):
     next_state: str
     expression: Condition | None = None
     produce_event: ProducedEvent | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class End:
+class End(Struct, frozen=True):
     kind: str = "default"  # default | terminate | event
     produce_event: ProducedEvent | None = None
 
@@ -89,51 +81,44 @@ class End:
 Exit = Transition | End  # where a state goes once it is done
 
 
-@dataclass(frozen=True, slots=True)
-class Retry:
+class Retry(Struct, frozen=True):
     expression: Condition
     interval_seconds: float = 0.0
     multiplier_seconds: float = 0.0
     max_attempts: int = 3
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorHandler:
+class ErrorHandler(Struct, frozen=True):
     expression: Condition
     exit: Exit
     data_output_path: Selector | None = None  # errorDataFilter
 
 
-@dataclass(frozen=True, slots=True)
-class EventActions:
+class EventActions(Struct, frozen=True):
     event_refs: tuple[str, ...]
     actions: tuple[Action, ...]
     action_mode: str = SEQUENTIAL
     data_output_path: Selector | None = None  # eventDataFilter
 
 
-@dataclass(frozen=True, slots=True)
-class DataCondition:
+class DataCondition(Struct, frozen=True):
     condition: Condition
     exit: Exit
 
 
-@dataclass(frozen=True, slots=True)
-class EventCondition:
+class EventCondition(Struct, frozen=True):
     event_ref: str
     exit: Exit
     data_output_path: Selector | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Branch:
+class Branch(Struct, frozen=True):
     name: str
     actions: tuple[Action, ...] = ()
     workflow_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(Struct, frozen=True):
     """What every state has; `body` holds its type's own fields."""
 
     name: str
@@ -146,52 +131,44 @@ class State:
     on_error: tuple[ErrorHandler, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class EventBody:
+class EventBody(Struct, frozen=True):
     events_actions: tuple[EventActions, ...]
     exclusive: bool = True
     timeout_seconds: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class OperationBody:
+class OperationBody(Struct, frozen=True):
     actions: tuple[Action, ...]
     action_mode: str = SEQUENTIAL
 
 
-@dataclass(frozen=True, slots=True)
-class SwitchBody:
+class SwitchBody(Struct, frozen=True):
     default: Exit
     data_conditions: tuple[DataCondition, ...] = ()
     event_conditions: tuple[EventCondition, ...] = ()
     event_timeout_seconds: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class DelayBody:
+class DelayBody(Struct, frozen=True):
     seconds: float
 
 
-@dataclass(frozen=True, slots=True)
-class ParallelBody:
+class ParallelBody(Struct, frozen=True):
     branches: tuple[Branch, ...]
     completion_type: str = AND
     n: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SubflowBody:
+class SubflowBody(Struct, frozen=True):
     workflow_id: str
     wait_for_completion: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class InjectBody:
+class InjectBody(Struct, frozen=True):
     data: JSON = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class ForEachBody:
+class ForEachBody(Struct, frozen=True):
     input_collection: Template
     iteration_param: str
     output_collection: str | None = None  # the state data member `{{ $.results }}` names
@@ -200,16 +177,14 @@ class ForEachBody:
     workflow_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CallbackBody:
+class CallbackBody(Struct, frozen=True):
     action: Action
     event_ref: str
     timeout_seconds: float | None = None
     data_output_path: Selector | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Workflow:
+class Workflow(Struct, frozen=True):
     """A parsed workflow. `timeout_seconds` is the execution's timeout (`execTimeout`), which the
     engine sets as it does an ASL machine's TimeoutSeconds."""
 
@@ -221,7 +196,7 @@ class Workflow:
     events: Mapping[str, EventDefinition]
     version: str | None = None
     timeout_seconds: float | None = None
-    raw: Mapping[str, JSON] = field(default_factory=dict, repr=False)
+    raw: Mapping[str, JSON] = field(default_factory=dict)
 
 
 def mockable_names(workflow: Workflow) -> list[str]:

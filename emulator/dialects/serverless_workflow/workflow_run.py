@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.dialects.serverless_workflow import model as m
@@ -13,8 +14,7 @@ from sfn_emulator.resources.base import ResourceArn, TaskRequest
 JSON = Any
 
 
-@dataclass
-class WorkflowRun:
+class WorkflowRun(Struct):
     """One execution's view: the model, and the correlation values its consumed events fixed."""
 
     model: m.Workflow

@@ -9,9 +9,10 @@ with a `type`) never is SM4C's, nor is an ASL definition (`States`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
+
+from msgspec import Struct
 
 from sfn_emulator.asl.validation import ERROR, Diagnostic, InvalidDefinitionError
 
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
 NAME = "sm4c"
 
 
-@dataclass(frozen=True)
-class Sm4cDialect:
+class Sm4cDialect(Struct, frozen=True):
     """Its parser, interpreter and graph are imported when first used: recognising a document needs
     none of them, and most emulators never run such a document."""
 

@@ -15,8 +15,9 @@ Where the document types an attribute as a JQ expression (`expression`, `conditi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
 from sfn_emulator.dialects.sm4c.jq_sandbox import JqEvaluationFailure, evaluate_first
@@ -36,10 +37,9 @@ def unwrap(text: str) -> str | None:
     return found.group(1).strip() if found else None
 
 
-@dataclass(frozen=True, slots=True)
-class Expression:
+class Expression(Struct, frozen=True):
     text: str  # as written in the document
-    program: str = field(repr=False, compare=False)  # the jq source run, prelude included
+    program: str  # the jq source run, prelude included (a function of `text`)
 
     def evaluate(self, data: JSON, value: JSON = None) -> JSON:
         """The program's first output on `data` (null when it outputs nothing)."""
@@ -74,8 +74,7 @@ def _first_line(message: str) -> str:
     return first.split(" at <top-level>")[0].removeprefix("jq: error: ")
 
 
-@dataclass(frozen=True, slots=True)
-class Template:
+class Template(Struct, frozen=True):
     """A JSON value whose `${ }` strings are expressions: `arguments`, `contextAttributes`."""
 
     shape: JSON

@@ -6,16 +6,16 @@ dispatched with `match`; hierarchical actions (foreach, parallel, sequence) hold
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from sfn_emulator.dialects.sm4c.expressions import Expression, Template
 
 JSON = Any
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
+class RetryPolicy(Struct, frozen=True):
     """Delays in seconds; `max_attempts` retries after the first try (0: none)."""
 
     name: str
@@ -28,15 +28,13 @@ class RetryPolicy:
     jitter_seconds: float | None = None  # a fixed span
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorHandler:
+class ErrorHandler(Struct, frozen=True):
     condition: Expression | None
     result_handler: Expression | None
     retry_policy: RetryPolicy | None
 
 
-@dataclass(frozen=True, slots=True)
-class BaseAction:
+class BaseAction(Struct, frozen=True):
     name: str | None
     error_handlers: tuple[ErrorHandler, ...]
 
@@ -45,55 +43,47 @@ class BaseAction:
         return ACTION_KINDS[type(self)]
 
 
-@dataclass(frozen=True, slots=True)
-class DelayAction(BaseAction):
+class DelayAction(BaseAction, frozen=True):
     timeout: float
 
 
-@dataclass(frozen=True, slots=True)
-class InjectDataAction(BaseAction):
+class InjectDataAction(BaseAction, frozen=True):
     expression: Expression
 
 
-@dataclass(frozen=True, slots=True)
-class InvokeFunctionAction(BaseAction):
+class InvokeFunctionAction(BaseAction, frozen=True):
     function: FunctionDefinition
     arguments: Template
     wait_for_completion: bool
     timeout: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class InvokeSubflowAction(BaseAction):
+class InvokeSubflowAction(BaseAction, frozen=True):
     subflow_name: str
     arguments: Template
     wait_for_completion: bool
     timeout: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class SendEventAction(BaseAction):
+class SendEventAction(BaseAction, frozen=True):
     event: EventDefinition
     expression: Expression | None
     context_attributes: Template
 
 
-@dataclass(frozen=True, slots=True)
-class ForEachAction(BaseAction):
+class ForEachAction(BaseAction, frozen=True):
     input: Expression
     action: Action
     max_parallel: int
 
 
-@dataclass(frozen=True, slots=True)
-class ParallelAction(BaseAction):
+class ParallelAction(BaseAction, frozen=True):
     actions: tuple[Action, ...]
     completion_type: str  # "and", "xor", "n_of_m"
     n: int
 
 
-@dataclass(frozen=True, slots=True)
-class SequenceAction(BaseAction):
+class SequenceAction(BaseAction, frozen=True):
     actions: tuple[Action, ...]
 
 
@@ -107,36 +97,31 @@ ACTION_KINDS: dict[type, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionDefinition:
+class FunctionDefinition(Struct, frozen=True):
     name: str
     operation: str
     type: str = "rest"
 
 
-@dataclass(frozen=True, slots=True)
-class Correlation:
+class Correlation(Struct, frozen=True):
     attribute: str
     value: str | None  # None: the first matching event's value binds the execution
 
 
-@dataclass(frozen=True, slots=True)
-class EventDefinition:
+class EventDefinition(Struct, frozen=True):
     name: str
     source: str | None
     type: str | None
     correlation: tuple[Correlation, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class EventGroup:
+class EventGroup(Struct, frozen=True):
     events: tuple[EventDefinition, ...]
     condition: Expression | None
     result_handler: Expression | None
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(Struct, frozen=True):
     index: int
     next_state: str | None
     condition: Expression | None
@@ -162,8 +147,7 @@ class Transition:
         return self.timeout is not None and self.condition is None and not self.event_groups
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(Struct, frozen=True):
     name: str
     start: bool
     transitions: tuple[Transition, ...]
@@ -179,14 +163,12 @@ class State:
         return next((state for state in self.states if state.start), None)
 
 
-@dataclass(frozen=True, slots=True)
-class ExecutionTimeout:
+class ExecutionTimeout(Struct, frozen=True):
     duration: float
     action: Action | None
 
 
-@dataclass(frozen=True, slots=True)
-class StateMachine:
+class StateMachine(Struct, frozen=True):
     """A whole document. `states_by_name` covers child states too (names are unique in a document)."""
 
     name: str

@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import HeartbeatTimedOut, StatesError
@@ -28,13 +29,12 @@ from sfn_emulator.engine.scheduling.timers import Timer, Timers
 MAX_TOKEN_LENGTH = 2048
 
 
-@dataclass(eq=False)
-class TokenWait:
+class TokenWait(Struct, eq=False):
     """A task token given out: the answer may come before the interpreter awaits it."""
 
     token: str
     run: Run
-    owner: Callbacks = field(repr=False)
+    owner: Callbacks
     fiber: Fiber | None = None  # None until the interpreter awaits the token
     early: tuple[Any, StatesError | None] | None = None  # an answer that came before the await
     timeout: Timer | None = None
@@ -48,8 +48,7 @@ class TokenWait:
         self.owner.close(self)
 
 
-@dataclass(eq=False)
-class ActivityTask:
+class ActivityTask(Struct, eq=False):
     """A task waiting in an activity's queue for GetActivityTask."""
 
     activity_arn: str
@@ -58,7 +57,7 @@ class ActivityTask:
     fiber: Fiber
     taken: bool = False
     expired: bool = False
-    owner: Callbacks | None = field(default=None, repr=False)
+    owner: Callbacks | None = None
 
     def cancel(self) -> None:
         self.expired = True

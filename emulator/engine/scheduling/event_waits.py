@@ -12,9 +12,10 @@ can meet, as a callback's is. Everything here runs on the engine thread.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -23,13 +24,12 @@ from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
 
 
-@dataclass(eq=False)
-class EventWait:
+class EventWait(Struct, eq=False):
     """One fiber waiting for events."""
 
     fiber: Fiber
     effect: AwaitEvent
-    owner: EventWaits = field(repr=False)
+    owner: EventWaits
     received: dict[int, dict[str, Any]] = field(default_factory=dict)  # match index -> event consumed
     correlated: dict[str, Any] = field(default_factory=dict)  # correlation attribute -> value its events fixed
     timeout: Timer | None = None

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -35,8 +36,7 @@ class Waiting(Protocol):
         """The fiber is cancelled: let go of whatever the wait holds."""
 
 
-@dataclass(eq=False)
-class Fiber:
+class Fiber(Struct, eq=False):
     """One running interpreter: an execution's top level, a Parallel branch or a Map iteration."""
 
     gen: Interpreter
@@ -47,8 +47,7 @@ class Fiber:
     done: bool = False
 
 
-@dataclass(eq=False)
-class Join:
+class Join(Struct, eq=False):
     """A Fork in progress: the parent fiber waits for its children."""
 
     parent: Fiber

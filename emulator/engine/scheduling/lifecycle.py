@@ -4,9 +4,10 @@ keeps each execution's top-level fiber and run, and wakes `.sync` tasks waiting 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable
+
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -35,8 +36,7 @@ def _open_entry(history: list[Any], state_name: str) -> tuple[int, datetime] | N
     return None
 
 
-@dataclass(eq=False)
-class CompletionWait:
+class CompletionWait(Struct, eq=False):
     """A `.sync` task waiting for an execution of this emulator to end (or for its own task token
     to be answered, or for its TimeoutSeconds)."""
 

@@ -4,9 +4,10 @@ own, at most MaxConcurrency at a time, until they are done or more fail than the
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
+
+from msgspec import Struct, field
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
@@ -17,14 +18,13 @@ from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.partitions import partition_for
 
 
-@dataclass(eq=False)
-class MapRunProgress:
+class MapRunProgress(Struct, eq=False):
     """A map run in progress: the parent fiber waits for it."""
 
     fiber: Fiber
     effect: RunMapRun
     results: list[Any]
-    owner: MapRuns = field(repr=False)
+    owner: MapRuns
     next_index: int = 0
     running: int = 0
     finished: int = 0

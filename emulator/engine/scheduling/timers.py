@@ -6,15 +6,15 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable
+
+from msgspec import Struct
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(eq=False)
-class Timer:
+class Timer(Struct, eq=False):
     due: datetime
     fire: Callable[[], None]
     skippable: bool  # False for a deadline someone outside races (see `time_rule`)

@@ -13,7 +13,6 @@ from sfn_emulator.engine.effects import Interpreter, Invoke, RunMapRun
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.item_batches import item_batches
-from sfn_emulator.engine.item_manifests import athena_objects, inventory, inventory_items, object_text
 from sfn_emulator.engine.item_reader import (
     item_limit,
     items_from_object,
@@ -129,6 +128,9 @@ def _read_items(reader: ItemReader, value: JSON, frame: Frame) -> Interpreter:
 def _manifest_items(resource: str, parameters: JSON, config: ReaderConfig, limit: int, frame: Frame) -> Interpreter:
     """The items of the objects a manifest names: an S3 Inventory report's rows, or (ATHENA_DATA) the
     items of each object an Athena manifest lists, read per the InputType."""
+    # Imported on first use: manifests (gzip, Inventory, Athena) are read by few machines.
+    from sfn_emulator.engine.item_manifests import athena_objects, inventory, inventory_items, object_text
+
     answer = yield from _call_s3(resource, parameters, frame, names.ITEM_READER_FAILED, binary=True)
     manifest = object_text(_body(answer))
     items: list[JSON] = []

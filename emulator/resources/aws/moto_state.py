@@ -35,8 +35,9 @@ import sys
 import threading
 import weakref
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from msgspec import Struct, field
 
 FORMAT = "sfn-emulator-moto-state"
 VERSION = 1
@@ -153,8 +154,7 @@ def _pickle(value: Any) -> bytes:
     return buffer.getvalue()
 
 
-@dataclass
-class Dumped:
+class Dumped(Struct):
     blob: bytes
     skipped: list[str] = field(default_factory=list)  # "service account region: why" of backends left out
 
