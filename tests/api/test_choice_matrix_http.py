@@ -22,6 +22,13 @@ def sfn(emulator_server: Any) -> Any:
     return make_client(emulator_server.endpoint_url)
 
 
+def _run(sfn: Any, emulator_server: Any, definition: dict[str, Any], value: Any) -> tuple[dict[str, Any], list[dict]]:
+    """Run once and delete the machine: the session's server is shared, and its listings with it."""
+    described, events = run_and_read(sfn, emulator_server, definition, value, role_arn=ROLE)
+    sfn.delete_state_machine(stateMachineArn=described["stateMachineArn"])
+    return described, events
+
+
 def _choice(rule: dict[str, Any]) -> dict[str, Any]:
     return {"Type": "Choice", "Choices": [{**rule, "Next": "Held"}], "Default": "NotHeld"}
 
@@ -38,7 +45,7 @@ def test_each_value_gives_what_the_rules_say(sfn: Any, emulator_server: Any, che
         "ItemProcessor": {"StartAt": "C", "States": {"C": _choice(check.rule), **_branches()}}}}}
     items = [check.input_for(name) for name in VALUES]
 
-    described, _ = run_and_read(sfn, emulator_server, definition, {"items": items}, role_arn=ROLE)
+    described, _ = _run(sfn, emulator_server, definition, {"items": items})
 
     assert described["status"] == "SUCCEEDED", described
     assert dict(zip(VALUES, json.loads(described["output"]))) == check.expected()
@@ -66,7 +73,7 @@ def test_a_path_that_selects_nothing(sfn: Any, emulator_server: Any, rule: dict[
                                      expectation: Any) -> None:
     definition = {"StartAt": "C", "States": {"C": _choice(rule), **_branches()}}
 
-    described, events = run_and_read(sfn, emulator_server, definition, value, role_arn=ROLE)
+    described, events = _run(sfn, emulator_server, definition, value)
 
     if isinstance(expectation, bool):  # IsPresent
         assert described["status"] == "SUCCEEDED", described
