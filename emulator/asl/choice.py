@@ -21,8 +21,9 @@ from msgspec import Struct
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.model import JSON, ChoiceCondition, Scope
+from sfn_emulator.asl.parsing.rules import EMPTY
 from sfn_emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
-from sfn_emulator.asl.timestamps import parse_timestamp
+from sfn_emulator.asl.timestamps import NOT_A_TIMESTAMP, parse_timestamp
 
 __all__ = ["ChoiceRuleError", "compile_choice_rule", "OPERATORS"]
 
@@ -50,7 +51,7 @@ def _condition_path_error(path: str) -> StatesError:
 class _Family(Struct, frozen=True):
     """The values one family of operators compares, and how to bring a value into that domain."""
 
-    operand: str  # how the literal operand is described in compile errors
+    operand: str  # the JSON type of a literal operand, as AWS's schema errors name it
     coerce: Callable[[JSON], Comparable | None]  # None: not of this family's type
 
 
@@ -71,10 +72,10 @@ def _timestamp(value: JSON) -> Comparable | None:
     return parse_timestamp(value) if isinstance(value, str) else None
 
 
-_STRING = _Family("a string", _string_key)
-_NUMERIC = _Family("a number", _number)
-_BOOLEAN = _Family("a boolean", _boolean)
-_TIMESTAMP = _Family("a string", _timestamp)
+_STRING = _Family("STRING", _string_key)
+_NUMERIC = _Family("NUMBER", _number)
+_BOOLEAN = _Family("BOOLEAN", _boolean)
+_TIMESTAMP = _Family("STRING", _timestamp)
 
 _RELATIONS: Mapping[str, Callable[[Any, Any], bool]] = {
     "Equals": operator.eq,
@@ -199,13 +200,18 @@ def _read(path: JsonPath, value: JSON, scope: Scope) -> JSON:
 
 
 def compile_choice_rule(rule: JSON, *, location: str) -> ChoiceCondition:
-    """Compile one Choice rule (without the `Next`/`Assign`/`Output` a top-level rule carries)."""
+    """Compile one Choice rule (without the `Next`/`Assign`/`Output` a top-level rule carries).
+
+    A rule AWS's schema refuses raises `ChoiceRuleError` with AWS's SCHEMA_VALIDATION_FAILED text,
+    located as AWS locates it: a field of the wrong type at that field (`.../Choices[0]/NumericEquals`),
+    a field the rule may not have at the rule, a nested rule at its index (`.../And[1]/Not`).
+    """
     if not isinstance(rule, dict):
-        raise ChoiceRuleError("A Choice rule must be a JSON object", location)
+        raise ChoiceRuleError(_expected("OBJECT"), location)
     fields = [name for name in rule if name not in _IGNORED_FIELDS]
     unknown = [name for name in fields if name != "Variable" and name not in OPERATORS and name not in _BOOLEAN_OPERATORS]
     if unknown:
-        raise ChoiceRuleError(f"The field '{unknown[0]}' is not supported in a Choice rule", location)
+        raise ChoiceRuleError(f"Field '{unknown[0]}' is not supported", location)
     operators = [name for name in fields if name != "Variable"]
     if not operators:
         raise ChoiceRuleError("A Choice rule needs a comparison operator or one of And, Or, Not", location)
@@ -214,35 +220,42 @@ def compile_choice_rule(rule: JSON, *, location: str) -> ChoiceCondition:
     name = operators[0]
     if name in _BOOLEAN_OPERATORS:
         if "Variable" in rule:
-            raise ChoiceRuleError(f"A Choice rule with '{name}' may not have a 'Variable'", location)
+            raise ChoiceRuleError("Field 'Variable' is not supported", location)
         return _compile_boolean(name, rule[name], f"{location}/{name}")
     if "Variable" not in rule:
-        raise ChoiceRuleError(f"The operator '{name}' needs a 'Variable'", location)
+        raise ChoiceRuleError("These fields are required: [Variable]", location)
     variable = _compile_rule_path(rule["Variable"], "Variable", location)
     return _compile_data_test(variable, name, rule[name], location)
+
+
+def _expected(json_type: str) -> str:
+    return f"Expected value of type [{json_type}]"
 
 
 def _compile_boolean(name: str, operand: JSON, location: str) -> ChoiceCondition:
     if name == "Not":
         if not isinstance(operand, dict):
-            raise ChoiceRuleError("The value of 'Not' must be a Choice rule object", location)
+            raise ChoiceRuleError(_expected("OBJECT"), location)
         return NotRule(compile_choice_rule(operand, location=location))
-    if not isinstance(operand, list) or not operand:
-        raise ChoiceRuleError(f"The value of '{name}' must be a non-empty array of Choice rules", location)
-    rules = tuple(compile_choice_rule(item, location=f"{location}/{index}") for index, item in enumerate(operand))
+    if not isinstance(operand, list):
+        raise ChoiceRuleError(_expected("ARRAY"), location)
+    if not operand:
+        raise ChoiceRuleError(EMPTY, location)
+    rules = tuple(compile_choice_rule(item, location=f"{location}[{index}]") for index, item in enumerate(operand))
     return AndRule(rules) if name == "And" else OrRule(rules)
 
 
 def _compile_data_test(variable: JsonPath, name: str, operand: JSON, location: str) -> ChoiceCondition:
+    at_operand = f"{location}/{name}"
     if name == "IsPresent" or name in _TYPE_TESTS:
         if not isinstance(operand, bool):
-            raise ChoiceRuleError(f"The value of '{name}' must be a boolean", location)
+            raise ChoiceRuleError(_expected("BOOLEAN"), at_operand)
         if name == "IsPresent":
             return PresenceTest(variable, operand)
         return TypeTest(variable, _TYPE_TESTS[name], operand)
     if name == "StringMatches":
         if not isinstance(operand, str):
-            raise ChoiceRuleError("The value of 'StringMatches' must be a string", location)
+            raise ChoiceRuleError(_expected("STRING"), at_operand)
         return StringMatch(variable, _wildcard_pattern(operand))
     if name.endswith("Path"):
         family, relation = _COMPARISONS[name.removesuffix("Path")]
@@ -250,20 +263,22 @@ def _compile_data_test(variable: JsonPath, name: str, operand: JSON, location: s
         return Comparison(variable, name, family, relation, operand_path=operand_path)
     family, relation = _COMPARISONS[name]
     coerced = family.coerce(operand)
-    # A Timestamp literal only has to be a string: one that is not a timestamp never matches.
-    valid = isinstance(operand, str) if family is _TIMESTAMP else coerced is not None
-    if not valid:
-        raise ChoiceRuleError(f"The value of '{name}' must be {family.operand}", location)
+    if coerced is None:
+        # A Timestamp operand is a string first (AWS's type check), then a timestamp (its format check,
+        # worded as for the Wait state's Timestamp).
+        if family is _TIMESTAMP and isinstance(operand, str):
+            raise ChoiceRuleError(NOT_A_TIMESTAMP, at_operand)
+        raise ChoiceRuleError(_expected(family.operand), at_operand)
     return Comparison(variable, name, family, relation, operand=coerced)
 
 
 def _compile_rule_path(text: JSON, field: str, location: str) -> JsonPath:
     if not isinstance(text, str):
-        raise ChoiceRuleError(f"The value of '{field}' must be a path string", location)
+        raise ChoiceRuleError(_expected("STRING"), f"{location}/{field}")
     try:
         return compile_path(text)
-    except InvalidPath as error:
-        raise ChoiceRuleError(f"The value of '{field}' is not a valid path: {error.problem}", location) from None
+    except InvalidPath:
+        raise ChoiceRuleError(f"The value for the field '{field}' must be a valid JSONPath", f"{location}/{field}") from None
 
 
 class Wildcard(Struct, frozen=True):

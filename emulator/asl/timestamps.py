@@ -17,6 +17,8 @@ _RFC3339 = re.compile(
     r"(?:\.(?P<fraction>\d+))?"
     r"(?:(?P<utc>Z)|(?P<sign>[+-])(?P<offset_hours>\d{2}):(?P<offset_minutes>\d{2}))"
 )
+# AWS's schema error for a literal timestamp (Wait `Timestamp`, Choice `Timestamp*`) outside this profile.
+NOT_A_TIMESTAMP = "String does not match RFC3339 timestamp"
 
 
 def parse_timestamp(text: str) -> datetime | None:

@@ -16,7 +16,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "choice"
 RULES = json.loads((FIXTURES / "rules.json").read_text())["cases"]
 INVALID = json.loads((FIXTURES / "invalid_rules.json").read_text())["cases"]
 TYPE_MATRIX = json.loads((FIXTURES / "type_matrix.json").read_text())["cases"]
-LOCATION = "/States/C/Choices/0"
+LOCATION = "/States/C/Choices[0]"
 
 
 @pytest.mark.parametrize("case", RULES + TYPE_MATRIX, ids=[case["description"] for case in RULES + TYPE_MATRIX])

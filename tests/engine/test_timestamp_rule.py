@@ -61,6 +61,21 @@ def _wait_literal(text: str) -> bool:
     return run_definition(definition).status == "SUCCEEDED"
 
 
+def _choice_literal(text: str) -> bool:
+    """A Choice `TimestampEquals` operand written in the definition: as for Wait, a refused text makes
+    the definition invalid, an accepted one matches the same instant."""
+    definition = {"StartAt": "Decide", "States": {
+        "Decide": {"Type": "Choice", "Choices": [{"Variable": "$.t", "TimestampEquals": text, "Next": "Yes"}],
+                   "Default": "No"},
+        "Yes": {"Type": "Succeed"}, "No": {"Type": "Fail"}}}
+    try:
+        parse_definition(json.dumps(definition))
+    except InvalidDefinitionError as error:
+        assert "String does not match RFC3339 timestamp at /States/Decide/Choices[0]/TimestampEquals" in str(error)
+        return False
+    return run_definition(definition, {"t": text}).status == "SUCCEEDED"
+
+
 READERS: dict[str, Callable[[str], bool]] = {
     "Choice IsTimestamp": _choice({"Variable": "$.t", "IsTimestamp": True}),
     "Choice TimestampEqualsPath": _choice({"Variable": "$.t", "TimestampEqualsPath": "$.t"}),
@@ -71,6 +86,7 @@ READERS: dict[str, Callable[[str], bool]] = {
     "Wait Timestamp (JSONata)": _waits({"Timestamp": "{% $states.input.t %}"}, refusal="States.QueryEvaluationError",
                                        query_language="JSONata"),
     "Wait Timestamp (literal)": _wait_literal,
+    "Choice TimestampEquals (literal)": _choice_literal,
 }
 
 

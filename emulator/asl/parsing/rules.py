@@ -73,6 +73,8 @@ JSONATA_STATE_FIELDS: dict[str, frozenset[str]] = {
         "MaxConcurrency", "ToleratedFailurePercentage", "ToleratedFailureCount", "Label", "Output", "Retry", "Catch",
     },
 }
+# Fields of a JSONata Choice rule that a JSONPath one may not have.
+JSONATA_RULE_FIELDS = ("Condition", "Output")
 # Fields of the JSONPath query language that a JSONata state may not have.
 JSONPATH_ONLY_FIELDS = (
     "InputPath", "Parameters", "ResultSelector", "ResultPath", "OutputPath", "ItemsPath", "SecondsPath",

@@ -57,6 +57,7 @@ from sfn_emulator.asl.parsing.rules import (
     STATE_FIELDS,
     JSONATA_FIELDS,
     JSONATA_STATE_FIELDS,
+    JSONATA_RULE_FIELDS,
     JSONPATH_ONLY_FIELDS,
     TERMINAL_TYPES,
     WAIT_DURATION_FIELDS,
@@ -65,7 +66,7 @@ from sfn_emulator.asl.parsing.rules import (
 )
 from sfn_emulator.asl.paths import compile_path, compile_reference_path
 from sfn_emulator.asl.state_io import joined
-from sfn_emulator.asl.timestamps import is_timestamp, parse_timestamp
+from sfn_emulator.asl.timestamps import NOT_A_TIMESTAMP, is_timestamp, parse_timestamp
 from sfn_emulator.asl.validation import NO_PATH, PASS_RESULT_IS_STATIC, Scope, Transition
 
 
@@ -244,6 +245,8 @@ class StateFields(MapFields, ResourceFields):
         return lambda **common: joined(ChoiceState)(**common, choices=tuple(branches), default=default)
 
     def choice_branch(self, name: str, rule: Any, location: str, scope: Scope) -> ChoiceBranch | None:
+        """A top-level Choice rule: its condition (JSONata `Condition`, or a JSONPath rule compiled by
+        `asl.choice`), `Next`, and the `Assign` (and in JSONata `Output`) applied when it matches."""
         if not isinstance(rule, dict):
             self.error("Expected value of type [OBJECT]", location)
             return None
@@ -262,10 +265,13 @@ class StateFields(MapFields, ResourceFields):
             if condition is None:
                 return None
         else:
-            if "Output" in rule:
-                self.error("The QueryLanguage is set to 'JSONPath', but field 'Output' is only supported "
+            jsonata_only = [field for field in JSONATA_RULE_FIELDS if field in rule]
+            for field in jsonata_only:
+                self.error(f"The QueryLanguage is set to 'JSONPath', but field '{field}' is only supported "
                            "for the 'JSONata' QueryLanguage", location)
-            condition_fields = {key: item for key, item in rule.items() if key not in ("Next", "Comment", "Assign", "Output")}
+            if jsonata_only:
+                return None
+            condition_fields = {key: item for key, item in rule.items() if key not in ("Next", "Comment", "Assign")}
             try:
                 condition = compile_choice_rule(condition_fields, location=location)
             except ChoiceRuleError as problem:
@@ -305,7 +311,7 @@ class StateFields(MapFields, ResourceFields):
         if timestamp_expression is None:
             timestamp = self.typed(value, "Timestamp", "STRING", location)
         if isinstance(timestamp, str) and not is_timestamp(timestamp):
-            self.error("String does not match RFC3339 timestamp", f"{location}/Timestamp")
+            self.error(NOT_A_TIMESTAMP, f"{location}/Timestamp")
         seconds_path = self.path(value, "SecondsPath", location, compile_reference_path, nullable=False)
         timestamp_path = self.path(value, "TimestampPath", location, compile_reference_path, nullable=False)
         if seconds_expression is not None:
