@@ -10,7 +10,8 @@ AWS's rules (developer guide, "Logging in CloudWatch Logs" and its "Log levels" 
   every scalar written as text. Without `includeExecutionData` the details lose their `input` and
   `output`, as GetExecutionHistory's do with `includeExecutionData: false`.
 - STANDARD and EXPRESS executions alike: for EXPRESS executions the logs are the only record.
-The emulator writes an execution's log events when it ends (its whole history at once), stamped with
+The emulator writes an execution's log events when it ends (its whole history at once; a redriven
+execution the events of its new run, with their `redrive_count`), stamped with
 clock time, to the log stream `states/<machine name>/<start as YYYY-MM-DD-HH-MM>/<execution id>`
 of the configured log group. The configuration that applies is the one the execution started with.
 """
@@ -74,24 +75,27 @@ class ExecutionLogs:
 
     def __init__(self, log_groups: LogGroups | None) -> None:
         self.log_groups = log_groups
-        self._logging: dict[str, tuple[LogGroup, str, bool]] = {}  # execution ARN -> (group, level, data)
+        # execution ARN -> (group, level, includeExecutionData, the first event of this run)
+        self._logging: dict[str, tuple[LogGroup, str, bool, int]] = {}
         self._lock = threading.Lock()
 
     def started(self, execution: Execution, configuration: dict[str, Any]) -> None:
+        """The execution starts, or is redriven: it logs its events from now on by `configuration`."""
         group = destination_group(configuration)
         if group is None or self.log_groups is None:
             return
         with self._lock:
-            self._logging[execution.arn] = (group, configuration["level"], configuration["includeExecutionData"])
+            self._logging[execution.arn] = (group, configuration["level"], configuration["includeExecutionData"],
+                                            len(execution.history))
 
     def finished(self, execution: Execution) -> None:
         with self._lock:
             logging_to = self._logging.pop(execution.arn, None)
         if logging_to is None or self.log_groups is None:
             return
-        group, level, include_data = logging_to
+        group, level, include_data, first = logging_to
         events = [(_epoch_milliseconds(event), log_message(event, execution, include_data))
-                  for event in execution.history[:] if is_logged(level, event.type)]
+                  for event in execution.history[first:] if is_logged(level, event.type)]
         if not events:
             return
         try:

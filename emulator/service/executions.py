@@ -387,6 +387,7 @@ class ExecutionOperations(ServiceBase):
             if status != "REDRIVABLE":
                 raise ExecutionNotRedrivable(reason or status)
             entry.redrive_client_token = clientToken
+            self.execution_logs.started(execution, entry.revision.logging_configuration)
         try:
             self.engine.redrive(execution)
         except NotRedrivable as refusal:

@@ -200,3 +200,15 @@ def test_without_execution_data_no_input_or_output_is_logged(sfn: Any, logs: Any
 ])
 def test_log_levels_table(event_type: str, levels: set[str]) -> None:
     assert {level for level in ("ALL", "ERROR", "FATAL", "OFF") if is_logged(level, event_type)} == levels
+
+
+def test_a_redriven_execution_logs_its_new_run_once(sfn: Any, logs: Any, server: Any, group: str) -> None:
+    machine = _machine(sfn, group, "ALL", False, "STANDARD")
+    arn = _run(sfn, server, machine, "STANDARD")
+    sfn.redrive_execution(executionArn=arn)
+    assert server[0].clock.run_until_idle(10)
+    history = sfn.get_execution_history(executionArn=arn)["events"]
+    _, messages = _log_events(logs, group)
+    assert [message["id"] for message in messages] == [str(event["id"]) for event in history]
+    redriven = next(event["id"] for event in history if event["type"] == "ExecutionRedriven")
+    assert {message["redrive_count"] for message in messages if int(message["id"]) >= redriven} == {"1"}
