@@ -34,6 +34,7 @@ from sfn_emulator.engine import Engine
 from sfn_emulator.engine.event_bus import EventBus
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.randomness import Randomness, process_seed
+from sfn_emulator.resources.aws.cloudwatch_logs import CloudWatchLogGroups
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.aws_jobs import AwsJobs
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
@@ -167,6 +168,7 @@ class Emulator:
         self.service = StepFunctionsService(
             self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
             execution_retention=retention, mock_cases=_CurrentMocks(self),
+            log_groups=CloudWatchLogGroups(self._moto_clients),
         )
         self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
                                                 StartExecution(self.service),
@@ -180,6 +182,10 @@ class Emulator:
         self._swf_lock = threading.Lock()
         if self.state is not None:
             self.state.attach(self.service, self.engine, self.clock)
+
+    def _moto_clients(self) -> Any:
+        """The clients the AWS integrations call moto with: execution logs go to the same log groups."""
+        return getattr(self.aws.resource, "backends")
 
     @property
     def swf(self) -> SwfService:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, TypeVar
 
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.service import arns
+from sfn_emulator.service.execution_logs import ExecutionLogs
+from sfn_emulator.service.logging_configuration import LogGroups
 from sfn_emulator.service.errors import ExecutionDoesNotExist, StateMachineDeleting, StateMachineDoesNotExist
 from sfn_emulator.service.ownership import check_owned
 from sfn_emulator.service.store import DELETING, ExecutionEntry, StateMachineRecord, Store, Version
@@ -69,8 +71,11 @@ class ServiceBase:
         seed: int = 0,
         execution_retention: timedelta | None = EXECUTION_RETENTION,
         mock_cases: MockCases | None = None,
+        log_groups: LogGroups | None = None,
     ) -> None:
         self.engine = engine
+        self.execution_logs = ExecutionLogs(log_groups)  # where executions log, by their machine's configuration
+        engine.on_finished.append(self.execution_logs.finished)
         self._mock_cases: MockCases = mock_cases if mock_cases is not None else _NoMockConfig()
         self.execution_retention = execution_retention  # None: finished executions are kept forever
         self.default_account = default_account

@@ -167,6 +167,7 @@ class ExecutionOperations(ServiceBase):
                             return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
                         raise ExecutionAlreadyExists(f"Execution Already Exists: '{execution.arn}'")
                     store.add_execution(ExecutionEntry(execution, target.revision, store.next_sequence()))
+            self.execution_logs.started(execution, target.revision.logging_configuration)
             self.engine.start(execution)
         return {"executionArn": execution.arn, "startDate": execution.start_date}
 
@@ -188,6 +189,7 @@ class ExecutionOperations(ServiceBase):
                 if target.record.type != EXPRESS:
                     raise StateMachineTypeNotSupported(_TYPE_NOT_SUPPORTED)
                 execution = self._new_execution(store, target, ref, name, input, traceHeader, start_date)
+            self.execution_logs.started(execution, target.revision.logging_configuration)
             self.engine.start(execution)
         self.engine.wait(execution, None)
         answer: dict[str, Any] = {
@@ -389,6 +391,7 @@ class ExecutionOperations(ServiceBase):
             if status != "REDRIVABLE":
                 raise ExecutionNotRedrivable(reason or status)
             entry.redrive_client_token = clientToken
+            self.execution_logs.started(execution, entry.revision.logging_configuration)
         try:
             self.engine.redrive(execution)
         except NotRedrivable as refusal:

@@ -16,6 +16,7 @@ from sfn_emulator.service.base import EXECUTION_RETENTION, MockCases
 from sfn_emulator.service.definitions import DefinitionOperations
 from sfn_emulator.service.errors import UnknownOperationException
 from sfn_emulator.service.executions import ExecutionOperations
+from sfn_emulator.service.logging_configuration import LogGroups
 from sfn_emulator.service.map_runs import MapRunOperations
 from sfn_emulator.service.state_machines import StateMachineOperations
 from sfn_emulator.service.tags import TagOperations
@@ -47,9 +48,9 @@ class StepFunctionsService(
     def __init__(self, engine: Engine, *, default_account: str = "123456789012",
                  default_region: str = "us-east-1", seed: int = 0,
                  execution_retention: timedelta | None = EXECUTION_RETENTION,
-                 mock_cases: MockCases | None = None) -> None:
+                 mock_cases: MockCases | None = None, log_groups: LogGroups | None = None) -> None:
         super().__init__(engine, default_account=default_account, default_region=default_region, seed=seed,
-                         execution_retention=execution_retention, mock_cases=mock_cases)
+                         execution_retention=execution_retention, mock_cases=mock_cases, log_groups=log_groups)
         engine.activity_exists = self._activity_exists
         engine.on_map_run.append(self._map_run_started)
         engine.on_child_execution.append(self._map_run_child_started)

@@ -2,6 +2,7 @@
 ListStateMachines.
 
 AWS's rules kept here:
+- A loggingConfiguration is checked and completed by `logging_configuration`'s rules.
 - CreateStateMachine is idempotent: a repeat with the same name, definition, type, logging,
   tracing and encryption configuration, publish and versionDescription returns the existing
   machine (its roleArn and tags are then ignored, as AWS documents); any other difference is
@@ -24,12 +25,12 @@ from sfn_emulator import dialects
 from sfn_emulator.service.definitions import parse_or_raise
 from sfn_emulator.service.encryption import encryption_configuration
 from sfn_emulator.service.errors import (
-    InvalidLoggingConfiguration,
     MissingRequiredParameter,
     StateMachineAlreadyExists,
     StateMachineDoesNotExist,
     ValidationException,
 )
+from sfn_emulator.service.logging_configuration import logging_configuration
 from sfn_emulator.service.map_runs import distributed_map_labels
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import paginate
@@ -38,20 +39,6 @@ from sfn_emulator.service.tags import tag_dict
 from sfn_emulator.service.versions import publish as publish_version
 
 STANDARD = "STANDARD"
-
-
-def logging_configuration(given: dict[str, Any] | None) -> dict[str, Any]:
-    """The logging configuration with AWS's defaults filled in; AWS's refusal when a level other
-    than OFF has no destination, or when there is more than one destination."""
-    given = given or {}
-    level = given.get("level") or "OFF"
-    destinations = given.get("destinations")
-    if (destinations is not None and len(destinations) > 1) or (level != "OFF" and not destinations):
-        raise InvalidLoggingConfiguration("Invalid Logging Configuration: Must specify exactly one Log Destination.")
-    configuration: dict[str, Any] = {"level": level, "includeExecutionData": bool(given.get("includeExecutionData"))}
-    if destinations:
-        configuration["destinations"] = destinations
-    return configuration
 
 
 def tracing_configuration(given: dict[str, Any] | None) -> dict[str, Any]:
@@ -104,7 +91,7 @@ class StateMachineOperations(ServiceBase):
         check_name(name)
         arns.role(roleArn)
         machine_type = type or STANDARD
-        logging = logging_configuration(loggingConfiguration)
+        logging = logging_configuration(loggingConfiguration, self.execution_logs.log_groups)
         tracing = tracing_configuration(tracingConfiguration)
         encryption = encryption_configuration(encryptionConfiguration)
         arn = arns.build(store.region, store.account, arns.STATE_MACHINE, name)
@@ -208,7 +195,7 @@ class StateMachineOperations(ServiceBase):
         if roleArn is not None:
             changes["role_arn"] = arns.role(roleArn)
         if loggingConfiguration is not None:
-            changes["logging_configuration"] = logging_configuration(loggingConfiguration)
+            changes["logging_configuration"] = logging_configuration(loggingConfiguration, self.execution_logs.log_groups)
         if tracingConfiguration is not None:
             changes["tracing_configuration"] = tracing_configuration(tracingConfiguration)
         if encryptionConfiguration is not None:

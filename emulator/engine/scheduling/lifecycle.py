@@ -17,6 +17,7 @@ from sfn_emulator.engine.errors import NotRedrivable
 from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
 from sfn_emulator.engine.frame import HISTORY_LIMIT_CAUSE, MAX_HISTORY_EVENTS, Frame, Run, to_json_text
 from sfn_emulator.engine.interpreter import run_execution, run_machine
+from sfn_emulator.engine.run_time_limit import run_time_limit_seconds
 from sfn_emulator.engine.scheduling.callbacks import TokenWait
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
@@ -224,7 +225,7 @@ class Lifecycle:
         fiber = Fiber(gen, run)
         self._roots[execution.arn] = fiber
         self._runs[execution.arn] = run
-        timeout = execution.machine.timeout_seconds
+        timeout = run_time_limit_seconds(execution)
         if timeout:
             due = execution.start_date + timedelta(seconds=timeout)
             self._timeouts[execution.arn] = self._timers.set(due, lambda: self._time_out(run), skippable=True)
