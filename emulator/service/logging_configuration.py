@@ -15,8 +15,9 @@ At OFF nothing is logged, and a destination given with it is kept as given, unch
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from sfn_emulator.service.errors import InvalidLoggingConfiguration
 
@@ -26,8 +27,7 @@ _QUALIFIER = "Invalid Logging Configuration: Log Group ARN must be provided with
 _NOT_FOUND = "Invalid Logging Configuration: Log Destination not found."
 
 
-@dataclass(frozen=True, slots=True)
-class LogGroup:
+class LogGroup(Struct, frozen=True, gc=False):
     """A CloudWatch Logs log group, as a destination's ARN names it."""
 
     account: str
