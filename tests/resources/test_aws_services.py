@@ -78,11 +78,18 @@ def test_integration(case: dict[str, Any], integrations: AwsServiceIntegrations,
             assert sorted(result) == sorted(step["result_keys"])
         if "result_includes" in step:
             assert includes(step["result_includes"], result), result
-        if "result_excludes" in step:
-            assert not set(step["result_excludes"]) & set(result), result
+        for excluded in step.get("result_excludes", []):  # a member's name, or a dotted path to a nested one
+            *parents, name = excluded.split(".")
+            assert name not in _member(result, parents), result
         if "first_message_body_includes" in step:
             body = json.loads(result["Messages"][0]["Body"])
             assert includes(step["first_message_body_includes"], body), body
+
+
+def _member(value: dict[str, Any], path: list[str]) -> dict[str, Any]:
+    for name in path:
+        value = value[name]
+    return value
 
 
 @pytest.mark.parametrize("resource", [
@@ -112,6 +119,17 @@ def test_an_account_sees_only_its_own_resources(integrations: AwsServiceIntegrat
     other = str(int(account) + 500_000)
     listed = integrations.invoke(task_request("arn:aws:states:::aws-sdk:sqs:listQueues", {}, other))
     assert "QueueUrls" not in listed
+
+
+@pytest.mark.parametrize("attribute_names", [["All"], ["CreatedTimestamp", "LastModifiedTimestamp"]])
+def test_queue_timestamps_are_whole_epoch_seconds(integrations: AwsServiceIntegrations, account: str,
+                                                  attribute_names: list[str]) -> None:
+    """SQS API reference, GetQueueAttributes: "the time when the queue was created in seconds (epoch time)"."""
+    url = integrations.backends.client("sqs", account=account, region=REGION).create_queue(QueueName="q")["QueueUrl"]
+    answer = integrations.invoke(task_request("arn:aws:states:::aws-sdk:sqs:getQueueAttributes",
+                                              {"QueueUrl": url, "AttributeNames": attribute_names}, account))
+    stamps = {name: answer["Attributes"][name] for name in ("CreatedTimestamp", "LastModifiedTimestamp")}
+    assert all(stamp.isdigit() for stamp in stamps.values()), stamps
 
 
 # -- in an execution -----------------------------------------------------------------------------
