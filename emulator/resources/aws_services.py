@@ -38,7 +38,7 @@ from botocore.exceptions import ClientError
 from botocore.model import OperationModel
 
 from sfn_emulator.asl.arns import split_arn
-from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.resources.api_gateway import ApiGatewayInvoke
 from sfn_emulator.resources.aws.backends import MotoBackends
@@ -50,6 +50,7 @@ from sfn_emulator.resources.aws.moto_gaps import (
     with_refused_entries,
 )
 from sfn_emulator.resources.aws.sdk import (
+    check_parameters,
     SdkServices,
     epoch_millis,
     from_response,
@@ -58,8 +59,6 @@ from sfn_emulator.resources.aws.sdk import (
     sdk_v2_exception_name,
     sdk_v2_service_name,
     to_request,
-    unsupported_field,
-    unsupported_field_text,
 )
 from sfn_emulator.resources.base import (
     BINARY_BODY,
@@ -229,9 +228,7 @@ class AwsServiceIntegrations:
         error answer fails as `backends` says (moto: the emulator's limit, said plainly)."""
         params = {}
         if operation.input_shape is not None and isinstance(payload, dict):
-            unsupported = unsupported_field(payload, operation.input_shape)
-            if unsupported is not None:
-                raise StatesError(RUNTIME, unsupported_field_text(unsupported))
+            check_parameters(payload, operation.input_shape)
             params = to_request(payload, operation.input_shape)
         check_request(operation, params, ids)
         to_send, refused = refused_entries(operation, params)

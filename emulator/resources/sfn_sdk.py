@@ -16,16 +16,15 @@ from typing import Any
 
 from botocore.model import OperationModel
 
-from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.aws.sdk import (
+    check_parameters,
     SdkServices,
     from_response,
     modelled_error_shape,
     sdk_v2_exception_name,
     sdk_v2_service_name,
     to_request,
-    unsupported_field,
-    unsupported_field_text,
 )
 from sfn_emulator.protocol.errors import ApiError
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
@@ -54,9 +53,7 @@ class StepFunctionsSdk:
     def invoke(self, request: TaskRequest) -> Any:
         operation = self._model.operation_model(_operation_name(request.resource.action))
         payload = request.payload if isinstance(request.payload, dict) else {}
-        unsupported = unsupported_field(payload, operation.input_shape) if operation.input_shape is not None else None
-        if unsupported is not None:
-            raise StatesError(RUNTIME, unsupported_field_text(unsupported))
+        check_parameters(payload, operation.input_shape)
         params = to_request(payload, operation.input_shape) if operation.input_shape is not None else {}
         try:
             decoded = self._decoders[operation.name](params)

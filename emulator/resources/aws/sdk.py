@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 
+from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.json_text import compact_json
 
 if TYPE_CHECKING:
@@ -150,8 +151,22 @@ def _is_document(shape: Shape) -> bool:
     return bool(getattr(shape, "is_document_type", False))
 
 
-def unsupported_field_text(field: str) -> str:
-    return f"The field \"{field}\" is not supported by Step Functions"
+def check_parameters(payload: Any, shape: Shape | None) -> None:
+    """Refuse, as Step Functions does before any call, a parameter the request (`shape`) has no member for."""
+    field = unsupported_field(payload, shape) if shape is not None else None
+    if field is not None:
+        raise StatesError(RUNTIME, f"The field \"{field}\" is not supported by Step Functions")
+
+
+_shared_services: SdkServices | None = None
+
+
+def request_shape(botocore_name: str, operation: str) -> Shape | None:
+    """The request shape of a service's operation, from models read once for the whole process."""
+    global _shared_services
+    if _shared_services is None:
+        _shared_services = SdkServices()
+    return _shared_services.model(botocore_name).operation_model(operation).input_shape
 
 
 def to_request(value: Any, shape: Shape) -> Any:
