@@ -51,6 +51,7 @@ from sfn_emulator.resources.aws.moto_gaps import (
     with_refused_entries,
 )
 from sfn_emulator.resources.aws.sdk import (
+    check_parameters,
     SdkServices,
     epoch_millis,
     from_response,
@@ -227,6 +228,7 @@ class AwsServiceIntegrations:
         error answer fails as `backends` says (moto: the emulator's limit, said plainly)."""
         params = {}
         if operation.input_shape is not None and isinstance(payload, dict):
+            check_parameters(payload, operation.input_shape)
             params = to_request(payload, operation.input_shape)
         check_request(operation, params, ids)
         to_send, refused = refused_entries(operation, params)

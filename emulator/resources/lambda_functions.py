@@ -16,6 +16,7 @@ from msgspec import Struct, field
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.resources import lambda_runtime
+from sfn_emulator.resources.aws.sdk import check_parameters, request_shape
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
 from sfn_emulator.resources.function_map import MappedFunction
 from sfn_emulator.resources.lambda_invoke import (
@@ -136,6 +137,7 @@ class LambdaFunctions:
         if request.resource.kind == "lambda":
             return self._run(function, request.payload, arn, qualifier, compact=False, ids=ids)
         params = request.payload if isinstance(request.payload, dict) else {}
+        check_parameters(params, request_shape("lambda", "Invoke"))
         event, kind = invoke_event(params), invocation_type(params)
         sdk = request.resource.service == SDK_SERVICE
         if kind == EVENT:  # queued: the function runs, but nobody waits for it or hears of its failure

@@ -10,6 +10,7 @@ from typing import Any
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.protocol.errors import ApiError
+from sfn_emulator.resources.aws.sdk import check_parameters, request_shape
 from sfn_emulator.resources.base import SYNC2, TaskRequest
 from sfn_emulator.resources.control_plane import SUCCEEDED, ControlPlane, FinishedExecution
 
@@ -24,6 +25,7 @@ class StartExecution:
         return request.resource.service == "states" and request.resource.action == "startExecution"
 
     def invoke(self, request: TaskRequest) -> Any:
+        check_parameters(request.payload, request_shape("stepfunctions", "StartExecution"))
         params = start_execution_params(request.payload)
         try:
             started = self._service.handle("StartExecution", params, account=request.account, region=request.region)

@@ -18,6 +18,7 @@ from botocore.model import OperationModel
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.aws.sdk import (
+    check_parameters,
     SdkServices,
     from_response,
     modelled_error_shape,
@@ -52,6 +53,7 @@ class StepFunctionsSdk:
     def invoke(self, request: TaskRequest) -> Any:
         operation = self._model.operation_model(_operation_name(request.resource.action))
         payload = request.payload if isinstance(request.payload, dict) else {}
+        check_parameters(payload, operation.input_shape)
         params = to_request(payload, operation.input_shape) if operation.input_shape is not None else {}
         try:
             decoded = self._decoders[operation.name](params)

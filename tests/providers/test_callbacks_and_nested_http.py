@@ -147,6 +147,18 @@ def test_start_execution_request_response_returns_the_child_arn_at_once(flow: Fl
     assert outcome(flow.describe(output["ExecutionArn"]))["output"] == {"greeting": "hello Ada", "parent": parent}
 
 
+@pytest.mark.parametrize("pattern", ["", ".sync", ".sync:2", ".waitForTaskToken"])
+def test_a_parameter_start_execution_has_no_member_for_is_refused(flow: Flow, pattern: str) -> None:
+    child = flow.machine(CHILD)
+    parent = flow.start(flow.machine(task(f"arn:aws:states:::states:startExecution{pattern}", Parameters={
+        "StateMachineArn": child, "ExecutionName": "child", "Input": {}})))
+    flow.settle()
+    described = outcome(flow.describe(parent))
+    assert (described["status"], described["error"]) == ("FAILED", "States.Runtime")
+    assert described["cause"].endswith('The field "ExecutionName" is not supported by Step Functions'), \
+        described["cause"]
+
+
 @pytest.mark.parametrize(("pattern", "as_json"), [(".sync", False), (".sync:2", True)])
 def test_sync_waits_for_the_child_and_returns_its_description(flow: Flow, pattern: str, as_json: bool) -> None:
     child = flow.machine(CHILD)

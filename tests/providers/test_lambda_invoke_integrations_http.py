@@ -85,3 +85,16 @@ def test_the_sdk_integration_answers_the_log_tail_when_asked(flow: tuple[Flow, C
     parameters = {"FunctionName": "record", "Payload": {}, "LogType": "Tail"}
     result = outcome(runner.run(task("arn:aws:states:::aws-sdk:lambda:invoke", Parameters=parameters), {}))["output"]
     assert set(result) == {"ExecutedVersion", "LogResult", "Payload", "StatusCode"}
+
+
+@pytest.mark.parametrize("resource", ["arn:aws:states:::lambda:invoke", "arn:aws:states:::lambda:invoke.waitForTaskToken",
+                                      "arn:aws:states:::aws-sdk:lambda:invoke"])
+def test_a_parameter_invoke_has_no_member_for_is_refused_before_the_call(flow: tuple[Flow, Calls],
+                                                                         resource: str) -> None:
+    """A task token goes inside the Payload: beside it, `TaskToken` is no member of Invoke's request."""
+    runner, calls = flow
+    parameters = {"FunctionName": "record", "Payload": {}, "TaskToken": "a-token"}
+    described = outcome(runner.run(task(resource, Parameters=parameters), {}))
+    assert described["status"] == "FAILED" and described["error"] == "States.Runtime"
+    assert described["cause"].endswith('The field "TaskToken" is not supported by Step Functions'), described["cause"]
+    assert calls.events == []

@@ -68,3 +68,12 @@ def test_failures_are_named_as_the_sdk_for_java_2_names_them(flow: Flow, paramet
     described = flow.run(task("arn:aws:states:::aws-sdk:sfn:startExecution", Parameters=parameters))
     assert (described["status"], described["error"]) == ("FAILED", error)
     assert re.fullmatch(cause, described["cause"]), described["cause"]
+
+
+def test_a_field_no_member_takes_is_refused(flow: Flow) -> None:
+    """The members are PascalCase even where Step Functions' API is camelCase."""
+    described = flow.run(task("arn:aws:states:::aws-sdk:sfn:startExecution",
+                              Parameters={"stateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:m"}))
+    assert (described["status"], described["error"]) == ("FAILED", "States.Runtime")
+    assert described["cause"].endswith('The field "stateMachineArn" is not supported by Step Functions'), \
+        described["cause"]

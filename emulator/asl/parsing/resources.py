@@ -56,12 +56,13 @@ def is_http_task(resource: str) -> bool:
 def _names_no_integration(arn: Arn) -> bool:
     """An `arn:<partition>:states:::<service>:<action>[<pattern>]` naming no integration: an action its
     service has no optimized integration for (checked for services whose whole set of actions is listed),
-    a pattern the service does not support, or an AWS SDK integration without `<service>:<action>`."""
+    a pattern the service (or, where AWS lists them one by one, the API) does not support, or an AWS SDK
+    integration without `<service>:<action>`."""
     service, has_action, action = arn.resource.partition(":")
     if arn.service != "states" or not has_action:
         return False
     action, pattern = split_pattern(action)
-    if not supports_pattern(service, pattern):
+    if not supports_pattern(service, pattern, action):
         return True
     if service == AWS_SDK:
         sdk_service, _, sdk_action = action.partition(":")

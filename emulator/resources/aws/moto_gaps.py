@@ -35,6 +35,12 @@ out, each applied by a rule about the request and the answer, never about partic
 - SNS publishing to a topic that does not exist says "Topic does not exist" (moto falls back to
   platform endpoints and says "Endpoint does not exist"); publishing to a FIFO topic answers a
   `SequenceNumber`, and without `MessageGroupId` is an InvalidParameter;
+- DynamoDB describes a table (`TableDescription`: CreateTable, DescribeTable, UpdateTable, DeleteTable)
+  with only the indexes and replicas it has (moto answers empty `LocalSecondaryIndexes` and
+  `GlobalSecondaryIndexes` lists), and answers CreateTable, UpdateTable and DeleteTable while the change is
+  under way: `CREATING`, `UPDATING`, `DELETING` (DynamoDB API reference, TableDescription.TableStatus);
+- SQS gives a queue's `CreatedTimestamp` and `LastModifiedTimestamp` in whole seconds since the epoch
+  (SQS API reference, GetQueueAttributes; moto writes a fraction);
 - EventBridge's PutEvents fails, entry by entry, an entry whose `Detail` is not a JSON object
   (`MalformedDetail`, "Detail is malformed."), and puts the others (moto ignores such a Detail).
 """
@@ -73,6 +79,10 @@ _ATTRIBUTE_VALUE_SHAPE = "AttributeValue"
 _EMPTY_ATTRIBUTE_VALUE = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
 _MANY_TYPED_ATTRIBUTE_VALUE = ("Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
                                "the supported datatypes")
+_TABLE_DESCRIPTION_SHAPE = "TableDescription"
+_LISTS_OF_WHAT_A_TABLE_HAS = ("LocalSecondaryIndexes", "GlobalSecondaryIndexes", "Replicas")
+_TABLE_STATUS_WHILE_CHANGING = {"CreateTable": "CREATING", "UpdateTable": "UPDATING", "DeleteTable": "DELETING"}
+_QUEUE_TIMESTAMPS = ("CreatedTimestamp", "LastModifiedTimestamp")
 _CLIENT_WORDING = re.compile(r"An error occurred \((?P<code>[^)]+)\) when calling the \w+ operation: (?P<message>.*)",
                              re.DOTALL)
 
@@ -120,7 +130,29 @@ def amend_response(operation: OperationModel, params: dict[str, Any], response: 
             response = {name: value for name, value in response.items() if not name.startswith("Checksum")}
     if service == "sns" and operation.name == "Publish" and _fifo_topic(params) and "SequenceNumber" not in response:
         response["SequenceNumber"] = str(next(_sns_sequence_numbers))
+    if service == "dynamodb":
+        for name, member in members.items():
+            if member.name == _TABLE_DESCRIPTION_SHAPE and isinstance(response.get(name), dict):
+                response[name] = _as_dynamodb_describes(operation.name, response[name])
+    if service == "sqs" and isinstance(response.get("Attributes"), dict):
+        response["Attributes"] = _whole_second_timestamps(response["Attributes"])
     return response
+
+
+def _as_dynamodb_describes(operation: str, table: dict[str, Any]) -> dict[str, Any]:
+    """A table's description without the empty lists of indexes or replicas it does not have, in the
+    status the operation leaves it in."""
+    described = {name: value for name, value in table.items()
+                 if not (name in _LISTS_OF_WHAT_A_TABLE_HAS and value == [])}
+    if operation in _TABLE_STATUS_WHILE_CHANGING and "TableStatus" in described:
+        described["TableStatus"] = _TABLE_STATUS_WHILE_CHANGING[operation]
+    return described
+
+
+def _whole_second_timestamps(attributes: dict[str, Any]) -> dict[str, Any]:
+    """A queue's attributes with its timestamps cut to whole epoch seconds."""
+    return {name: (value.split(".")[0] if name in _QUEUE_TIMESTAMPS and isinstance(value, str) else value)
+            for name, value in attributes.items()}
 
 
 def amend_error(operation: OperationModel, params: dict[str, Any], error: ClientError, ids: Randomness) -> ClientError:

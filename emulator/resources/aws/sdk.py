@@ -8,7 +8,9 @@ for Java 1.x and its `aws-sdk:*` integrations on the SDK for Java 2.x. From thos
   integrations"), or the 1.x SDK's (`SQS.QueueDoesNotExistException`, `AmazonSQSException`);
 - how the JSON parameters bind to the request: members named in PascalCase (`StateMachineArn`
   for `stateMachineArn`, `EqualsValue` for `Equals`), a non-string value given to a string member
-  sent as its JSON text, and any value given to a blob member written as its JSON text;
+  sent as its JSON text, and any value given to a blob member written as its JSON text; a parameter
+  the request has no member for is refused ("The field Filter is not supported by Step Functions.":
+  docs, "Passing parameters to a service API", where EC2's member is `Filters`);
 - how the response becomes JSON: members in PascalCase, timestamps as ISO-8601 instants,
   a streamed body as its text, other binary values in base64.
 """
@@ -22,6 +24,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 
+from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.json_text import compact_json
 
 if TYPE_CHECKING:
@@ -133,9 +136,44 @@ def asl_member_name(member: str) -> str:
     return _ASL_RENAMED_MEMBERS.get(member, member[:1].upper() + member[1:])
 
 
+def unsupported_field(value: Any, shape: Shape) -> str | None:
+    """The first of a state's parameters that no member of the request (`shape`) takes, or None.
+
+    Only the request's own fields are judged, as AWS's documented case is (EC2's `Filter` for `Filters`):
+    what a member holds is bound as the SDK binds it (`to_request`)."""
+    if shape.type_name != "structure" or not isinstance(value, dict) or _is_document(shape):
+        return None
+    members = {asl_member_name(name) for name in shape.members}
+    return next((key for key in value if key not in members), None)
+
+
+def _is_document(shape: Shape) -> bool:
+    return bool(getattr(shape, "is_document_type", False))
+
+
+def check_parameters(payload: Any, shape: Shape | None) -> None:
+    """Refuse, as Step Functions does before any call, a parameter the request (`shape`) has no member for."""
+    field = unsupported_field(payload, shape) if shape is not None else None
+    if field is not None:
+        raise StatesError(RUNTIME, f"The field \"{field}\" is not supported by Step Functions")
+
+
+_shared_services: SdkServices | None = None
+
+
+def request_shape(botocore_name: str, operation: str) -> Shape | None:
+    """The request shape of a service's operation, from models read once for the whole process."""
+    global _shared_services
+    if _shared_services is None:
+        _shared_services = SdkServices()
+    return _shared_services.model(botocore_name).operation_model(operation).input_shape
+
+
 def to_request(value: Any, shape: Shape) -> Any:
     """A state's parameters for `shape`, as botocore takes them; parameters the shape lacks are left out."""
     kind = shape.type_name
+    if _is_document(shape):  # any JSON, as it is
+        return value
     if kind == "structure" and isinstance(value, dict):
         members = {asl_member_name(name): (name, member) for name, member in shape.members.items()}
         request = {}
