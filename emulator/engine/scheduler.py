@@ -215,6 +215,15 @@ class Engine:
         self._call(lambda: None)  # served after the earlier commands...
         self._call(lambda: None)  # ...and this one after the round they started
 
+    def between_steps(self, command: Callable[[], None]) -> None:
+        """Run `command` on the engine thread, where no execution changes while it runs, and wait for
+        it: what it reads of an execution (status, history, where it stands) is one moment's. Run at
+        once when the engine is closed (its executions stop where they are)."""
+        if self._closed:
+            command()
+            return
+        self._call(command)
+
     def run_detached(self, run: Run, gen: Interpreter, timeout: float | None = None) -> tuple[Any, StatesError | None]:
         """Run one interpreter outside any execution's lifecycle (TestState) and return its outcome."""
         done = threading.Event()

@@ -75,7 +75,8 @@ class Recorder:
             with self._service.lock:
                 entry = store.executions.get(arn) if arn else None
             if entry is not None:
-                self.follow(entry, self._revision_type(store, entry))
+                revision_type = self._revision_type(store, entry)
+                self._engine.between_steps(lambda: self.follow(entry, revision_type))
         elif action not in _SERVED_BY_ENGINE:
             self.write_resources(store)
 
@@ -104,9 +105,10 @@ class Recorder:
     def follow(self, entry: ExecutionEntry, revision_type: str) -> None:
         """Write the execution's record as it stands and, while it runs, follow it.
 
-        Its status is read before its history: an execution that has ended wrote its closing event
-        first, so the events read then are all of them. One that runs is written on by the engine's
-        rounds; a round ending meanwhile waits for our lock, so nothing slips between."""
+        Called on the engine thread (`Engine.between_steps`, or an engine listener), so its status,
+        history and progress are read at one moment: read from another thread while the engine ran
+        it, a quick execution could be written SUCCEEDED beside fewer events than it had, and a
+        kill before the next round lost the rest. The engine's later rounds write what follows."""
         execution = entry.execution
         with self._lock:
             running = execution.is_running
