@@ -285,9 +285,12 @@ class Emulator:
 
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are (with a state directory,
-        they go on from there at the next start), and SWF's long polls end."""
+        they go on from there at the next start), SWF's long polls end, and the server app's warm-up
+        is waited for."""
         if self._swf is not None:
             self._swf.close()
+        if "server_app" in self.__dict__:  # a server's app was made: its warm-up ends with it
+            self.server_app.close()
         self.engine.close()
         if self.state is not None:
             self.state.close()

@@ -48,6 +48,13 @@ class Front:
                     long_lived.loaded()  # Flask and the app stay for the server's life
         return self._full
 
+    def close(self, timeout: float = 30.0) -> None:
+        """Wait for a warm-up under way to end, so no thread of this server outlives it (a bound, never
+        reached in practice: the build takes well under a second)."""
+        warming = self._warming
+        if warming is not None:
+            warming.join(timeout)
+
     def _warm(self) -> None:
         """Build the full app in the background, once."""
         with self._lock:
