@@ -112,6 +112,7 @@ def test_a_missed_heartbeat_is_caught_by_its_catch_and_retry_name(start_server: 
     for seconds in (8, 8):  # a heartbeat within every 10 s keeps the task alive past its first deadline
         server.emulator.clock.advance(seconds)
         flow.sfn.send_task_heartbeat(taskToken=token)
+        flow.settle()  # the engine has taken the heartbeat up before the clock moves on
     server.emulator.clock.advance(9)
     flow.settle()
     assert flow.describe(execution)["status"] == "RUNNING"

@@ -88,10 +88,12 @@ class Callbacks:
             self._post(lambda: self._deliver(wait, output, error))
 
     def heartbeat(self, token: str) -> None:
-        """SendTaskHeartbeat: the heartbeat deadline starts again."""
+        """SendTaskHeartbeat: the heartbeat deadline starts again, counted from the heartbeat's arrival
+        (not from when the engine thread takes it up: the clock may have moved in between)."""
         with self._cv:
             wait = self._lookup(token)
-            self._post(lambda: self._beat(wait))
+            received = self._now()
+            self._post(lambda: self._beat(wait, received))
 
     def poll_activity(self, activity_arn: str, worker_name: str | None, timeout_seconds: float) -> ActivityTask | None:
         """Take the oldest task queued for the activity, waiting up to `timeout_seconds` of wall time."""
@@ -167,7 +169,7 @@ class Callbacks:
         if effect.heartbeat_seconds:
             wait.heartbeat_seconds = effect.heartbeat_seconds
             if wait.heartbeat is None:
-                self._beat(wait)
+                self._beat(wait, counted_from)  # from the task's start, as its timeout
 
     def schedule_activity(self, fiber: Fiber, effect: ScheduleActivity) -> None:
         task = ActivityTask(effect.activity_arn, effect.token, effect.input, fiber, owner=self)
@@ -234,12 +236,13 @@ class Callbacks:
         self.close(wait)
         self._fibers.resume(fiber, output, error)
 
-    def _beat(self, wait: TokenWait) -> None:
+    def _beat(self, wait: TokenWait, since: datetime | None = None) -> None:
+        """(Re)start the heartbeat deadline, `heartbeat_seconds` after `since` (default: now)."""
         if wait.heartbeat_seconds is None or wait.timed_out:
             return
         if wait.heartbeat:
             wait.heartbeat.cancel()
-        wait.heartbeat = self._timers.set(self._now() + timedelta(seconds=wait.heartbeat_seconds),
+        wait.heartbeat = self._timers.set((since or self._now()) + timedelta(seconds=wait.heartbeat_seconds),
                                           # AWS reports a missed heartbeat as States.Timeout (recorded twice)
                                           lambda: self._expired(wait, HeartbeatTimedOut()), skippable=False)
 
