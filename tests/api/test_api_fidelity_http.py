@@ -6,15 +6,14 @@ activities per account)."""
 from __future__ import annotations
 
 import json
-import random
+import itertools
 import uuid
 from pathlib import Path
 from typing import Any
 
-import botocore
 import pytest
 from botocore.exceptions import ClientError
-from helpers.clients import make_client
+from helpers.clients import call, make_client
 
 from sfn_emulator.service import quotas
 
@@ -28,17 +27,13 @@ def _definition(result: int) -> str:
     return json.dumps({"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": result, "End": True}}})
 
 
+_ACCOUNTS = itertools.count(555_000_000_000)  # one account per test, the same on every run
+
+
 @pytest.fixture
 def account_sfn(emulator_server: Any) -> Any:
     """A client in an account of its own: counts and names start from nothing."""
-    account = "".join(random.choice("0123456789") for _ in range(12))
-    return make_client(emulator_server.endpoint_url, access_key=account)
-
-
-def call(sfn: Any, operation: str, **params: Any) -> dict[str, Any]:
-    answer = getattr(sfn, botocore.xform_name(operation))(**params)
-    answer.pop("ResponseMetadata")
-    return answer
+    return make_client(emulator_server.endpoint_url, access_key=f"{next(_ACCOUNTS):012d}")
 
 
 def refusal(sfn: Any, operation: str, **params: Any) -> dict[str, Any]:

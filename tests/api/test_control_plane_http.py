@@ -15,6 +15,7 @@ from typing import Any
 import botocore.session
 import pytest
 from botocore.exceptions import ClientError
+from helpers.clients import call
 
 ROLE = "arn:aws:iam::123456789012:role/sfn-role"
 PASS = json.dumps({"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": {"ok": True}, "End": True}}})
@@ -30,12 +31,6 @@ def unique() -> str:
 @pytest.fixture
 def settle(emulator_server: Any) -> Any:
     return lambda: emulator_server.emulator.engine.run_until_idle(10)
-
-
-def call(sfn: Any, operation: str, **params: Any) -> dict[str, Any]:
-    answer = getattr(sfn, botocore.xform_name(operation))(**params)
-    answer.pop("ResponseMetadata")
-    return answer
 
 
 def refused(sfn: Any, operation: str, **params: Any) -> tuple[str, str]:

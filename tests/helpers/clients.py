@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 import boto3
+import botocore
 from botocore.config import Config
 
 TEST_REGION = "us-east-1"
@@ -32,3 +33,10 @@ def run_and_read(sfn: Any, emulator_server: Any, definition: dict[str, Any], val
     assert emulator_server.emulator.clock.run_until_idle(10)
     described = sfn.describe_execution(executionArn=execution)
     return described, sfn.get_execution_history(executionArn=execution)["events"]
+
+
+def call(sfn: Any, operation: str, **params: Any) -> dict[str, Any]:
+    """Call `operation` by its API name (`DescribeStateMachine`) and answer its body, without metadata."""
+    answer = getattr(sfn, botocore.xform_name(operation))(**params)
+    answer.pop("ResponseMetadata")
+    return answer

@@ -7,7 +7,7 @@ import json
 from datetime import datetime
 from typing import Any, Callable
 
-from msgspec import Struct, field
+from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
