@@ -86,22 +86,23 @@ class SdkServices:
 
     _arn_names: dict[str, str] | None = None  # shared by all instances: reading the models takes a second or two
     _arn_names_lock = threading.Lock()
-
-    def __init__(self) -> None:
-        self._session: botocore.session.Session | None = None
-        self._lock = threading.Lock()
+    # One botocore session for the process, so each service's model is read and parsed once, whichever
+    # integration, mock check or endpoint asks for it first.
+    _session: botocore.session.Session | None = None
+    _lock = threading.Lock()
 
     def model(self, botocore_name: str) -> ServiceModel:
-        with self._lock:
+        with SdkServices._lock:
             return self._botocore_session().get_service_model(botocore_name)
 
-    def _botocore_session(self) -> botocore.session.Session:
+    @staticmethod
+    def _botocore_session() -> botocore.session.Session:
         """botocore's session, made (and botocore's session machinery imported) on first use."""
-        if self._session is None:
+        if SdkServices._session is None:
             import botocore.session
 
-            self._session = botocore.session.get_session()
-        return self._session
+            SdkServices._session = botocore.session.get_session()
+        return SdkServices._session
 
     def botocore_name(self, arn_name: str) -> str | None:
         """The botocore service an `aws-sdk:` ARN names, or None when moto implements no such service."""
@@ -158,15 +159,9 @@ def check_parameters(payload: Any, shape: Shape | None) -> None:
         raise StatesError(RUNTIME, f"The field \"{field}\" is not supported by Step Functions")
 
 
-_shared_services: SdkServices | None = None
-
-
 def request_shape(botocore_name: str, operation: str) -> Shape | None:
     """The request shape of a service's operation, from models read once for the whole process."""
-    global _shared_services
-    if _shared_services is None:
-        _shared_services = SdkServices()
-    return _shared_services.model(botocore_name).operation_model(operation).input_shape
+    return SdkServices().model(botocore_name).operation_model(operation).input_shape
 
 
 def to_request(value: Any, shape: Shape) -> Any:
