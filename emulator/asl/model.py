@@ -247,3 +247,25 @@ class StateMachine(Struct, frozen=True):
 
 
 _MEANING_FIELDS = tuple(name for name in StateMachine.__struct_fields__ if name != "raw")
+
+
+def distributed_map_processors(machine: object) -> dict[str, StateMachine]:
+    """The item processors of a machine's Distributed Map states at any depth, by label (the state's
+    Label, else its name), the first in document order for a label: the state machine that
+    `...:stateMachine:NAME/LABEL` names and a map run's child executions run. None for a definition
+    of another language."""
+    found: dict[str, StateMachine] = {}
+    if not isinstance(machine, StateMachine):
+        return found
+    for state in machine.states.values():
+        inner: tuple[StateMachine, ...] = ()
+        if isinstance(state, MapState):
+            if state.processor_mode == "DISTRIBUTED":
+                found.setdefault(state.label or state.name, state.item_processor)
+            inner = (state.item_processor,)
+        elif isinstance(state, ParallelState):
+            inner = state.branches
+        for nested in inner:
+            for label, processor in distributed_map_processors(nested).items():
+                found.setdefault(label, processor)
+    return found

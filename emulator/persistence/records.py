@@ -12,7 +12,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sfn_emulator.asl.model import StateMachine
+from sfn_emulator.asl.model import StateMachine, distributed_map_processors
 from sfn_emulator.engine.execution import Execution, HistoryEvent, MapRun
 from sfn_emulator.service.definitions import parse_or_raise
 from sfn_emulator.service.store import Alias, ActivityRecord, ExecutionEntry, Revision, StateMachineRecord, Version
@@ -173,7 +173,7 @@ def execution_from(start: Document, progress: Document, events: list[Document],
     revision = revision_from(start["revision"], start["revisionType"], definitions)
     machine = revision.machine
     if start["mapRunArn"]:  # a map run's child runs its Map state's item processor
-        machine = item_processor(machine, start["stateMachineArn"].rsplit("/", 1)[-1]) or machine
+        machine = distributed_map_processors(machine).get(start["stateMachineArn"].rsplit("/", 1)[-1]) or machine
     execution = Execution(
         arn=start["arn"], name=start["name"], state_machine_arn=start["stateMachineArn"],
         state_machine_name=start["stateMachineName"], machine=machine,
@@ -192,19 +192,6 @@ def execution_from(start: Document, progress: Document, events: list[Document],
     if point is None:
         return entry, None, {}, None
     return entry, (point["state"], point["input"]), point.get("variables", {}), point.get("taskToken")
-
-
-def item_processor(machine: StateMachine, label: str) -> StateMachine | None:
-    """The item processor of the Map state labelled `label` (its Label, else its name), at any depth."""
-    for state in machine.states.values():
-        processor = getattr(state, "item_processor", None)
-        if processor is not None and (getattr(state, "label", None) or state.name) == label:
-            return processor
-        for inner in [*getattr(state, "branches", ()), *([processor] if processor is not None else [])]:
-            found = item_processor(inner, label)
-            if found is not None:
-                return found
-    return None
 
 
 def map_run_document(map_run: MapRun) -> Document:

@@ -22,19 +22,6 @@ from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.store import ExecutionEntry, Store
 
 
-def distributed_map_labels(machine: Any) -> set[str]:
-    """The labels of a machine's Distributed Map states (a state's Label, else its name), nested ones
-    included: what `...:stateMachine:NAME/LABEL`, the state machine its map runs' children run, names."""
-    labels: set[str] = set()
-    for state in getattr(machine, "states", {}).values():
-        processor = getattr(state, "item_processor", None)
-        if processor is not None and getattr(state, "processor_mode", None) == "DISTRIBUTED":
-            labels.add(getattr(state, "label", None) or state.name)
-        for inner in [*getattr(state, "branches", ()), *([processor] if processor is not None else [])]:
-            labels |= distributed_map_labels(inner)
-    return labels
-
-
 class MapRunOperations(ServiceBase):
     def _map_run(self, store: Store, map_run_arn: str) -> MapRun:
         """The map run, unless it or its parent execution (past its retention) is gone."""

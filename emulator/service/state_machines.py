@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from sfn_emulator.asl.model import distributed_map_processors
 from sfn_emulator.service import arns, quotas
 from sfn_emulator.service.base import ServiceBase, operation
 from sfn_emulator import dialects
@@ -31,7 +32,6 @@ from sfn_emulator.service.errors import (
     ValidationException,
 )
 from sfn_emulator.service.logging_configuration import logging_configuration
-from sfn_emulator.service.map_runs import distributed_map_labels
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.store import ACTIVE, DELETING, Revision, StateMachineRecord, Store
@@ -156,7 +156,7 @@ class StateMachineOperations(ServiceBase):
         a Distributed Map labelled LABEL runs its children as; described as its parent, with the `label`."""
         name, label = ref.name.split("/", 1)
         record = store.state_machines.get(ref.base_arn.rsplit(":", 1)[0] + ":" + name)
-        if record is None or label not in distributed_map_labels(record.current.machine):
+        if record is None or label not in distributed_map_processors(record.current.machine):
             raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
         return {
             "stateMachineArn": ref.arn,
