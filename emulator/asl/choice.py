@@ -21,7 +21,7 @@ from msgspec import Struct
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.model import JSON, ChoiceCondition, Scope
-from sfn_emulator.asl.parsing.rules import EMPTY
+from sfn_emulator.asl.parsing.rules import EMPTY, expected_type
 from sfn_emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
 from sfn_emulator.asl.timestamps import NOT_A_TIMESTAMP, parse_timestamp
 
@@ -207,7 +207,7 @@ def compile_choice_rule(rule: JSON, *, location: str) -> ChoiceCondition:
     a field the rule may not have at the rule, a nested rule at its index (`.../And[1]/Not`).
     """
     if not isinstance(rule, dict):
-        raise ChoiceRuleError(_expected("OBJECT"), location)
+        raise ChoiceRuleError(expected_type("OBJECT"), location)
     fields = [name for name in rule if name not in _IGNORED_FIELDS]
     unknown = [name for name in fields if name != "Variable" and name not in OPERATORS and name not in _BOOLEAN_OPERATORS]
     if unknown:
@@ -228,17 +228,13 @@ def compile_choice_rule(rule: JSON, *, location: str) -> ChoiceCondition:
     return _compile_data_test(variable, name, rule[name], location)
 
 
-def _expected(json_type: str) -> str:
-    return f"Expected value of type [{json_type}]"
-
-
 def _compile_boolean(name: str, operand: JSON, location: str) -> ChoiceCondition:
     if name == "Not":
         if not isinstance(operand, dict):
-            raise ChoiceRuleError(_expected("OBJECT"), location)
+            raise ChoiceRuleError(expected_type("OBJECT"), location)
         return NotRule(compile_choice_rule(operand, location=location))
     if not isinstance(operand, list):
-        raise ChoiceRuleError(_expected("ARRAY"), location)
+        raise ChoiceRuleError(expected_type("ARRAY"), location)
     if not operand:
         raise ChoiceRuleError(EMPTY, location)
     rules = tuple(compile_choice_rule(item, location=f"{location}[{index}]") for index, item in enumerate(operand))
@@ -249,13 +245,13 @@ def _compile_data_test(variable: JsonPath, name: str, operand: JSON, location: s
     at_operand = f"{location}/{name}"
     if name == "IsPresent" or name in _TYPE_TESTS:
         if not isinstance(operand, bool):
-            raise ChoiceRuleError(_expected("BOOLEAN"), at_operand)
+            raise ChoiceRuleError(expected_type("BOOLEAN"), at_operand)
         if name == "IsPresent":
             return PresenceTest(variable, operand)
         return TypeTest(variable, _TYPE_TESTS[name], operand)
     if name == "StringMatches":
         if not isinstance(operand, str):
-            raise ChoiceRuleError(_expected("STRING"), at_operand)
+            raise ChoiceRuleError(expected_type("STRING"), at_operand)
         return StringMatch(variable, _wildcard_pattern(operand))
     if name.endswith("Path"):
         family, relation = _COMPARISONS[name.removesuffix("Path")]
@@ -268,13 +264,13 @@ def _compile_data_test(variable: JsonPath, name: str, operand: JSON, location: s
         # worded as for the Wait state's Timestamp).
         if family is _TIMESTAMP and isinstance(operand, str):
             raise ChoiceRuleError(NOT_A_TIMESTAMP, at_operand)
-        raise ChoiceRuleError(_expected(family.operand), at_operand)
+        raise ChoiceRuleError(expected_type(family.operand), at_operand)
     return Comparison(variable, name, family, relation, operand=coerced)
 
 
 def _compile_rule_path(text: JSON, field: str, location: str) -> JsonPath:
     if not isinstance(text, str):
-        raise ChoiceRuleError(_expected("STRING"), f"{location}/{field}")
+        raise ChoiceRuleError(expected_type("STRING"), f"{location}/{field}")
     try:
         return compile_path(text)
     except InvalidPath:

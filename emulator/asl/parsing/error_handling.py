@@ -12,6 +12,7 @@ from sfn_emulator.asl.parsing.rules import (
     JITTER_STRATEGIES,
     ALL_ERRORS,
     EMPTY,
+    expected_type,
 )
 from sfn_emulator.asl.validation import Scope, Transition
 
@@ -29,7 +30,7 @@ class ErrorHandlingFields(ExpressionFields):
         for index, definition in enumerate(definitions):
             here = f"{location}/Retry[{index}]"
             if not isinstance(definition, dict):
-                self.error("Expected value of type [OBJECT]", here)
+                self.error(expected_type("OBJECT"), here)
                 continue
             self.unknown_fields(definition, RETRIER_FIELDS, here)
             error_equals = self.error_equals(definition, here, last=index == len(definitions) - 1)
@@ -54,7 +55,7 @@ class ErrorHandlingFields(ExpressionFields):
         for index, definition in enumerate(definitions):
             here = f"{location}/Catch[{index}]"
             if not isinstance(definition, dict):
-                self.error("Expected value of type [OBJECT]", here)
+                self.error(expected_type("OBJECT"), here)
                 continue
             jsonata = self.language == JSONATA
             self.unknown_fields(definition, JSONATA_CATCHER_FIELDS if jsonata else CATCHER_FIELDS, here)
@@ -88,7 +89,7 @@ class ErrorHandlingFields(ExpressionFields):
             self.error(EMPTY, here)
         for index, item in enumerate(names):
             if not isinstance(item, str):
-                self.error("Expected value of type [STRING]", f"{here}[{index}]")
+                self.error(expected_type("STRING"), f"{here}[{index}]")
         if ALL_ERRORS in names and len(names) > 1:
             self.error(f"'{ALL_ERRORS}' must appear alone in the field 'ErrorEquals'", here)
         if ALL_ERRORS in names and not last:

@@ -15,7 +15,7 @@ from sfn_emulator.asl.jsonata_expressions import (
 )
 from sfn_emulator.asl.model import JSONATA, JSONPATH, Expression, ResultPath
 from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
-from sfn_emulator.asl.parsing.rules import MAX_VARIABLE_NAME_LENGTH, RESERVED_VARIABLE, ABSENT
+from sfn_emulator.asl.parsing.rules import MAX_VARIABLE_NAME_LENGTH, RESERVED_VARIABLE, ABSENT, expected_type
 from sfn_emulator.asl.paths import InvalidPath, compile_reference_path, compile_result_path, is_path_text
 from sfn_emulator.asl.payload import TemplateError, compile_template
 from sfn_emulator.asl.validation import NO_DOLLAR
@@ -42,7 +42,7 @@ class ExpressionFields(DiagnosticRecorder):
         if text is None and nullable:
             return None
         if not isinstance(text, str):
-            self.error("Expected value of type [STRING]", f"{location}/{field}")
+            self.error(expected_type("STRING"), f"{location}/{field}")
             return None
         try:
             return compiler(text)
@@ -57,7 +57,7 @@ class ExpressionFields(DiagnosticRecorder):
         if text is None:
             return None
         if not isinstance(text, str):
-            self.error("Expected value of type [STRING]", f"{location}/ResultPath")
+            self.error(expected_type("STRING"), f"{location}/ResultPath")
             return None
         try:
             return compile_result_path(text)
@@ -71,7 +71,7 @@ class ExpressionFields(DiagnosticRecorder):
         if text is ABSENT:
             return None
         if not isinstance(text, str):
-            self.error("Expected value of type [STRING]", f"{location}/{field}")
+            self.error(expected_type("STRING"), f"{location}/{field}")
             return None
         compiled = _compile_dynamic_value(text, compile_reference_path)
         if compiled is None:
@@ -107,7 +107,7 @@ class ExpressionFields(DiagnosticRecorder):
             return None
         given = value["Credentials"]
         if not isinstance(given, dict):
-            self.error("Expected value of type [OBJECT]", f"{location}/Credentials")
+            self.error(expected_type("OBJECT"), f"{location}/Credentials")
             return None
         if "RoleArn" not in given and not (self.language == JSONPATH and "RoleArn.$" in given):
             self.error("The field 'RoleArn' is required but was missing", f"{location}/Credentials")
@@ -155,7 +155,7 @@ class ExpressionFields(DiagnosticRecorder):
         assignments = value["Assign"]
         here = f"{location}/Assign"
         if not isinstance(assignments, dict):
-            self.error("Expected value of type [OBJECT]", here)
+            self.error(expected_type("OBJECT"), here)
             return None
         for key in assignments:
             name = key[: -len(".$")] if self.language == JSONPATH and key.endswith(".$") else key

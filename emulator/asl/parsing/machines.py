@@ -17,6 +17,7 @@ from sfn_emulator.asl.parsing.rules import (
     QUERY_LANGUAGES,
     TOP_LEVEL_FIELDS,
     listed,
+    expected_type,
 )
 from sfn_emulator.asl.parsing.states import StateFields
 from sfn_emulator.asl.state_names import state_name_problem
@@ -50,7 +51,7 @@ class Parser(StateFields):
         errors_before = self.error_count()
         here = location or "/"
         if not isinstance(value, dict):
-            self.error("Expected value of type [OBJECT]", here)
+            self.error(expected_type("OBJECT"), here)
             return None
         allowed = {"top": TOP_LEVEL_FIELDS, "branch": BRANCH_FIELDS, "processor": ITEM_PROCESSOR_FIELDS}[kind]
         missing = [name for name in ("States", "StartAt") if name not in value]
@@ -111,7 +112,7 @@ class Parser(StateFields):
             return inherited
         here = f"{location}/QueryLanguage"
         if not isinstance(declared, str):
-            self.error("Expected value of type [STRING]", here)
+            self.error(expected_type("STRING"), here)
             return inherited
         if declared not in QUERY_LANGUAGES:
             self.error(f"Value should be one of the following: {listed(QUERY_LANGUAGES)}", here)

@@ -41,6 +41,7 @@ from sfn_emulator.asl.parsing.rules import (
     RESULT_WRITER_RESOURCES,
     PROCESSOR_MODES,
     EXECUTION_TYPES,
+    expected_type,
 )
 from sfn_emulator.asl.paths import compile_reference_path
 from sfn_emulator.asl.validation import Scope
@@ -151,7 +152,7 @@ class MapFields(ErrorHandlingFields):
         headers = self.typed(config, "CSVHeaders", "ARRAY", location) or []
         max_items_expression = self.jsonata_field(config, "MaxItems", location, INTEGER)
         if not all(isinstance(header, str) for header in headers):
-            self.error("Expected value of type [STRING]", f"{location}/CSVHeaders")
+            self.error(expected_type("STRING"), f"{location}/CSVHeaders")
         return ReaderConfig(
             input_type=self.enum(config, "InputType", READER_INPUT_TYPES, location),
             csv_header_location=self.enum(config, "CSVHeaderLocation", ("FIRST_ROW", "GIVEN"), location),

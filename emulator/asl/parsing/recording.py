@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sfn_emulator.asl.parsing.rules import JSON_TYPES, ABSENT, listed
+from sfn_emulator.asl.parsing.rules import JSON_TYPES, ABSENT, listed, expected_type
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, WARNING, Diagnostic
 
 
@@ -40,7 +40,7 @@ class DiagnosticRecorder:
         if item is ABSENT:
             return None
         if not JSON_TYPES[json_type](item):
-            self.error(f"Expected value of type [{json_type}]", f"{location}/{field}")
+            self.error(expected_type(json_type), f"{location}/{field}")
             return None
         return item
 

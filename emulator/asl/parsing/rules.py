@@ -139,6 +139,13 @@ JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "ARRAY": lambda value: isinstance(value, list),
 }
 ABSENT = object()
+
+
+def expected_type(json_type: str) -> str:
+    """AWS's text for a field whose value is not of `json_type` (a key of JSON_TYPES)."""
+    return f"Expected value of type [{json_type}]"
+
+
 EMPTY = "Value cannot be empty"  # AWS's text for an empty States, Choices, Branches or ErrorEquals (recorded: Branches)
 
 

@@ -63,6 +63,7 @@ from sfn_emulator.asl.parsing.rules import (
     WAIT_DURATION_FIELDS,
     EMPTY,
     listed,
+    expected_type,
 )
 from sfn_emulator.asl.paths import compile_path, compile_reference_path
 from sfn_emulator.asl.state_io import joined
@@ -79,7 +80,7 @@ class StateFields(MapFields, ResourceFields):
         errors_before = self.error_count()
         here = location or "/"
         if not isinstance(value, dict):
-            self.error("Expected value of type [OBJECT]", here)
+            self.error(expected_type("OBJECT"), here)
             return None
         state_type = value.get("Type")
         if state_type not in STATE_TYPES:
@@ -248,7 +249,7 @@ class StateFields(MapFields, ResourceFields):
         """A top-level Choice rule: its condition (JSONata `Condition`, or a JSONPath rule compiled by
         `asl.choice`), `Next`, and the `Assign` (and in JSONata `Output`) applied when it matches."""
         if not isinstance(rule, dict):
-            self.error("Expected value of type [OBJECT]", location)
+            self.error(expected_type("OBJECT"), location)
             return None
         next_state = self.typed(rule, "Next", "STRING", location)
         if "Next" not in rule:
