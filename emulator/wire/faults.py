@@ -1,0 +1,88 @@
+"""No request gets a server's HTML page: whatever a route or moto leaves unanswered is answered in
+AWS's JSON error shape (`{"__type", "message"}`), with the code AWS's framework gives the request.
+
+The app's routes (the Step Functions endpoint answers its own), the emulator's `/_emulator/*`
+APIs and moto's services all sit behind this one middleware, so a failure in any of them is judged
+by the same rule, by what the request got wrong rather than where it failed:
+- a body nested deeper than it can be read (Python's parser stops where Jackson's 1,000 levels
+  would): Coral's `SerializationException`, 400;
+- a target naming no operation of the service its signature names (moto asks botocore, which
+  knows none): Coral's `UnknownOperationException`, 400, no message;
+- a signature scoped to a region the service does not have: Coral's `InvalidSignatureException`,
+  400 ("Credential should be scoped to a valid region. ");
+- anything else is a fault of the emulator: `InternalFailure`, 500, its traceback in the log.
+The server carries on after each.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from http import HTTPStatus
+from typing import Any, Callable, Iterable
+
+from sfn_emulator.protocol.errors import ApiError
+from sfn_emulator.service.errors import (
+    InternalFailure,
+    InvalidSignatureException,
+    SerializationException,
+    UnknownOperationException,
+)
+from sfn_emulator.wire.encoding import CONTENT_TYPE, encode_error
+from sfn_emulator.wire.sigv4 import credential_scope
+
+logger = logging.getLogger(__name__)
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def _causes(fault: BaseException) -> Iterator[BaseException]:
+    """The fault and the exceptions it was raised from or while handling."""
+    seen: set[int] = set()
+    current: BaseException | None = fault
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def error_for(fault: Exception, environ: dict[str, Any]) -> ApiError:
+    """The error AWS's framework answers to the request that raised `fault` (see the module docstring)."""
+    causes = list(_causes(fault))
+    if any(isinstance(cause, RecursionError) for cause in causes):
+        return SerializationException("The request is nested too deeply to be read")
+    if any(type(cause).__name__ == "OperationNotFoundError" for cause in causes):  # botocore's, raised in moto
+        return UnknownOperationException("")
+    scope = credential_scope(environ)
+    if scope is not None and any(isinstance(cause, KeyError) and cause.args == (scope.region,) for cause in causes):
+        return InvalidSignatureException("Credential should be scoped to a valid region. ")
+    logger.error("internal failure on %s %s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"), exc_info=fault)
+    return InternalFailure(f"{type(fault).__name__}: {fault} (traceback in the emulator's log)")
+
+
+class JsonFaults:
+    """WSGI middleware answering an exception that escaped `app` as `error_for` judges it."""
+
+    def __init__(self, app: WSGIApp, request_id: Callable[[], str]) -> None:
+        self.app = app
+        self.request_id = request_id
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        try:
+            return self.app(environ, start_response)
+        except Exception as fault:  # the net under every route: judged, and logged when a fault
+            error = error_for(fault, environ)
+            body, error_type = encode_error(error)
+            start_response(f"{error.status} {HTTPStatus(error.status).phrase}",
+                           [("Content-Type", CONTENT_TYPE), ("Content-Length", str(len(body))),
+                            ("x-amzn-RequestId", self.request_id()), ("x-amzn-ErrorType", error_type)],
+                           sys.exc_info())
+            return [body]
+
+
+def answer_faults_in_json(app: Any, request_id: Callable[[], str]) -> None:
+    """Put `JsonFaults` around everything `app` (a Flask app, with its mounted middleware) serves:
+    Flask hands exceptions on instead of answering its HTML 500."""
+    app.config["PROPAGATE_EXCEPTIONS"] = True
+    app.wsgi_app = JsonFaults(app.wsgi_app, request_id)
