@@ -4,10 +4,11 @@ AWS's JSON error shape (`{"__type", "message"}`), with the code AWS's framework 
 The app's routes (the Step Functions endpoint answers its own), the emulator's `/_emulator/*`
 APIs and moto's services all sit behind this one middleware, so a failure in any of them is judged
 by the same rule, by what the request got wrong rather than where it failed:
-- a body nested deeper than it can be read (Python's parser stops where Jackson's 1,000 levels
-  would): Coral's `SerializationException`, 400;
-- a target naming no operation of the service its signature names (moto asks botocore, which
-  knows none): Coral's `UnknownOperationException`, 400, no message;
+- a body that is not UTF-8, or nested deeper than it can be read (Python's parser stops where
+  Jackson's 1,000 levels would): Coral's `SerializationException`, 400;
+- a target naming no operation of the service its signature names (by that service's botocore
+  model): Coral's `UnknownOperationException`, 400, no message; an operation moto does not
+  implement is one this endpoint does not serve: the same, with a message saying so;
 - a signature scoped to a region the service does not have: Coral's `InvalidSignatureException`,
   400 ("Credential should be scoped to a valid region. ");
 - anything else is a fault of the emulator: `InternalFailure`, 500, its traceback in the log.
@@ -50,15 +51,38 @@ def _causes(fault: BaseException) -> Iterator[BaseException]:
 def error_for(fault: Exception, environ: dict[str, Any]) -> ApiError:
     """The error AWS's framework answers to the request that raised `fault` (see the module docstring)."""
     causes = list(_causes(fault))
-    if any(isinstance(cause, RecursionError) for cause in causes):
-        return SerializationException("The request is nested too deeply to be read")
-    if any(type(cause).__name__ == "OperationNotFoundError" for cause in causes):  # botocore's, raised in moto
-        return UnknownOperationException("")
+    if any(isinstance(cause, (RecursionError, UnicodeDecodeError)) for cause in causes):
+        return SerializationException("The request body is not JSON the service can read (not UTF-8, or nested "
+                                      "too deeply)")
     scope = credential_scope(environ)
+    if scope is not None and _names_no_operation_of(scope.service, str(environ.get("HTTP_X_AMZ_TARGET") or "")):
+        return UnknownOperationException("")
+    if any(isinstance(cause, NotImplementedError) for cause in causes):  # an operation of AWS's moto lacks
+        return UnknownOperationException(f"This endpoint does not serve the operation: moto, which answers it, "
+                                         f"does not implement it ({fault})")
     if scope is not None and any(isinstance(cause, KeyError) and cause.args == (scope.region,) for cause in causes):
         return InvalidSignatureException("Credential should be scoped to a valid region. ")
     logger.error("internal failure on %s %s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"), exc_info=fault)
     return InternalFailure(f"{type(fault).__name__}: {fault} (traceback in the emulator's log)")
+
+
+def _names_no_operation_of(signing_name: str, target: str) -> bool:
+    """Whether an `X-Amz-Target` names no operation of the service its signature is scoped to, by that
+    service's botocore model (a JSON service needs one; a service botocore does not name by its signing
+    name is not judged)."""
+    from botocore.exceptions import UnknownServiceError
+
+    from sfn_emulator.resources.aws.sdk import SdkServices
+
+    try:
+        model = SdkServices().model(signing_name)
+    except UnknownServiceError:
+        return False
+    own_prefix = model.metadata.get("targetPrefix")
+    if not target:
+        return own_prefix is not None
+    prefix, _, operation = target.partition(".")
+    return (own_prefix is not None and prefix != own_prefix) or operation not in model.operation_names
 
 
 class JsonFaults:
