@@ -9,7 +9,9 @@ const POLL_MS = 1000;
 const EVENTS_PER_PAGE = 100;  // an execution's event table shows one page of its history at a time
 const STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"];
 
-mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });
+// The largest graph Mermaid is asked to draw (its own defaults, stated here so the console can say so).
+const GRAPH_LIMITS = { maxTextSize: 50000, maxEdges: 500 };
+mermaid.initialize({ startOnLoad: false, securityLevel: "strict", ...GRAPH_LIMITS });
 
 // -- small helpers ---------------------------------------------------------------------------------
 
@@ -303,6 +305,9 @@ async function drawGraphs(root) {
     let drawing = drawings.get(text);
     if (drawing === undefined) {
       try {
+        if (text.length > GRAPH_LIMITS.maxTextSize) {  // (Mermaid would draw its own complaint instead)
+          throw new Error(`its text is ${text.length} characters long, more than the ${GRAPH_LIMITS.maxTextSize} Mermaid draws`);
+        }
         drawing = { svg: (await mermaid.render(`graph-${++graphNumber}`, text)).svg };
       } catch (error) {
         drawing = { problem: String((error && error.message) || error) };
