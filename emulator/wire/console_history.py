@@ -15,8 +15,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+from sfn_emulator.dialects import graph_of
 from sfn_emulator.engine.execution import Execution, HistoryEvent
 from sfn_emulator.engine.states.tasks import TASK_TOKEN_PATTERN
+from sfn_emulator.graphs import ExecutionTrace, Graph, Tracer
 
 KEPT_DIGESTS = 4096  # executions whose digest is kept (the least recently read go first)
 _TOKEN = re.compile(TASK_TOKEN_PATTERN)
@@ -33,9 +35,12 @@ def _json_object(text: Any) -> dict[str, Any]:
 class HistoryDigest:
     """One execution's history as the console reads it: the state each event belongs to (the one its
     branch last entered, following `previousEventId`), the states entered in order, the state of the
-    last event naming each task token, and the executions its `states:startExecution` tasks started."""
+    last event naming each task token, the executions its `states:startExecution` tasks started, and
+    (once asked for) the path it took over its graph."""
 
     def __init__(self) -> None:
+        self._graph: Graph | None = None
+        self._tracer: Tracer | None = None
         self.states: list[str | None] = []  # the state of event id N at [N-1]
         self.entered: list[str] = []
         self.children: list[str] = []
@@ -77,6 +82,14 @@ class HistoryDigest:
             if isinstance(child, str) and child not in self.children:
                 self.children.append(child)
 
+    def path(self, execution: Execution) -> tuple[Graph, ExecutionTrace]:
+        """The execution's graph, and the path over it of the events digested so far."""
+        if self._tracer is None:
+            self._graph = graph_of(execution.definition)
+            self._tracer = Tracer(self._graph, execution.rules_taken)
+        self._tracer.follow(execution.history[self._tracer.events_followed:len(self.states)])
+        return self._graph, self._tracer.trace()
+
     def state_awaiting(self, token: str) -> str | None:
         """The state awaiting `token`: that of the last event naming it (the parameters that handed it
         out), else the state of the last event in one (an activity task a worker took)."""
@@ -91,6 +104,7 @@ class HistoryDigests:
         self._lock = threading.Lock()
 
     def of(self, execution: Execution) -> HistoryDigest:
+        """The execution's digest, up to date."""
         with self._lock:
             digest = self._digests.pop(execution.arn, None)
             history = execution.history
@@ -101,3 +115,9 @@ class HistoryDigests:
             while len(self._digests) > KEPT_DIGESTS:
                 self._digests.popitem(last=False)
             return digest
+
+    def path(self, execution: Execution) -> tuple[Graph, ExecutionTrace]:
+        """The execution's graph and the path it took so far, followed from the last read on."""
+        digest = self.of(execution)
+        with self._lock:
+            return digest.path(execution)

@@ -16,7 +16,7 @@ from sfn_emulator.engine.outstanding import Outstanding
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
 from sfn_emulator.wire.console_history import HistoryDigests
-from sfn_emulator.wire.insight_api import execution_graph, machine_graph
+from sfn_emulator.wire.insight_api import drawn_path, machine_graph
 
 EXECUTIONS_PER_PAGE = 25
 PATH_SHOWN = 50  # the last states entered that an execution's page lists as its path
@@ -127,12 +127,14 @@ class ConsoleViews:
         """An execution's page without its events (read a page of them with `events`): its path as the
         last `PATH_SHOWN` states entered."""
         described = self._call("DescribeExecution", arn, executionArn=arn)
-        digest = self._digests.of(self._service.execution_record(arn))
+        execution = self._service.execution_record(arn)
+        graph, path = self._digests.path(execution)
+        digest = self._digests.of(execution)
         map_runs = _every(lambda **p: self._call("ListMapRuns", arn, executionArn=arn, **p), "mapRuns")
         children = [found for found in map(self._described_if_kept, list(digest.children)) if found is not None]
         return plain({"execution": described, "eventCount": len(digest.states),
                       "path": digest.entered[-PATH_SHOWN:], "pathLength": len(digest.entered),
-                      "graph": execution_graph(self._service, arn, "mermaid"),
+                      "graph": drawn_path(execution, graph, path, "mermaid"),
                       "children": children, "mapRuns": map_runs,
                       "callbacks": [c for c in self.waiting()["callbacks"] if c["executionArn"] == arn]})
 
