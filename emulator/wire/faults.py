@@ -1,11 +1,12 @@
 """No request gets a server's HTML page: whatever a route or moto leaves unanswered is answered in
 AWS's JSON error shape (`{"__type", "message"}`), with the code AWS's framework gives the request.
 
-The app's routes (the Step Functions endpoint answers its own), the emulator's `/_emulator/*`
-APIs and moto's services all sit behind this one middleware, so a failure in any of them is judged
-by the same rule, by what the request got wrong rather than where it failed:
+The app's routes, the emulator's `/_emulator/*` APIs and moto's services all sit behind this one
+middleware (and the Step Functions endpoint judges its own failures with `error_for`), so a failure
+in any of them is judged by the same rule, by what the request got wrong rather than where it failed:
 - a body that is not UTF-8, or nested deeper than it can be read (Python's parser stops where
-  Jackson's 1,000 levels would): Coral's `SerializationException`, 400;
+  Jackson's 1,000 levels would; a request without a body has no such excuse): Coral's
+  `SerializationException`, 400;
 - a target naming no operation of the service its signature names (by that service's botocore
   model): Coral's `UnknownOperationException`, 400, no message; an operation moto does not
   implement is one this endpoint does not serve: the same, with a message saying so;
@@ -51,7 +52,7 @@ def _causes(fault: BaseException) -> Iterator[BaseException]:
 def error_for(fault: Exception, environ: dict[str, Any]) -> ApiError:
     """The error AWS's framework answers to the request that raised `fault` (see the module docstring)."""
     causes = list(_causes(fault))
-    if any(isinstance(cause, (RecursionError, UnicodeDecodeError)) for cause in causes):
+    if _has_body(environ) and any(isinstance(cause, (RecursionError, UnicodeDecodeError)) for cause in causes):
         return SerializationException("The request body is not JSON the service can read (not UTF-8, or nested "
                                       "too deeply)")
     scope = credential_scope(environ)
@@ -64,6 +65,10 @@ def error_for(fault: Exception, environ: dict[str, Any]) -> ApiError:
         return InvalidSignatureException("Credential should be scoped to a valid region. ")
     logger.error("internal failure on %s %s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"), exc_info=fault)
     return InternalFailure(f"{type(fault).__name__}: {fault} (traceback in the emulator's log)")
+
+
+def _has_body(environ: dict[str, Any]) -> bool:
+    return bool(environ.get("wsgi.input_terminated")) or str(environ.get("CONTENT_LENGTH") or "0").strip() not in ("", "0")
 
 
 def _names_no_operation_of(signing_name: str, target: str) -> bool:

@@ -248,7 +248,7 @@ def test_a_token_handed_out_after_a_first_read_is_found_in_the_new_events(consol
 
 FRAMED_PATHS = ["", "console.js", "api/state-machines", "api/waiting", "no-such-file", "../health",
                 "../graph?stateMachineArn=arn:aws:states:us-east-1:123456789012:stateMachine:none&format=html",
-                "../coverage"]
+                "../coverage", "../../moto-api/data.json"]
 
 
 @pytest.mark.parametrize("path", FRAMED_PATHS)
