@@ -9,6 +9,10 @@
   same API (what the page read each second before it read a page at a time).
 Each figure is the median of `--repeat` reads over HTTP on loopback, with the bytes answered. The
 first read of each history digests it (once); later reads cost what they show.
+With `--browser` (Playwright on the system's Chromium), that execution's page is also opened in
+headless Chromium and watched for ten seconds of polling: the time to its first drawn event table
+and the longest task that blocked the page's main thread while it loaded and during the polls after
+(the Long Tasks API: tasks over 50 ms).
 """
 
 from __future__ import annotations
@@ -54,12 +58,47 @@ def _median_read(url: str, repeat: int) -> tuple[float, float, int]:
     return first, statistics.median(seconds for seconds, _ in timings), timings[-1][1]
 
 
+_WATCH_LONG_TASKS = """
+window.longestTask = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) window.longestTask = Math.max(window.longestTask, entry.duration);
+}).observe({ type: "longtask", buffered: true });
+"""
+
+
+def _measure_page(url: str) -> None:
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.add_init_script(_WATCH_LONG_TASKS)
+            started = time.perf_counter()
+            page.goto(url)
+            page.locator("#events tbody tr").first.wait_for(timeout=600_000)
+            drawn = time.perf_counter() - started
+            loading = page.evaluate("window.longestTask")
+            page.evaluate("window.longestTask = 0")
+            page.wait_for_timeout(10_000)  # ten polls
+            rows = page.locator("#events tbody tr").count()
+            print(f"The page in Chromium: event table drawn after {drawn:.2f} s ({rows} rows; longest main-thread "
+                  f"task while loading {loading:.0f} ms, the scripts included); longest over the next ten seconds "
+                  f"of polls {page.evaluate('window.longestTask'):.0f} ms")
+        finally:
+            browser.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tokens", type=int, default=400)
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--events", type=int, default=24_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--browser", action="store_true", help="also measure the page in headless Chromium")
     options = parser.parse_args()
 
     with Emulator(Settings(clock="manual")) as emulator:
@@ -101,6 +140,8 @@ def main() -> None:
                 total += _timed_get(f"{console}events?arn={quoted}&after={after}&limit=1000")[1]
             print(f"Every event of it through the same API (what each poll read before): "
                   f"{time.perf_counter() - started:.3f} s, {total:,} bytes")
+            if options.browser:
+                _measure_page(f"{server.endpoint_url}/_emulator/console/#/execution/{arn}")
         finally:
             server.stop()
 

@@ -98,8 +98,10 @@ async function readExecution(route) {
   const pages = Math.max(1, Math.ceil(summary.eventCount / EVENTS_PER_PAGE));
   const asked = route.query.get("events");
   const page = asked === "last" ? pages : Math.min(Math.max(Number(asked) || 1, 1), pages);
-  if (eventPage.arn !== route.arn || eventPage.page !== page) eventPage = { arn: route.arn, page, events: [] };
   const first = (page - 1) * EVENTS_PER_PAGE;
+  if (eventPage.arn !== route.arn || eventPage.page !== page || first + eventPage.events.length > summary.eventCount) {
+    eventPage = { arn: route.arn, page, events: [] };  // another page, or another execution of that ARN (a reset)
+  }
   const wanted = Math.min(EVENTS_PER_PAGE, summary.eventCount - first);
   if (eventPage.events.length < wanted) {
     const after = first + eventPage.events.length;
