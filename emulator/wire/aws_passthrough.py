@@ -31,13 +31,12 @@ Mounting is one call on the Flask app:  `mount_aws_passthrough(app, default_acco
 from __future__ import annotations
 
 import threading
-from http import HTTPStatus
 from typing import Any, Callable, Iterable
 
 from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, moto_state
 from sfn_emulator.service.errors import UnknownOperationException
 from sfn_emulator.wire.app import OWN_APIS_KEY, STEP_FUNCTIONS_APIS, OwnApis
-from sfn_emulator.wire.encoding import CONTENT_TYPE, encode_error
+from sfn_emulator.wire.faults import answer_error
 from sfn_emulator.wire.sigv4 import credential_scope
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -81,7 +80,7 @@ def make_passthrough_app(*, default_account: str) -> WSGIApp:
             close = getattr(answer, "close", None)
             if close is not None:
                 close()
-            return unplaced_request(int(status.split()[0]))(environ, start_response)
+            return answer_error(UnknownOperationException("", status=int(status.split()[0])), start_response)
         start_response(status, headers)
         return answer
 
@@ -122,14 +121,3 @@ def _is_html_refusal(status: str, headers: list[tuple[str, str]]) -> bool:
     content_type = next((value for name, value in headers if name.lower() == "content-type"), "")
     return status[:1] == "4" and content_type.lower().startswith("text/html")
 
-
-def unplaced_request(status: int) -> WSGIApp:
-    """Coral's answer to a request no operation takes: `UnknownOperationException`, no message, in JSON."""
-
-    def answer(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        body, error_type = encode_error(UnknownOperationException("", status=status))
-        start_response(f"{status} {HTTPStatus(status).phrase}", [
-            ("Content-Type", CONTENT_TYPE), ("Content-Length", str(len(body))), ("x-amzn-ErrorType", error_type)])
-        return [body]
-
-    return answer

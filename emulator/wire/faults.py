@@ -101,13 +101,18 @@ class JsonFaults:
         try:
             return self.app(environ, start_response)
         except Exception as fault:  # the net under every route: judged, and logged when a fault
-            error = error_for(fault, environ)
-            body, error_type = encode_error(error)
-            start_response(f"{error.status} {HTTPStatus(error.status).phrase}",
-                           [("Content-Type", CONTENT_TYPE), ("Content-Length", str(len(body))),
-                            ("x-amzn-RequestId", self.request_id()), ("x-amzn-ErrorType", error_type)],
-                           sys.exc_info())
-            return [body]
+            return answer_error(error_for(fault, environ), start_response, request_id=self.request_id(),
+                                exc_info=sys.exc_info())
+
+
+def answer_error(error: ApiError, start_response: Callable[..., Any], *, request_id: str | None = None,
+                 exc_info: Any = None) -> list[bytes]:
+    """`error` answered to a WSGI server in AWS's JSON 1.0 shape."""
+    body, error_type = encode_error(error)
+    headers = [("Content-Type", CONTENT_TYPE), ("Content-Length", str(len(body))), ("x-amzn-ErrorType", error_type),
+               *([("x-amzn-RequestId", request_id)] if request_id else [])]
+    start_response(f"{error.status} {HTTPStatus(error.status).phrase}", headers, *([exc_info] if exc_info else []))
+    return [body]
 
 
 def answer_faults_in_json(app: Any, request_id: Callable[[], str]) -> None:
