@@ -209,14 +209,24 @@ def test_another_services_unknown_operation_is_an_unknown_operation_exception(
         assert (response.status, error_type(response)) == (400, "UnknownOperationException"), (target, response.body)
 
 
-@pytest.mark.parametrize(("service", "prefix", "operation"), [s for s in OTHER_SERVICES if s[0] != "sns"])
+# (service, target, body, content type): a request each service answers in a region it has
+IN_A_REGION = [*[(service, f"{prefix}.{operation}", b"{}", "application/x-amz-json-1.0")
+                 for service, prefix, operation in OTHER_SERVICES if service != "sns"],
+               ("sns", None, b"Action=ListTopics&Version=2010-03-31", "application/x-www-form-urlencoded")]
+
+
+@pytest.mark.parametrize(("service", "target", "body", "content_type"), IN_A_REGION)
 def test_another_service_in_an_unknown_region_is_an_invalid_signature(
-    fuzz_endpoint: str, service: str, prefix: str, operation: str
+    fuzz_endpoint: str, service: str, target: str | None, body: bytes, content_type: str
 ) -> None:
-    response = send(fuzz_endpoint, b"{}", target=f"{prefix}.{operation}", sign_for=service, region="xx-nowhere-9")
+    def sent(region: str) -> Any:
+        return send(fuzz_endpoint, body, target=target, sign_for=service, region=region,
+                    headers={"Content-Type": content_type})
+
+    response = sent("xx-nowhere-9")
     assert (response.status, error_type(response)) == (400, "InvalidSignatureException")
     assert response.json()["message"] == "Credential should be scoped to a valid region. "
-    in_a_region = send(fuzz_endpoint, b"{}", target=f"{prefix}.{operation}", sign_for=service)
+    in_a_region = sent("us-east-1")
     assert in_a_region.status == 200, in_a_region.body
 
 
