@@ -33,7 +33,7 @@ def read_history_file(path: str | Path) -> list[dict[str, Any]]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise HistoryError(f"cannot read the history file {path}: {exc}") from None
-    return history_events(_json_documents(text, str(path)))
+    return history_events(json_documents(text, str(path)))
 
 
 def history_events(history: Any) -> list[dict[str, Any]]:
@@ -65,7 +65,7 @@ def recorded_account_and_region(events: Sequence[Mapping[str, Any]]) -> tuple[st
     return account, region
 
 
-def _json_documents(text: str, source: str) -> list[Any]:
+def json_documents(text: str, source: str) -> list[Any]:
     """Every JSON document in `text`: one, or several one after another (pages as the AWS CLI prints them)."""
     decoder = json.JSONDecoder()
     documents, position = [], 0
