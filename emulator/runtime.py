@@ -304,7 +304,7 @@ class Emulator:
         if mock_config is None and test_case is not None and self.mocks is not None:
             mock_config = self.mocks.path
         settings = msgspec.structs.replace(
-            self.settings, clock="auto", clock_start=events[0]["timestamp"], account=account or self.settings.account,
+            self.settings, clock="manual", clock_start=events[0]["timestamp"], account=account or self.settings.account,
             region=region or self.settings.region, state_dir=None, functions=None,
             mock_config=Path(mock_config) if mock_config is not None else None)
         with Emulator(settings, function_hint=self.function_hint) as own:

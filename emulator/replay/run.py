@@ -119,6 +119,7 @@ def replay(host: ReplayHost, events: Sequence[Mapping[str, Any]], definition: st
         parsed = json.loads(definition)
     except ValueError as exc:
         raise ReplayError(f"the definition is not JSON: {exc}") from None
+    _check_same_machine(recording, parsed)
     try:
         machine_arn = host.service.create_state_machine(
             name=MACHINE_NAME, definition=definition, roleArn=recording.role_arn or _role(host))["stateMachineArn"]
@@ -136,6 +137,7 @@ def replay(host: ReplayHost, events: Sequence[Mapping[str, Any]], definition: st
         host.service.start_execution(stateMachineArn=target, name=name, input=text_input)
     except ApiError as exc:
         raise ReplayError(f"the replay cannot start: {exc.message}") from None
+    host.clock.mode = "auto"  # it stood still while the replay started, at the recording's start time
     status = _settle(host, execution_arn, options.timeout)
     history = _history(host, execution_arn)
     replayed = read_recording(history) if status != "RUNNING" else None
@@ -201,3 +203,22 @@ def _before(step: StepComparison, divergence: Divergence) -> bool:
     if step.recorded is not None:
         return step.recorded.event_id <= divergence.event_id
     return step.replayed is not None and step.replayed.event_id <= (divergence.replay_event_id or 0)
+
+
+def _check_same_machine(recording: Recording, definition: JSON) -> None:
+    """A history none of whose states the definition has is another machine's: nothing to compare."""
+    entered = {step.state for steps in recording.steps.values() for step in steps if step.kind == "entered"}
+    if entered and not entered & set(_state_names(definition)):
+        raise ReplayError(f"the history is of another definition: none of the states it entered "
+                          f"({', '.join(sorted(entered))}) is in the definition")
+
+
+def _state_names(machine: JSON) -> list[str]:
+    states = machine.get("States") if isinstance(machine, dict) else None
+    names: list[str] = []
+    for name, state in (states or {}).items():
+        names.append(name)
+        if isinstance(state, dict):
+            for inner in [*(state.get("Branches") or []), state.get("ItemProcessor"), state.get("Iterator")]:
+                names += _state_names(inner)
+    return names

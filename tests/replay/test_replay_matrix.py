@@ -13,7 +13,7 @@ import pytest
 
 from sfn_emulator import Emulator, Settings
 
-from tests.replay.recordings import ACTIVITY, LAMBDA, record, waiting_token
+from helpers.replay_recordings import ACTIVITY, LAMBDA, record, waiting_token
 
 CALLBACK = "arn:aws:states:::lambda:invoke.waitForTaskToken"
 
