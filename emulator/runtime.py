@@ -237,6 +237,7 @@ class Emulator:
         """The WSGI app serving this emulator over HTTP, made (and Flask imported) when first asked for:
         in-process runs never need it."""
         from sfn_emulator.wire import create_app
+        from sfn_emulator.replay.console_download import mount_test_case_download
         from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
         from sfn_emulator.wire.clock_api import mount_clock_api
         from sfn_emulator.wire.console_api import mount_console
@@ -250,6 +251,7 @@ class Emulator:
         mount_clock_api(app, self.clock, self.engine)
         mount_insight_api(app, self.service, self.coverage)
         mount_console(app, self.service, self.engine, self.clock, self.coverage)
+        mount_test_case_download(app, self.service)
         mount_aws_passthrough(app, default_account=self.settings.account)
         mount_reset_api(app, self.reset, self.service.reset)
         mount_events_api(app, self.events)
