@@ -80,3 +80,59 @@ def test_export_test_of_an_unknown_execution_exits_2(emulator_server: Any, tmp_p
     missing = "arn:aws:states:us-east-1:123456789012:execution:nobody:nothing"
     assert main(["export-test", missing, "--endpoint", emulator_server.endpoint_url, "--output", str(tmp_path)]) == 2
     assert f"Execution Does Not Exist: '{missing}'" in capsys.readouterr().err
+
+
+class _Api:
+    """A local HTTP API answering every request with its path; counts the requests it gets."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        owner = self
+        self.requests = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                owner.requests += 1
+                data = json.dumps({"path": self.path}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        import threading
+
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_an_http_task_replays_from_its_recorded_response(sfn: Any, emulator_server: Any, sfn_emulator: Any) -> None:
+    import boto3
+
+    api = _Api()
+    try:
+        events = boto3.client("events", endpoint_url=emulator_server.endpoint_url, region_name="us-east-1",
+                              aws_access_key_id="testing", aws_secret_access_key="testing")
+        connection = events.create_connection(
+            Name=f"c-{uuid.uuid4().hex[:8]}", AuthorizationType="API_KEY",
+            AuthParameters={"ApiKeyAuthParameters": {"ApiKeyName": "x-api-key", "ApiKeyValue": "k"}})["ConnectionArn"]
+        definition = {"StartAt": "Fetch", "States": {"Fetch": {
+            "Type": "Task", "Resource": "arn:aws:states:::http:invoke", "OutputPath": "$.ResponseBody",
+            "Parameters": {"ApiEndpoint": f"{api.url}/orders/7", "Method": "GET",
+                           "Authentication": {"ConnectionArn": connection}}, "End": True}}}
+        _, pages = _recorded(sfn, emulator_server, definition, {})
+    finally:
+        api.close()
+    assert api.requests == 1
+    result = sfn_emulator.replay(pages, definition)  # the API is gone: the answer is the recorded one
+    result.assert_matched()
+    assert json.loads(result.history[-1]["executionSucceededEventDetails"]["output"]) == {"path": "/orders/7"}
