@@ -23,7 +23,9 @@ JSON = Any
 
 
 class RecordedAnswers(WholeTaskResource):
-    """Answers the Task requests of the state machine `machine_name` from `answers`. Thread-safe."""
+    """Answers every Task request of the replay's emulator: those of the state machine `machine_name`
+    from `answers`, the others (a Distributed Map's child executions, whose Tasks the parent's history
+    does not hold) from the fallbacks only. Thread-safe."""
 
     def __init__(self, answers: Mapping[AnswerKey, Answer], definition: Mapping[str, Any], machine_name: str, *,
                  fallbacks: Sequence[TaskResource] = (), stop_at_divergence: Callable[[str], None] | None = None) -> None:
@@ -38,14 +40,14 @@ class RecordedAnswers(WholeTaskResource):
         self.unanswered: list[str] = []  # why tasks got no recorded answer, in order
 
     def matches(self, request: TaskRequest) -> bool:
-        return request.state_machine_name == self._machine_name
+        return True
 
     def invoke(self, request: TaskRequest) -> JSON:
         key = self._key(request, commit=True)
         if request.task_token is not None:
             with self._lock:
                 self.task_tokens.add(request.task_token)
-        answer = self._answers.get(key)
+        answer = self._answers.get(key) if request.state_machine_name == self._machine_name else None
         if answer is None:
             return self._without_answer(request, key)
         if self._stop is not None and not json_equal(request.payload, answer.parameters) \
@@ -63,8 +65,10 @@ class RecordedAnswers(WholeTaskResource):
         where = "".join(f" in {name} {'iteration' if isinstance(index, int) else 'branch'} {index}"
                         for name, index in key.place)
         visit = f", entry {key.visit}" if key.visit > 1 else ""
-        problem = (f"no recorded answer for state {key.state!r}{where} (attempt {key.attempt}{visit}): the recording "
-                   "never ran it; give a mock for it (--mock-config FILE --test-case NAME, or a callable)")
+        why = ("the recording never ran it" if request.state_machine_name == self._machine_name
+               else "it runs in a Distributed Map child execution, which the parent's history does not hold")
+        problem = (f"no recorded answer for state {key.state!r}{where} (attempt {key.attempt}{visit}): {why}; "
+                   "give a mock for it (--mock-config FILE --test-case NAME, or a callable)")
         with self._lock:
             self.unanswered.append(problem)
         if self._stop is not None:

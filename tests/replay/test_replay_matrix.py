@@ -259,3 +259,18 @@ def test_check_redrive_of_a_succeeded_recording_is_refused(histories: dict, repl
     result = replayer.replay(histories["pass, wait, choice, succeed"], FLOW, check_redrive=True)
     assert result.redrive is not None and not result.redrive.accepted
     assert result.redrive.error == "ExecutionNotRedrivable"
+
+
+DISTRIBUTED = {"StartAt": "Fan", "States": {"Fan": {
+    "Type": "Map", "ItemsPath": "$.items", "End": True, "ItemProcessor": {
+        "ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+        "StartAt": "Child", "States": {"Child": {"Type": "Task", "Resource": LAMBDA, "End": True}}}}}}
+
+
+def test_a_distributed_maps_child_tasks_need_a_mock(replayer: Emulator) -> None:
+    history = record(DISTRIBUTED, {"items": [1, 2]})
+    unanswered = replayer.replay(history, DISTRIBUTED)
+    assert not unanswered.matched
+    assert "it runs in a Distributed Map child execution, which the parent's history does not hold" \
+        in unanswered.unanswered[0]
+    replayer.replay(history, DISTRIBUTED, functions={"work": lambda event, context: {"worked": event}}).assert_matched()
