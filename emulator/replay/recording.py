@@ -123,9 +123,10 @@ def _places(events: list[dict[str, Any]]) -> dict[int, Place]:
         kind, previous = event["type"], event["previousEventId"]
         place = places.get(previous, ())
         before = by_id.get(previous)
-        if kind == "MapIterationStarted":
+        if kind == "MapIterationStarted":  # AWS links it to the Map's start or to the iteration before
             details = event.get("mapIterationStartedEventDetails") or {}
-            place = place + ((str(details.get("name", "")), int(details.get("index", 0))),)
+            name = str(details.get("name", ""))
+            place = _container_place("MapStateStarted", name, place, open_containers) + ((name, int(details.get("index", 0))),)
         elif kind.endswith("StateEntered") and before is not None and before["type"] == "ParallelStateStarted":
             place = place + ((entered_name.get(previous, ""), _state_name(event)),)
         elif kind.startswith(_CONTAINERS) and kind.endswith(_CONTAINER_ENDS):
@@ -141,8 +142,9 @@ def _places(events: list[dict[str, Any]]) -> dict[int, Place]:
 
 
 def _container_place(kind: str, name: str, place: Place, open_containers: list[tuple[str, str, Place]]) -> Place:
-    """A Parallel's or Map's closing event follows the last event of one of its branches: its place is
-    that of the innermost such state entered, still open, around `place`."""
+    """A Parallel's or Map's closing event, or a Map iteration's start, may follow the last event of
+    one of its branches or iterations (`place`): the state's own place is that of the innermost such
+    state entered, still open, around `place`."""
     container = kind.split("State")[0]
     for index in range(len(open_containers) - 1, -1, -1):
         kind_open, name_open, place_open = open_containers[index]
