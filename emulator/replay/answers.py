@@ -15,7 +15,7 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.json_diff import json_equal
+from sfn_emulator.replay.comparison import same_value
 from sfn_emulator.replay.recording import Answer, AnswerKey, Place
 from sfn_emulator.resources.base import TaskRequest, TaskResource, WholeTaskResource
 
@@ -43,15 +43,14 @@ class RecordedAnswers(WholeTaskResource):
         return True
 
     def invoke(self, request: TaskRequest) -> JSON:
-        key = self._key(request, commit=True)
+        key = self._key(request)
         if request.task_token is not None:
             with self._lock:
                 self.task_tokens.add(request.task_token)
         answer = self._answers.get(key) if request.state_machine_name == self._machine_name else None
         if answer is None:
             return self._without_answer(request, key)
-        if self._stop is not None and not json_equal(request.payload, answer.parameters) \
-                and not _holds_own_identifier(request.payload, self.task_tokens):
+        if self._stop is not None and not same_value(request.payload, answer.parameters, self.task_tokens):
             self._stop(f"the replay called state {key.state!r} with other parameters than the recording "
                        f"(recorded event {answer.scheduled_event_id})")
         if answer.failed:
@@ -75,12 +74,12 @@ class RecordedAnswers(WholeTaskResource):
             self._stop(problem)
         raise StatesError(names.RUNTIME, problem)
 
-    def _key(self, request: TaskRequest, *, commit: bool) -> AnswerKey:
+    def _key(self, request: TaskRequest) -> AnswerKey:
+        """The request's place, state, visit (a first attempt starts the next one) and attempt."""
         place = named_place(self._definition, request.place)
         with self._lock:
             visit = self._visits.get((place, request.state_name), 0) + (request.attempt == 0)
-            if commit:
-                self._visits[(place, request.state_name)] = visit
+            self._visits[(place, request.state_name)] = visit
         return AnswerKey(place, request.state_name, max(visit, 1), request.attempt)
 
 
@@ -100,12 +99,3 @@ def named_place(definition: Mapping[str, Any], place: Sequence[tuple[str, int]])
             named.append((state_name, index))
     return tuple(named)
 
-
-def _holds_own_identifier(value: JSON, identifiers: set[str]) -> bool:
-    if isinstance(value, str):
-        return value in identifiers
-    if isinstance(value, dict):
-        return any(_holds_own_identifier(item, identifiers) for item in value.values())
-    if isinstance(value, list):
-        return any(_holds_own_identifier(item, identifiers) for item in value)
-    return False

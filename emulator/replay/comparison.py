@@ -75,7 +75,12 @@ def compare(recorded: dict[Place, list[Step]], replayed: dict[Place, list[Step]]
 
 def _same(old: Step, new: Step, own_identifiers: Set[str]) -> bool:
     return (old.kind, old.state, old.detail) == (new.kind, new.state, new.detail) \
-        and json_equal(_as_recorded(new.value, old.value, own_identifiers), old.value)
+        and same_value(new.value, old.value, own_identifiers)
+
+
+def same_value(new: JSON, old: JSON, own_identifiers: Set[str]) -> bool:
+    """Is the replayed value `new` the recorded `old`, the replay's own identifiers aside?"""
+    return json_equal(_as_recorded(new, old, own_identifiers), old)
 
 
 def _as_recorded(new: JSON, old: JSON, own_identifiers: Set[str]) -> JSON:

@@ -139,10 +139,12 @@ def replay(host: ReplayHost, events: Sequence[Mapping[str, Any]], definition: st
         raise ReplayError(f"the replay cannot start: {exc.message}") from None
     host.clock.mode = "auto"  # it stood still while the replay started, at the recording's start time
     status = _settle(host, execution_arn, options.timeout)
+    if status == "RUNNING":  # waits for something no recording answers: end it where it stands
+        _stopper(host, execution_arn)(f"the replay did not end within {options.timeout:g} seconds")
+        status = _settle(host, execution_arn, options.timeout)
     history = _history(host, execution_arn)
-    replayed = read_recording(history) if status != "RUNNING" else None
     own = answers.task_tokens | {execution_arn, machine_arn, name, MACHINE_NAME}
-    comparisons, divergence = compare(recording.steps, replayed.steps if replayed else {}, own)
+    comparisons, divergence = compare(recording.steps, read_recording(history).steps, own)
     if options.until_divergence and divergence is not None:
         comparisons = [step for step in comparisons if _before(step, divergence)]
     redrive = _check_redrive(host, execution_arn, recording, options.timeout) if options.check_redrive else None

@@ -274,3 +274,14 @@ def test_a_distributed_maps_child_tasks_need_a_mock(replayer: Emulator) -> None:
     assert "it runs in a Distributed Map child execution, which the parent's history does not hold" \
         in unanswered.unanswered[0]
     replayer.replay(history, DISTRIBUTED, functions={"work": lambda event, context: {"worked": event}}).assert_matched()
+
+
+@pytest.mark.parametrize(("name", "edit", "status"), [
+    ("request-response integration", _set(["States", "Invoke", "Parameters", "Payload.$"], "$.id"), "ABORTED"),
+    ("waitForTaskToken with a heartbeat", lambda definition: None, "SUCCEEDED"),  # its own token is no divergence
+], ids=["other parameters stop it", "the same callback runs on"])
+def test_until_divergence_stops_at_a_task_called_otherwise(name: str, edit: Callable, status: str, histories: dict,
+                                                           replayer: Emulator) -> None:
+    result = replayer.replay(histories[name], _edited(SCENARIOS[name][0], edit), until_divergence=True)
+    assert result.status == status
+    assert result.matched == (status == "SUCCEEDED")
