@@ -157,3 +157,35 @@ def test_export_test_writes_a_test_case_that_runs(tmp_path: Path, sfn_emulator: 
     assert mocks["MockedResponses"]["flaky.Call"]["1"] == {"Return": {"done": {"id": 4}}}
     result = sfn_emulator.run_test_case(out / "flaky.test.json")
     assert result.output == {"done": {"id": 4}}
+
+
+@pytest.mark.parametrize(("definition", "options", "message"), [
+    ({"StartAt": "HelloWorld", "States": {"HelloWorld": {"Type": "Task", "End": True}}}, [],
+     "the definition cannot run: Invalid State Machine Definition"),
+    (HELLO, ["--test-case", "x"], "--test-case needs --mock-config FILE"),
+    (HELLO, ["--input", "{not json"], "--input is not JSON"),
+], ids=["invalid definition", "test case without mocks", "bad input"])
+def test_unusable_options_exit_2(definition: dict, options: list[str], message: str, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture) -> None:
+    history = tmp_path / "history.json"
+    history.write_text(json.dumps(_aws_cli_history([START] * 7), default=str))
+    path = tmp_path / "definition.asl.json"
+    path.write_text(json.dumps(definition))
+    assert main(["replay", str(history), "--definition", str(path), *options]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_check_redrive_prints_whether_the_redrive_was_accepted(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    events = _events()[:4] + [
+        {"timestamp": START, "type": "LambdaFunctionFailed", "id": 5, "previousEventId": 4,
+         "lambdaFunctionFailedEventDetails": {"error": "Unavailable", "cause": "down"}},
+        {"timestamp": START, "type": "ExecutionFailed", "id": 6, "previousEventId": 5,
+         "executionFailedEventDetails": {"error": "Unavailable", "cause": "down"}}]
+    history = tmp_path / "failed.json"
+    history.write_text(json.dumps({"events": events}, default=str))
+    definition = tmp_path / "hello.asl.json"
+    definition.write_text(json.dumps(HELLO))
+    assert main(["replay", str(history), "--definition", str(definition), "--check-redrive"]) == 0
+    redrive = json.loads(capsys.readouterr().out.split("redrive: ", 1)[1])
+    assert (redrive["accepted"], redrive["status"], redrive["error"]) == (True, "FAILED", "States.Runtime")
+    assert redrive["cause"].startswith("no recorded answer for state 'HelloWorld' (attempt 0, entry 2)")
