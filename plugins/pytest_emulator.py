@@ -17,7 +17,7 @@ import urllib.request
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import boto3
 from botocore.config import Config
@@ -26,9 +26,11 @@ from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionRunner, write
 from sfn_emulator.clock import Clock, format_time, parse_time
 from sfn_emulator.config import Settings
 from sfn_emulator.execution_result import ExecutionResult
-from sfn_emulator.replay import ReplayResult
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
+
+if TYPE_CHECKING:
+    from sfn_emulator.replay import ReplayResult  # imported by a replay, not by every test session
 
 CLOCK_PATH = "/_emulator/clock"
 Handler = Callable[[Any, Any], Any]
