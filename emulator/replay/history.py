@@ -106,6 +106,9 @@ def _event(raw: Any, position: int) -> dict[str, Any]:
         if not isinstance(raw.get(key), kind) or isinstance(raw.get(key), bool):
             raise HistoryError(f"event #{position + 1} of the history has no {key!r}")
     event = dict(raw)
+    for key, details in raw.items():
+        if key.endswith("EventDetails") and not isinstance(details, Mapping):
+            raise HistoryError(f"event {raw['id']}'s {key} is not an object")
     event["timestamp"] = _timestamp(raw.get("timestamp"), raw["id"])
     event.setdefault("previousEventId", 0)
     return event
@@ -116,7 +119,10 @@ def _timestamp(value: Any, event_id: int) -> datetime:
     if isinstance(value, datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value, timezone.utc)
+        try:
+            return datetime.fromtimestamp(value, timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            raise HistoryError(f"event {event_id}'s timestamp {value!r} is not a time") from None
     if isinstance(value, str):
         try:
             return parse_time(value)

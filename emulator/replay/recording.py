@@ -89,7 +89,8 @@ class Recording(Struct, frozen=True):
 
     @property
     def role_arn(self) -> str | None:
-        return self.events[0]["executionStartedEventDetails"].get("roleArn")
+        role = self.events[0]["executionStartedEventDetails"].get("roleArn")
+        return role if isinstance(role, str) else None
 
     @property
     def end(self) -> dict[str, Any]:
@@ -125,8 +126,10 @@ def _places(events: list[dict[str, Any]]) -> dict[int, Place]:
         before = by_id.get(previous)
         if kind == "MapIterationStarted":  # AWS links it to the Map's start or to the iteration before
             details = event.get("mapIterationStartedEventDetails") or {}
-            name = str(details.get("name", ""))
-            place = _container_place("MapStateStarted", name, place, open_containers) + ((name, int(details.get("index", 0))),)
+            name, index = str(details.get("name", "")), details.get("index")
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise HistoryError(f"event {event['id']} (MapIterationStarted) has no iteration index")
+            place = _container_place("MapStateStarted", name, place, open_containers) + ((name, index),)
         elif kind.endswith("StateEntered") and before is not None and before["type"] == "ParallelStateStarted":
             place = place + ((entered_name.get(previous, ""), _state_name(event)),)
         elif kind.startswith(_CONTAINERS) and kind.endswith(_CONTAINER_ENDS):
