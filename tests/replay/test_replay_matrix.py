@@ -83,6 +83,14 @@ FAN_OUT = {"StartAt": "Both", "States": {
         "Item": {"Type": "Task", "Resource": LAMBDA, "End": True}}}, "End": True}}}
 
 
+JSONATA = {"QueryLanguage": "JSONata", "StartAt": "Quote", "States": {
+    "Quote": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+              "Arguments": {"FunctionName": "work", "Payload": "{% $states.input %}"},
+              "Assign": {"quoted": "{% $states.result.Payload.worked.qty %}"},
+              "Output": "{% $states.result.Payload %}", "Next": "Total"},
+    "Total": {"Type": "Pass", "Output": {"total": "{% $quoted * 10 %}"}, "End": True}}}
+
+
 def _each_item_answers_alike(event: Any, context: Any) -> Any:
     return {"item": event} if not isinstance(event, dict) else {"worked": event}
 
@@ -98,6 +106,7 @@ SCENARIOS = {
     "activity with a heartbeat": (ACTIVITY_MACHINE, {"doc": "a"}, {"answer": _answer_activity}),
     "nested .sync:2 execution": (NESTED, {"child": True}, {"child": CHILD}),
     "parallel branches and map iterations": (FAN_OUT, {"items": [1, 2, 3]}, {"work": _each_item_answers_alike}),
+    "JSONata arguments, assign and output": (JSONATA, {"qty": 4}, {}),
 }
 
 
@@ -179,6 +188,8 @@ EDITS = [
     ("parallel branches and map iterations",
      _set(["States", "Both", "Branches", 1, "States", "Right", "Parameters"], {"side": "left"}), "parameters", "Right",
      "LambdaFunctionScheduled"),
+    ("JSONata arguments, assign and output", _set(["States", "Total", "Output", "total"], "{% $quoted * 100 %}"),
+     "output", "Total", "PassStateExited"),
 ]
 
 
