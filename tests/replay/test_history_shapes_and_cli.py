@@ -13,7 +13,7 @@ import pytest
 
 from sfn_emulator import Emulator, Settings
 from sfn_emulator.cli import main
-from sfn_emulator.replay import HistoryError, history_events
+from sfn_emulator.replay import history_events
 
 from helpers.replay_recordings import LAMBDA, record
 

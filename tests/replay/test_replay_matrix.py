@@ -71,9 +71,7 @@ CHILD = {"StartAt": "Inner", "States": {"Inner": {"Type": "Task", "Resource": LA
 NESTED = {"StartAt": "RunChild", "States": {
     "RunChild": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
                  "Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:Child",
-                                "Input.$": "$"}, "OutputSelector": None, "ResultSelector": {"out.$": "$.Output"},
-                 "End": True}}}
-del NESTED["States"]["RunChild"]["OutputSelector"]
+                                "Input.$": "$"}, "ResultSelector": {"out.$": "$.Output"}, "End": True}}}
 FAN_OUT = {"StartAt": "Both", "States": {
     "Both": {"Type": "Parallel", "Next": "Each", "ResultPath": "$.both", "Branches": [
         {"StartAt": "Left", "States": {"Left": {"Type": "Task", "Resource": LAMBDA, "End": True}}},
@@ -91,16 +89,20 @@ JSONATA = {"QueryLanguage": "JSONata", "StartAt": "Quote", "States": {
     "Total": {"Type": "Pass", "Output": {"total": "{% $quoted * 10 %}"}, "End": True}}}
 
 
+def _failing(event: Any, context: Any) -> Any:
+    raise KeyError("x")
+
+
 def _each_item_answers_alike(event: Any, context: Any) -> Any:
     return {"item": event} if not isinstance(event, dict) else {"worked": event}
 
 
 SCENARIOS = {
-    # name: (definition, input, recorder options)
+    # name: (definition, input, recorder options; make_work: a handler with state of its own, made per recording)
     "pass, wait, choice, succeed": (FLOW, {"n": 5}, {}),
     "fail state": (FLOW, {"n": 1}, {}),
-    "lambda retried": (LAMBDA_RETRY_CATCH, {"id": 1}, {"work": _flaky()}),
-    "lambda failure caught": (CAUGHT, {"id": 2}, {"work": lambda event, context: (_ for _ in ()).throw(KeyError("x"))}),
+    "lambda retried": (LAMBDA_RETRY_CATCH, {"id": 1}, {"make_work": _flaky}),
+    "lambda failure caught": (CAUGHT, {"id": 2}, {"work": _failing}),
     "request-response integration": (INTEGRATION, {"id": 3}, {}),
     "waitForTaskToken with a heartbeat": (CALLBACK_MACHINE, {"order": 7}, {"answer": _answer_callback}),
     "activity with a heartbeat": (ACTIVITY_MACHINE, {"doc": "a"}, {"answer": _answer_activity}),
@@ -115,8 +117,8 @@ def histories() -> dict[str, dict[str, Any]]:
     recorded = {}
     for name, (definition, input, options) in SCENARIOS.items():
         options = dict(options)
-        if name == "lambda retried":
-            options["work"] = _flaky()
+        if "make_work" in options:
+            options["work"] = options.pop("make_work")()
         recorded[name] = record(definition, input, **options)
     return recorded
 
@@ -256,9 +258,9 @@ def test_until_divergence_stops_the_replay_there(histories: dict, replayer: Emul
 
 
 @pytest.mark.parametrize(("mocked", "status"), [(False, "FAILED"), (True, "SUCCEEDED")])
-def test_check_redrive_redrives_a_failed_recording(mocked: bool, status: str, replayer: Emulator, tmp_path: Any) -> None:
+def test_check_redrive_redrives_a_failed_recording(mocked: bool, status: str, replayer: Emulator) -> None:
     definition = {"StartAt": "Call", "States": {"Call": {"Type": "Task", "Resource": LAMBDA, "End": True}}}
-    history = record(definition, {"id": 9}, work=lambda event, context: (_ for _ in ()).throw(RuntimeError("down")))
+    history = record(definition, {"id": 9}, work=_failing)
     functions = {"work": lambda event, context: {"fixed": True}} if mocked else None
     result = replayer.replay(history, definition, check_redrive=True, functions=functions)
     result.assert_matched()
