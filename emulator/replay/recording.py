@@ -74,10 +74,11 @@ class Step(Struct, frozen=True):
 
 
 class Recording(Struct, frozen=True):
-    events: list[dict[str, Any]]
+    events: list[dict[str, Any]]  # up to the execution's first end
     answers: dict[AnswerKey, Answer]
     steps: dict[Place, list[Step]]
     places: dict[int, Place]  # event id -> its place
+    redrive_end: dict[str, Any] | None = None  # how the recording's last redrive ended, if it was redriven
 
     @property
     def input(self) -> JSON:
@@ -98,12 +99,20 @@ class Recording(Struct, frozen=True):
 
 
 def read_recording(events: Sequence[Mapping[str, Any]]) -> Recording:
-    """The answers and steps of a checked history (`history.history_events`); events after the first
-    closing one (a redrive's) are left out."""
+    """The answers and steps of a checked history (`history.history_events`). The steps end with the
+    execution's first end; the answers of its redrives (after ExecutionRedriven) are kept, as the
+    next visits of the states they entered again, for a replay's redrive."""
+    events = [dict(event) for event in events]
     end = next(index for index, event in enumerate(events) if event["type"] in CLOSING_EVENTS)
-    events = [dict(event) for event in events[: end + 1]]
     places = _places(events)
-    return Recording(events, _answers(events, places), _steps(events, places), places)
+    return Recording(events[: end + 1], _answers(events, places), _steps(events[: end + 1], places), places,
+                     _last_redrive_end(events[end + 1:]))
+
+
+def _last_redrive_end(after_end: list[dict[str, Any]]) -> dict[str, Any] | None:
+    redriven = any(event["type"] == "ExecutionRedriven" for event in after_end)
+    ends = [event for event in after_end if event["type"] in CLOSING_EVENTS]
+    return ends[-1] if redriven and ends else None
 
 
 def _json(text: Any) -> JSON:

@@ -48,6 +48,7 @@ class RedriveCheck(Struct, frozen=True):
     status: str | None = None
     output: JSON = None
     cause: str | None = None
+    recorded_status: str | None = None  # how the recording's own redrive ended, when it was redriven
 
     def to_json(self) -> dict[str, Any]:
         return {key: getattr(self, key) for key in self.__struct_fields__ if getattr(self, key) is not None}
@@ -186,18 +187,19 @@ def _history(host: ReplayHost, execution_arn: str) -> list[dict[str, Any]]:
 def _check_redrive(host: ReplayHost, execution_arn: str, recording: Recording, timeout: float) -> RedriveCheck:
     """RedriveExecution of the replayed execution, by the service's (AWS's) rules, and the redrive's end."""
     recorded = _STATUS_OF_END[recording.end["type"]]
+    redriven = _STATUS_OF_END[recording.redrive_end["type"]] if recording.redrive_end is not None else None
     if recorded == "SUCCEEDED":
         return RedriveCheck(False, "ExecutionNotRedrivable",
                             "the recording SUCCEEDED: only FAILED, TIMED_OUT or ABORTED executions can be redriven")
     try:
         host.service.redrive_execution(executionArn=execution_arn)
     except ApiError as exc:
-        return RedriveCheck(False, exc.code or type(exc).__name__, exc.message)
+        return RedriveCheck(False, exc.code or type(exc).__name__, exc.message, recorded_status=redriven)
     status = _settle(host, execution_arn, timeout)
     description = host.service.describe_execution(executionArn=execution_arn)
     output = description.get("output")
     return RedriveCheck(True, status=status, output=json.loads(output) if output else None,
-                        error=description.get("error"), cause=description.get("cause"))
+                        error=description.get("error"), cause=description.get("cause"), recorded_status=redriven)
 
 
 def _before(step: StepComparison, divergence: Divergence) -> bool:

@@ -298,3 +298,27 @@ def test_until_divergence_stops_at_a_task_called_otherwise(name: str, edit: Call
     result = replayer.replay(histories[name], _edited(SCENARIOS[name][0], edit), until_divergence=True)
     assert result.status == status
     assert result.matched == (status == "SUCCEEDED")
+
+
+def test_a_redriven_recording_answers_the_replays_redrive(replayer: Emulator) -> None:
+    definition = {"StartAt": "Prepare", "States": {"Prepare": {"Type": "Pass", "Next": "Call"},
+                                                   "Call": {"Type": "Task", "Resource": LAMBDA, "End": True}}}
+    down = {"now": True}
+
+    def work(event: Any, context: Any) -> Any:
+        if down["now"]:
+            raise RuntimeError("down")
+        return {"worked": event}
+
+    def redrive_once_fixed(emulator: Emulator, execution_arn: str) -> None:
+        down["now"] = False
+        emulator.service.redrive_execution(executionArn=execution_arn)
+
+    history = record(definition, {"id": 5}, work=work, answer=redrive_once_fixed)
+    assert "ExecutionRedriven" in [event["type"] for event in history["events"]]
+    result = replayer.replay(history, definition, check_redrive=True)
+    result.assert_matched()
+    assert (result.recorded_status, result.status) == ("FAILED", "FAILED")  # the steps end at the first end
+    redrive = result.redrive
+    assert (redrive.accepted, redrive.status, redrive.recorded_status) == (True, "SUCCEEDED", "SUCCEEDED")
+    assert redrive.output == {"worked": {"id": 5}}
