@@ -128,7 +128,6 @@ def _places(events: list[dict[str, Any]]) -> dict[int, Place]:
     by_id = {event["id"]: event for event in events}
     places: dict[int, Place] = {}
     open_containers: list[tuple[str, str, Place]] = []  # (type, state name, place) of Parallel/Map states entered
-    entered_name: dict[int, str] = {}  # event id -> the name of the state it belongs to (for container starts)
     for event in events:
         kind, previous = event["type"], event["previousEventId"]
         place = places.get(previous, ())
@@ -140,15 +139,13 @@ def _places(events: list[dict[str, Any]]) -> dict[int, Place]:
                 raise HistoryError(f"event {event['id']} (MapIterationStarted) has no iteration index")
             place = _container_place("MapStateStarted", name, place, open_containers) + ((name, index),)
         elif kind.endswith("StateEntered") and before is not None and before["type"] == "ParallelStateStarted":
-            place = place + ((entered_name.get(previous, ""), _state_name(event)),)
+            # a branch's first state: ParallelStateStarted follows its state's ParallelStateEntered
+            parallel = by_id.get(before["previousEventId"])
+            place = place + ((_state_name(parallel) if parallel else "", _state_name(event)),)
         elif kind.startswith(_CONTAINERS) and kind.endswith(_CONTAINER_ENDS):
             place = _container_place(kind, _state_name(event), place, open_containers)
-        if kind.endswith("StateEntered"):
-            entered_name[event["id"]] = _state_name(event)
-            if kind.startswith(_CONTAINERS):
-                open_containers.append((kind.removesuffix("StateEntered"), _state_name(event), place))
-        elif before is not None and previous in entered_name and not kind.endswith("StateExited"):
-            entered_name[event["id"]] = entered_name[previous]  # ParallelStateStarted names its state
+        if kind.endswith("StateEntered") and kind.startswith(_CONTAINERS):
+            open_containers.append((kind.removesuffix("StateEntered"), _state_name(event), place))
         places[event["id"]] = place
     return places
 
