@@ -14,6 +14,7 @@ import sfn_emulator
 from sfn_emulator import long_lived
 from sfn_emulator.cli_definitions import add_commands as add_definition_commands
 from sfn_emulator.cli_insight import add_commands as add_insight_commands
+from sfn_emulator.cli_replay import add_commands as add_replay_commands
 from sfn_emulator.cli_snapshot import add_commands as add_snapshot_commands
 from sfn_emulator.config import Settings, SettingsError, add_arguments
 
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_definition_commands(commands)
     add_insight_commands(commands)
     add_snapshot_commands(commands)
+    add_replay_commands(commands)
     return parser
 
 

@@ -18,12 +18,16 @@ and otherwise a clear error naming the resource and how to map it.
 
 from __future__ import annotations
 
+import json
 import threading
+from collections.abc import Mapping
 from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable
+
+import msgspec
 
 from sfn_emulator import long_lived
 from sfn_emulator.clock import Clock
@@ -48,6 +52,7 @@ if TYPE_CHECKING:
     from flask import Flask
 
     from sfn_emulator.persistence import StateDirectory
+    from sfn_emulator.replay import ReplayResult
     from sfn_emulator.resources.mocks import MockConfig
     from sfn_emulator.swf import SwfService
     from sfn_emulator.wire.app import JsonProtocolEndpoint
@@ -131,11 +136,23 @@ def _load_mocks(path: str | Path | None) -> MockConfig | None:
     return MockConfig.load(path)
 
 
+def _definition_text(definition: Mapping[str, Any] | str | Path) -> str:
+    """A definition given as a dict, JSON text or a file, as JSON text."""
+    if isinstance(definition, Mapping):
+        return json.dumps(definition)
+    if isinstance(definition, str) and definition.lstrip().startswith("{"):
+        return definition
+    from sfn_emulator.definition_files import read_definition_file
+
+    return read_definition_file(definition)
+
+
 def _open_state_dir(directory: Path | None) -> StateDirectory | None:
     """The state directory's store, opened and read (persistence imported only when one is given)."""
     if directory is None:
         return None
     from sfn_emulator.persistence import StateDirectory
+    from sfn_emulator.replay import ReplayResult
 
     return StateDirectory(directory)
 
@@ -220,6 +237,7 @@ class Emulator:
         """The WSGI app serving this emulator over HTTP, made (and Flask imported) when first asked for:
         in-process runs never need it."""
         from sfn_emulator.wire import create_app
+        from sfn_emulator.replay.console_download import mount_test_case_download
         from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
         from sfn_emulator.wire.clock_api import mount_clock_api
         from sfn_emulator.wire.console_api import mount_console
@@ -234,6 +252,7 @@ class Emulator:
         mount_clock_api(app, self.clock, self.engine)
         mount_insight_api(app, self.service, self.coverage)
         mount_console(app, self.service, self.engine, self.clock, self.coverage)
+        mount_test_case_download(app, self.service)
         mount_aws_passthrough(app, default_account=self.settings.account)
         mount_reset_api(app, self.reset, self.service.reset)
         mount_events_api(app, self.events)
@@ -269,6 +288,33 @@ class Emulator:
         from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
 
         return StepFunctionsSdk(self.service)
+
+    def replay(self, history: Any, definition: Mapping[str, Any] | str | Path, input: Any = None, *,
+               test_case: str | None = None, mock_config: str | Path | None = None,
+               functions: Mapping[str, Callable[..., Any]] | None = None, until_divergence: bool = False,
+               check_redrive: bool = False, timeout: float = 60.0) -> ReplayResult:
+        """Replay a recorded execution against `definition` (a dict, JSON text or a JSON/YAML file):
+        `history` is GetExecutionHistory's answer (boto3's or the AWS CLI's, one page or a list of
+        pages) or a file holding it; `input` replaces the recording's. It runs in an emulator of its
+        own (these settings, a clock starting at the recording's start time, the recording's
+        account and region), each Task answered from the recording; what the recording lacks comes
+        from `test_case` of `mock_config` (default: this emulator's) or from `functions` and the
+        callables registered here. Raises `HistoryError` or `ReplayError` for what cannot be replayed."""
+        from sfn_emulator.replay import ReplayOptions, history_events, read_history_file, replay
+        from sfn_emulator.replay.history import recorded_account_and_region
+
+        events = read_history_file(history) if isinstance(history, (str, Path)) else history_events(history)
+        account, region = recorded_account_and_region(events)
+        if mock_config is None and test_case is not None and self.mocks is not None:
+            mock_config = self.mocks.path
+        settings = msgspec.structs.replace(
+            self.settings, clock="manual", clock_start=events[0]["timestamp"], account=account or self.settings.account,
+            region=region or self.settings.region, state_dir=None, functions=None,
+            mock_config=Path(mock_config) if mock_config is not None else None)
+        with Emulator(settings, function_hint=self.function_hint) as own:
+            own.functions.update({**self.functions.registered(), **(functions or {})})
+            options = ReplayOptions(test_case, until_divergence, check_redrive, timeout)
+            return replay(own, events, _definition_text(definition), input, options)
 
     def use_mock_config(self, path: str | Path | None) -> None:
         """Answer test cases from the mock configuration at `path` from now on (None: no mocks).

@@ -17,7 +17,7 @@ import urllib.request
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import boto3
 from botocore.config import Config
@@ -28,6 +28,9 @@ from sfn_emulator.config import Settings
 from sfn_emulator.execution_result import ExecutionResult
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
+
+if TYPE_CHECKING:
+    from sfn_emulator.replay import ReplayResult  # imported by a replay, not by every test session
 
 CLOCK_PATH = "/_emulator/clock"
 Handler = Callable[[Any, Any], Any]
@@ -226,6 +229,41 @@ class EmulatorFixture:
         `input` and return the execution once it has ended or waits for someone; see
         `sfn_emulator.api.ExecutionRunner.run`."""
         return self.runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
+
+    def replay(self, history: Any, definition: Definition, input: Any = None, *, test_case: str | None = None,
+               mock_config: str | Path | None = None, until_divergence: bool = False,
+               check_redrive: bool = False) -> ReplayResult:
+        """Replay a recorded execution history (GetExecutionHistory's answer, or a file holding it) against
+        `definition` (relative paths from the test's directory); `.assert_matched()` fails the test with
+        the first divergence. Callables registered for this test answer Tasks the recording never ran,
+        as does `test_case` of `mock_config`. See `sfn_emulator.Emulator.replay`."""
+        local = self._local("replay a recorded execution")
+        is_file = isinstance(definition, Path) or isinstance(definition, str) and not definition.lstrip().startswith("{")
+        return local.replay(self._here(history) if isinstance(history, (str, Path)) else history,
+                            self._here(definition) if is_file else definition, input,
+                            test_case=test_case, until_divergence=until_divergence, check_redrive=check_redrive,
+                            mock_config=self._here(mock_config) if mock_config is not None else None)
+
+    def run_test_case(self, path: str | Path, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
+        """Run a test case written by `sfn-emulator export-test` (its CASE.test.json, or the directory
+        holding only one): its definition under its mock configuration test case, with its input;
+        the test fails unless the execution ends as the case expects."""
+        __tracebackhide__ = True
+        from sfn_emulator.replay.test_case import read_test_case
+
+        case = read_test_case(self._here(path))
+        self.use_mock_config(case.mock_config)
+        result = self.run(case.definition, case.input, name=case.state_machine, test_case=case.test_case,
+                          timeout=timeout)
+        expect = case.expect
+        if expect.get("status") == "SUCCEEDED":
+            return result.assert_succeeded(output=expect.get("output"))
+        if expect.get("status") == "FAILED":
+            return result.assert_failed(expect.get("error"), expect.get("cause"))
+        return result.assert_status(str(expect.get("status")))
+
+    def _here(self, path: str | Path) -> Path:
+        return Path(path) if Path(path).is_absolute() else self.base_dir / path
 
     def create_state_machine(self, definition: Definition, *, name: str | None = None,
                              type: str = "STANDARD") -> str:

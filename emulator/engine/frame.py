@@ -141,11 +141,12 @@ class Frame:
     __slots__ = (
         "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count", "counts_retries",
         "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned", "resumed_entry",
-        "resumed_token",
+        "resumed_token", "place",
     )
 
     def __init__(self, run: Run, prev_event_id: int, *, nested: bool = False, interleave: bool = False,
-                 map_item: tuple[int, JSON] | None = None, variables: Variables | None = None) -> None:
+                 map_item: tuple[int, JSON] | None = None, variables: Variables | None = None,
+                 place: tuple[tuple[str, int], ...] = ()) -> None:
         self.run = run
         self.prev_event_id = prev_event_id
         self.state_name = ""
@@ -167,6 +168,9 @@ class Frame:
         # the history (an execution continued after a restart): that state is not entered again.
         self.resumed_entry: tuple[int, datetime] | None = None
         self.resumed_token: str | None = None  # the task token its Task gave out before the restart: kept
+        # Where the frame is: (Parallel or Map state, branch or iteration index) from the top level down;
+        # a task request carries it, so an answer can be matched to the branch or iteration that asked.
+        self.place = place
 
     def inspect(self, step: str, value: JSON) -> None:
         if self.inspection is not None:
@@ -175,9 +179,11 @@ class Frame:
     def inspect_http(self, exchange: Any) -> None:
         """Report an HTTP Task's request and response (TestState's TRACE level); nothing otherwise."""
 
-    def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
+    def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None,
+              place: tuple[str, int] | None = None) -> Frame:
+        """A Parallel branch's or a Map iteration's frame; `place`: (its state's name, branch or iteration index)."""
         return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item,
-                     variables=self.variables.inner())
+                     variables=self.variables.inner(), place=self.place + (place,) if place else self.place)
 
     def emit(self, event_type: str, details_key: str | None = None, details: dict | None = None, *,
              timestamp: datetime | None = None) -> int:

@@ -99,10 +99,11 @@ class TestStateFrame(Frame):
     def context_object(self) -> dict[str, JSON]:
         return self.supplied_context if self.supplied_context is not None else super().context_object
 
-    def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None) -> Frame:
+    def child(self, *, interleave: bool = False, map_item: tuple[int, JSON] | None = None,
+              place: tuple[str, int] | None = None) -> Frame:
         """A Map item's scope (its ItemSelector): the caller's Context Object, with the item's `Map`."""
         if self.supplied_context is None:
-            return super().child(interleave=interleave, map_item=map_item)
+            return super().child(interleave=interleave, map_item=map_item, place=place)
         return _ItemFrame(self.run, self.supplied_context, map_item, self.variables.inner())
 
 

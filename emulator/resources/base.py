@@ -118,6 +118,8 @@ class TaskRequest(Struct, frozen=True):
     test_case: str | None = None  # the mock test case this execution runs under
     extra: dict[str, Any] = field(default_factory=dict)
     seed: str | None = None  # what the ids in the answer are drawn from (`randomness`)
+    # where in the execution the Task runs: (Parallel or Map state, branch or iteration index), outermost first
+    place: tuple[tuple[str, int], ...] = ()
 
     def randomness(self) -> Randomness:
         """The source of the ids this request's answer carries (request ids, trace ids): seeded from

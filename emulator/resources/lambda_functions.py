@@ -101,6 +101,11 @@ class LambdaFunctions:
             else:
                 self.register(key, entry)
 
+    def registered(self) -> dict[str, MappedFunction]:
+        """Every function registered, by name or ARN (to serve them elsewhere too: a replay's own emulator)."""
+        with self._lock:
+            return dict(self._functions)
+
     def lookup(self, reference: str, region: str, account: str) -> tuple[MappedFunction, str, str | None] | None:
         """The function for a reference, with its ARN and qualifier; None when nothing is registered."""
         name, arn, qualifier = split_function_reference(reference, region, account)

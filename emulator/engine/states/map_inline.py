@@ -32,7 +32,7 @@ def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunn
 
 def _iteration_runner(run_iteration: MachineRunner, state: MapState, value: JSON, index: int, item: JSON, frame: Frame) -> Callable[[], Interpreter]:
     def iteration() -> Interpreter:
-        child = frame.child(map_item=(index, item))
+        child = frame.child(map_item=(index, item), place=(state.name, index))
         child.state_name, child.entered_time = frame.state_name, frame.entered_time
 
         def work() -> Interpreter:  # ItemSelector's failure fails the iteration too

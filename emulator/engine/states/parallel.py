@@ -16,7 +16,8 @@ def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: Mach
     """Run every branch on the (selected) input, interleaved; the result is their outputs in order."""
     value = state.io.arguments(state.io.state_input(raw, frame), raw, frame)
     frame.emit("ParallelStateStarted")
-    branches = [_branch_runner(run_branch, branch, value, frame) for branch in state.branches]
+    branches = [_branch_runner(run_branch, branch, value, frame, (state.name, index))
+                for index, branch in enumerate(state.branches)]
     try:
         results = yield Fork(branches, interleave=True)
     except StatesError as error:
@@ -25,5 +26,6 @@ def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: Mach
     return state.io.result_output(raw, results, state.assign, frame), state.next
 
 
-def _branch_runner(run_branch: MachineRunner, branch: StateMachine, value: JSON, frame: Frame) -> Callable[[], Interpreter]:
-    return lambda: run_branch(branch, value, frame.child(interleave=True))
+def _branch_runner(run_branch: MachineRunner, branch: StateMachine, value: JSON, frame: Frame,
+                   place: tuple[str, int]) -> Callable[[], Interpreter]:
+    return lambda: run_branch(branch, value, frame.child(interleave=True, place=place))

@@ -62,7 +62,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         state_machine_name=run.execution.state_machine_name, state_name=state.name,
         account=role_account(role) or run.execution.account, region=resource.region or run.execution.region,
         attempt=frame.retry_count, task_token=frame.task_token, timeout_seconds=timeout, now=run.now(),
-        test_case=run.execution.test_case, seed=run.request_seed(),
+        test_case=run.execution.test_case, seed=run.request_seed(), place=frame.place,
     )
     credentials = {"taskCredentials": {"roleArn": role}} if role is not None else {}
     if resource.kind == "activity":
