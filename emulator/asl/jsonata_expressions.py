@@ -12,7 +12,8 @@ clock. A failure is `States.QueryEvaluationError` with AWS's cause, which always
 expression and the field it stands in: "The JSONata expression '<expression>' specified for the
 field '<field>' threw an error during evaluation. <code>: <message>" when JSONata raised (its own
 errors and those of its functions, `$error()` included), "... returned nothing (undefined)." when it
-gave no value, "... returned an unsupported result type." when it gave a function, and "...
+gave no value (a workflow variable holding null is null, not undefined), "... returned an unsupported
+result type." when it gave a function, and "...
 returned an unexpected result type. Expected '<type>', but was '<JSONata type>' for value:
 <compact JSON>" when the field takes one type of value (Items an array, Condition a boolean, ...):
 a field with such a type rule is compiled as a `TypedExpression`, so every caller gets the check.
@@ -150,7 +151,10 @@ class JsonataExpression:
         from jsonata.jexception import JException
         from jsonata.utils import Utils
 
-        bindings: dict[str, Any] = dict(scope.visible_variables())
+        # A variable holding JSON null is null, a value, not JSONata's undefined (jsonata-python reads a
+        # bound None as undefined): `$x` gives null, and a typed field refuses it as 'null' (AWS's rule).
+        bindings: dict[str, Any] = {name: Utils.NULL_VALUE if value is None else value
+                                    for name, value in scope.visible_variables().items()}
         bindings["states"] = {**states, "context": scope.context_object}
         bindings["now"], bindings["millis"] = clock_functions(scope)
         if self._draws:
