@@ -42,6 +42,7 @@ from sfn_emulator.asl.jsonata_functions import (
     step_functions_additions,
 )
 from sfn_emulator.asl.jsonata_numbers import jsonata_class, number_functions, number_text
+from sfn_emulator.asl.jsonata_refusals import Refusal, syntax_refusal, top_level_refusals
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -99,11 +100,13 @@ def is_jsonata(value: JSON) -> bool:
 
 
 class JsonataSyntaxError(ValueError):
-    """An expression jsonata cannot parse; `message` is the diagnostic's text."""
+    """An expression AWS refuses when the definition is created (see `jsonata_refusals`): `refusals`
+    are its diagnostics' codes and texts, `field` where it stands ("Output/a/b[1]")."""
 
-    def __init__(self, expression: str, field: str, problem: str) -> None:
-        self.message = f"The JSONata expression '{expression}' specified for the field '{field}' is invalid: {problem}"
-        super().__init__(self.message)
+    def __init__(self, field: str, refusals: list[Refusal]) -> None:
+        self.field = field
+        self.refusals = refusals
+        super().__init__("; ".join(f"{code}: {message}" for code, message in refusals))
 
 
 class QueryEvaluationError(StatesError):
@@ -138,9 +141,12 @@ class JsonataExpression:
         try:
             self._compiled = jsonata_class()(text, bounded_regex_engine)
         except JException as problem:
-            raise JsonataSyntaxError(text, field, _described(problem)) from None
+            raise JsonataSyntaxError(field, [syntax_refusal(problem)]) from None
         if self._compiled.errors:
-            raise JsonataSyntaxError(text, field, str(self._compiled.errors[0]))
+            raise JsonataSyntaxError(field, [syntax_refusal(self._compiled.errors[0])])
+        refusals = top_level_refusals(self._compiled.ast)
+        if refusals:
+            raise JsonataSyntaxError(field, refusals)
         self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
         for name, function in {**number_functions(), **step_functions_additions()}.items():
             self._compiled.register_function(name, function)
