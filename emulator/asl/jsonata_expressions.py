@@ -36,6 +36,7 @@ from sfn_emulator.asl.bounded_regex import RegexTimeout, bounded_regex_engine
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
 from sfn_emulator.asl.jsonata_functions import (
     DRAWING_FUNCTIONS,
+    ArgumentError,
     UNAVAILABLE,
     clock_functions,
     drawing_functions,
@@ -179,6 +180,8 @@ class JsonataExpression:
             raise QueryEvaluationError(self._threw(_described(problem)), self.field) from None
         except RecursionError:  # JSONata's own words for a recursion too deep to evaluate
             raise QueryEvaluationError(self._threw(STACK_OVERFLOW), self.field) from None
+        except ArgumentError as problem:  # a message with no JSONata code follows ": " (AWS's form for those)
+            raise QueryEvaluationError(self._threw(str(problem), separator=": "), self.field) from None
         except (ValueError, TypeError, ArithmeticError) as problem:
             raise QueryEvaluationError(self._threw(str(problem)), self.field) from None
         if result is None:
@@ -203,9 +206,9 @@ class JsonataExpression:
             self.field,
         )
 
-    def _threw(self, detail: str) -> str:
+    def _threw(self, detail: str, separator: str = ". ") -> str:
         return (f"The JSONata expression '{self.text}' specified for the field '{self.field}' threw an error "
-                f"during evaluation. {detail}")
+                f"during evaluation{separator}{detail}")
 
     def __repr__(self) -> str:
         return f"JsonataExpression({self.text!r})"
