@@ -30,6 +30,8 @@ from sfn_emulator.asl.validation import INVALID_JSONATA_EXPRESSION, UNSUPPORTED_
 
 Refusal = tuple[str, str]  # (diagnostic code, AWS's message)
 
+_PLACEHOLDER = re.compile(r"\{\{\w+\}\}")  # a value in one of JSONata's message templates
+
 
 def syntax_refusal(problem: Any) -> Refusal:
     """A jsonata parse error (`JException`) as AWS reports it at create time."""
@@ -97,5 +99,3 @@ def _children(node: Any) -> Iterator[Any]:
     for pair in getattr(node, "lhs_object", None) or ():  # an object constructor's [key, value] pairs
         yield from (part for part in pair if hasattr(part, "type"))
 
-
-_PLACEHOLDER = re.compile(r"\{\{\w+\}\}")
