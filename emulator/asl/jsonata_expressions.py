@@ -43,7 +43,7 @@ from sfn_emulator.asl.jsonata_functions import (
     step_functions_additions,
 )
 from sfn_emulator.asl.jsonata_numbers import jsonata_class, number_functions, number_text
-from sfn_emulator.asl.jsonata_refusals import Refusal, syntax_refusal, top_level_refusals
+from sfn_emulator.asl.jsonata_refusals import Refusal, jsonata_js_message, syntax_refusal, top_level_refusals
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -348,11 +348,17 @@ def _message(problem: JException) -> str:
         text = re.sub(r"\bObject\b", "function", text)
     if problem.error == "D1001":  # the number as JSONata prints it: "Infinity", not Python's "inf"
         text = JException.msg("D1001", 0, number_text(problem.current))
-    if problem.error == "T0412":  # JSONata names the element type ("an array of numbers"), not its signature letter
-        text = re.sub(r"an array of (\w)$", lambda found: f"an array of {_ARRAY_ELEMENT_TYPES.get(found[1], found[1])}", text)
+    if problem.error in _ARGUMENT_ERRORS:  # AWS quotes the function and the type as jsonata-js does
+        element = _ARRAY_ELEMENT_TYPES.get(problem.extra, problem.extra)  # a type in words, not its signature letter
+        text = jsonata_js_message(re.sub(r"\bObject\b", "function", JException.error_codes[problem.error]),
+                                  (problem.current, problem.expected, element))
     return text
 
 
+# A function's argument errors, as AWS words them (measured: `T0412: Argument 1 of function "sum" must be an
+# array of "numbers"`, floci-io/floci#2668; `T0410: Argument 1 of function "abs" does not match function
+# signature`, #2783).
+_ARGUMENT_ERRORS = frozenset({"T0410", "T0411", "T0412"})
 _ARRAY_ELEMENT_TYPES = {"a": "arrays", "b": "booleans", "f": "functions", "n": "numbers", "o": "objects", "s": "strings"}
 
 

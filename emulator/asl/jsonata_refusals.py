@@ -40,9 +40,14 @@ def syntax_refusal(problem: Any) -> Refusal:
     template = JException.error_codes.get(problem.error)
     if template is None:
         return INVALID_JSONATA_EXPRESSION, str(problem)
-    values = iter((problem.current, problem.expected, getattr(problem, "extra", None)))
-    message = _PLACEHOLDER.sub(lambda _: json.dumps(next(values, None), ensure_ascii=False), template)
-    return INVALID_JSONATA_EXPRESSION, message
+    return INVALID_JSONATA_EXPRESSION, jsonata_js_message(template, (problem.current, problem.expected, problem.extra))
+
+
+def jsonata_js_message(template: str, values: tuple[Any, ...]) -> str:
+    """One of JSONata's message templates filled as jsonata-js fills it, and AWS shows it: each `{{name}}`
+    (in order) by the value's JSON text, so a name is quoted and a number is not."""
+    remaining = iter(values)
+    return _PLACEHOLDER.sub(lambda _: json.dumps(next(remaining, None), ensure_ascii=False), template)
 
 
 def top_level_refusals(ast: Any) -> list[Refusal]:

@@ -48,7 +48,7 @@ FAILURES: list[tuple[str, str]] = [
                             "of MD5, SHA-1, SHA-256, SHA-384, SHA-512"),
     ("$range(1, 100000000, 1)", f"threw an error during evaluation: {MEMORY_LIMIT}"),
     ("$parse('not json')", "threw an error during evaluation: The argument of $parse is not JSON text: not json"),
-    ("$random('seed')", "threw an error during evaluation. T0410: Argument 1 of function random does not match "
+    ("$random('seed')", "threw an error during evaluation. T0410: Argument 1 of function \"random\" does not match "
                         "function signature"),
 ]
 
