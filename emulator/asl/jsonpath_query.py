@@ -7,8 +7,9 @@ slices (`[1:3]`), wildcards (`.*`, `[*]`), deep scans (`..`) and filters (`[?(..
 - A token right after a definite part of the path ("upstream definite") fails where Jayway throws
   (a property of a non-object, an index into a non-array, a missing property before further
   steps: `QueryNotFound`, Jayway's PathNotFoundException; a filter on a primitive: `QueryInvalid`,
-  its InvalidPathException, but a filter on null finds nothing, as an index on null does); after an indefinite token the same situations select nothing. Step
-  Functions reads a `QueryNotFound` of a whole query as "nothing matched" (see `paths`).
+  its InvalidPathException, but a filter on null finds nothing, as an index on null does); after an
+  indefinite token the same situations select nothing. Step Functions reads a `QueryNotFound` of a
+  whole query as "nothing matched" (see `paths`).
 - `['a','b']` as the last token gives one object per match holding those of the properties it has;
   before further tokens each property is followed in turn.
 - Slices ignore their step; `[from:]` and `[:to]` count a negative bound from the end, `[from:to]`

@@ -13,9 +13,9 @@ AWS evaluates paths with Jayway JsonPath (Java); these are its rules, with AWS's
   when nothing matches, **also when a step before its first indefinite one finds nothing** (`$.items[*]`,
   `$.items[1:]`, `$.a.b[*].c`, `$.a..b` on `{}` all give `[]`). This is AWS's rule, not Jayway's: Jayway's
   default configuration throws PathNotFoundException there ("Missing property in path $['a']"), AWS
-  answers `[]` (its recorded executions; localstack/localstack#12318 reports the same against AWS). Only a
-  filter applied to a primitive still fails (Jayway's InvalidPathException, not a missing value), as does
-  a path on a variable that is not defined.
+  answers `[]` (its recorded executions, as issue #28 reports them; localstack/localstack#12318 reports
+  the same against AWS). Only a filter applied to a string, number or boolean still fails (Jayway's
+  InvalidPathException, not missing data), as does a path on a variable that is not defined.
 - AWS's rules: a path begins with `$`; `$$` reads the Context Object and `$name` a workflow
   variable; a quoted name is taken literally (a backslash only keeps the quote from closing it);
   a Jayway function such as `sum()` is not evaluated but read as a property name (so it is found
