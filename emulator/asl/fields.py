@@ -9,11 +9,18 @@ when it runs by its field's `PathRule` (AWS words these differently field by fie
 SecondsPath parameter cannot be parsed as a long value", "The MaxConcurrencyPath field refers to
 value ... which is not a valid integer"). A check that applies whatever the origin (a negative
 ToleratedFailureCount, a delay too long) stays with the state that reads the field.
+
+Numbers written as text: the Map's numeric `…Path` fields (MaxConcurrencyPath,
+ToleratedFailureCountPath, ToleratedFailurePercentagePath, MaxItemsPath, MaxItemsPerBatchPath,
+MaxInputBytesPerBatchPath) parse the selected value's text, so `"1"` runs as 1 (AWS's recordings);
+SecondsPath, TimeoutSecondsPath and HeartbeatSecondsPath take JSON numbers only (what AWS does with
+text there is not recorded). A path reading a workflow variable (`$name`) is read the same way.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Callable, Protocol
 
@@ -149,8 +156,26 @@ def _positive_seconds(field: str) -> Callable[[JSON, str], JSON]:
     return check
 
 
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def integer_text(value: JSON) -> JSON:
+    """A Map field's number as AWS reads it from a path: the selected value's text parsed as an integer,
+    so `"1"` is 1 (recorded for MaxConcurrencyPath and ToleratedFailureCountPath; AWS's error quotes the
+    value as text: 'refers to value "NoNumber" which is not a valid integer'). Anything else is returned
+    as it is, for the field's check to refuse."""
+    return int(value) if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value) else value
+
+
+def decimal_text(value: JSON) -> JSON:
+    """ToleratedFailurePercentagePath's number, read the same way as a decimal ("1.5" is 1.5)."""
+    return float(value) if isinstance(value, str) and _DECIMAL_TEXT.fullmatch(value) else value
+
+
 def _integer_referred(field: str, *, non_negative: bool = False) -> Callable[[JSON, str], JSON]:
-    def check(number: JSON, text: str) -> JSON:
+    def check(selected: JSON, text: str) -> JSON:
+        number = integer_text(selected)
         if isinstance(number, bool) or not isinstance(number, int) or (non_negative and number < 0):
             raise StatesError(names.RUNTIME, f'The {field} field refers to value "{shown(number)}" which is not a '
                                              f"valid integer: {text}")
@@ -158,7 +183,8 @@ def _integer_referred(field: str, *, non_negative: bool = False) -> Callable[[JS
     return check
 
 
-def _float_referred(percentage: JSON, text: str) -> JSON:
+def _float_referred(selected: JSON, text: str) -> JSON:
+    percentage = decimal_text(selected)
     if isinstance(percentage, bool) or not isinstance(percentage, (int, float)):
         raise StatesError(names.RUNTIME, "The ToleratedFailurePercentagePath field refers to value "
                                          f'"{shown(percentage)}" which is not a valid float: {text}')
@@ -168,15 +194,11 @@ def _float_referred(percentage: JSON, text: str) -> JSON:
 def _batch_size(size: JSON, text: str) -> JSON:
     """A batch bound (items or bytes): a number given as text is taken, as for MaxItemsPath (what is no
     positive integer is ignored later)."""
-    return int(size) if isinstance(size, str) and size.isdigit() else size
+    return integer_text(size)
 
 
-def _max_items(max_items: JSON, text: str) -> int:
-    if isinstance(max_items, str):
-        try:  # a path may select the number as text: "2"
-            max_items = int(max_items)
-        except ValueError:
-            pass
+def _max_items(selected: JSON, text: str) -> int:
+    max_items = integer_text(selected)
     if isinstance(max_items, bool) or not isinstance(max_items, int):
         quoted = max_items if isinstance(max_items, str) else json.dumps(max_items)
         raise StatesError(names.RUNTIME, f'The MaxItemsPath field refers to value "{quoted}" which is not a valid '

@@ -12,7 +12,8 @@ clock. A failure is `States.QueryEvaluationError` with AWS's cause, which always
 expression and the field it stands in: "The JSONata expression '<expression>' specified for the
 field '<field>' threw an error during evaluation. <code>: <message>" when JSONata raised (its own
 errors and those of its functions, `$error()` included), "... returned nothing (undefined)." when it
-gave no value, "... returned an unsupported result type." when it gave a function, and "...
+gave no value (a workflow variable holding null is null, not undefined), "... returned an unsupported
+result type." when it gave a function, and "...
 returned an unexpected result type. Expected '<type>', but was '<JSONata type>' for value:
 <compact JSON>" when the field takes one type of value (Items an array, Condition a boolean, ...):
 a field with such a type rule is compiled as a `TypedExpression`, so every caller gets the check.
@@ -35,12 +36,14 @@ from sfn_emulator.asl.bounded_regex import RegexTimeout, bounded_regex_engine
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
 from sfn_emulator.asl.jsonata_functions import (
     DRAWING_FUNCTIONS,
+    ArgumentError,
     UNAVAILABLE,
     clock_functions,
     drawing_functions,
     step_functions_additions,
 )
 from sfn_emulator.asl.jsonata_numbers import jsonata_class, number_functions, number_text
+from sfn_emulator.asl.jsonata_refusals import Refusal, jsonata_js_message, syntax_refusal, top_level_refusals
 from sfn_emulator.asl.model import JSON, Scope
 
 __all__ = [
@@ -98,11 +101,13 @@ def is_jsonata(value: JSON) -> bool:
 
 
 class JsonataSyntaxError(ValueError):
-    """An expression jsonata cannot parse; `message` is the diagnostic's text."""
+    """An expression AWS refuses when the definition is created (see `jsonata_refusals`): `refusals`
+    are its diagnostics' codes and texts, `field` where it stands ("Output/a/b[1]")."""
 
-    def __init__(self, expression: str, field: str, problem: str) -> None:
-        self.message = f"The JSONata expression '{expression}' specified for the field '{field}' is invalid: {problem}"
-        super().__init__(self.message)
+    def __init__(self, field: str, refusals: list[Refusal]) -> None:
+        self.field = field
+        self.refusals = refusals
+        super().__init__("; ".join(f"{code}: {message}" for code, message in refusals))
 
 
 class QueryEvaluationError(StatesError):
@@ -137,9 +142,12 @@ class JsonataExpression:
         try:
             self._compiled = jsonata_class()(text, bounded_regex_engine)
         except JException as problem:
-            raise JsonataSyntaxError(text, field, _described(problem)) from None
+            raise JsonataSyntaxError(field, [syntax_refusal(problem)]) from None
         if self._compiled.errors:
-            raise JsonataSyntaxError(text, field, str(self._compiled.errors[0]))
+            raise JsonataSyntaxError(field, [syntax_refusal(self._compiled.errors[0])])
+        refusals = top_level_refusals(self._compiled.ast)
+        if refusals:
+            raise JsonataSyntaxError(field, refusals)
         self._compiled.set_output_convert_nulls(False)  # tell null (a value) from undefined (none)
         for name, function in {**number_functions(), **step_functions_additions()}.items():
             self._compiled.register_function(name, function)
@@ -150,7 +158,10 @@ class JsonataExpression:
         from jsonata.jexception import JException
         from jsonata.utils import Utils
 
-        bindings: dict[str, Any] = dict(scope.visible_variables())
+        # A variable holding JSON null is null, a value, not JSONata's undefined (jsonata-python reads a
+        # bound None as undefined): `$x` gives null, and a typed field refuses it as 'null' (AWS's rule).
+        bindings: dict[str, Any] = {name: Utils.NULL_VALUE if value is None else value
+                                    for name, value in scope.visible_variables().items()}
         bindings["states"] = {**states, "context": scope.context_object}
         bindings["now"], bindings["millis"] = clock_functions(scope)
         if self._draws:
@@ -169,6 +180,8 @@ class JsonataExpression:
             raise QueryEvaluationError(self._threw(_described(problem)), self.field) from None
         except RecursionError:  # JSONata's own words for a recursion too deep to evaluate
             raise QueryEvaluationError(self._threw(STACK_OVERFLOW), self.field) from None
+        except ArgumentError as problem:  # a message with no JSONata code follows ": " (AWS's form for those)
+            raise QueryEvaluationError(self._threw(str(problem), separator=": "), self.field) from None
         except (ValueError, TypeError, ArithmeticError) as problem:
             raise QueryEvaluationError(self._threw(str(problem)), self.field) from None
         if result is None:
@@ -193,9 +206,9 @@ class JsonataExpression:
             self.field,
         )
 
-    def _threw(self, detail: str) -> str:
+    def _threw(self, detail: str, separator: str = ". ") -> str:
         return (f"The JSONata expression '{self.text}' specified for the field '{self.field}' threw an error "
-                f"during evaluation. {detail}")
+                f"during evaluation{separator}{detail}")
 
     def __repr__(self) -> str:
         return f"JsonataExpression({self.text!r})"
@@ -335,11 +348,17 @@ def _message(problem: JException) -> str:
         text = re.sub(r"\bObject\b", "function", text)
     if problem.error == "D1001":  # the number as JSONata prints it: "Infinity", not Python's "inf"
         text = JException.msg("D1001", 0, number_text(problem.current))
-    if problem.error == "T0412":  # JSONata names the element type ("an array of numbers"), not its signature letter
-        text = re.sub(r"an array of (\w)$", lambda found: f"an array of {_ARRAY_ELEMENT_TYPES.get(found[1], found[1])}", text)
+    if problem.error in _ARGUMENT_ERRORS:  # AWS quotes the function and the type as jsonata-js does
+        element = _ARRAY_ELEMENT_TYPES.get(problem.extra, problem.extra)  # a type in words, not its signature letter
+        text = jsonata_js_message(re.sub(r"\bObject\b", "function", JException.error_codes[problem.error]),
+                                  (problem.current, problem.expected, element))
     return text
 
 
+# A function's argument errors, as AWS words them (measured: `T0412: Argument 1 of function "sum" must be an
+# array of "numbers"`, floci-io/floci#2668; `T0410: Argument 1 of function "abs" does not match function
+# signature`, #2783).
+_ARGUMENT_ERRORS = frozenset({"T0410", "T0411", "T0412"})
 _ARRAY_ELEMENT_TYPES = {"a": "arrays", "b": "booleans", "f": "functions", "n": "numbers", "o": "objects", "s": "strings"}
 
 

@@ -1,11 +1,28 @@
 """The functions Step Functions adds to JSONata (`$partition`, `$range`, `$hash`, `$parse`, `$uuid`,
-`$random`), the one it leaves out (`$eval`), and `$now()`/`$millis()` on the execution's clock."""
+`$random`), the one it leaves out (`$eval`), and `$now()`/`$millis()` on the execution's clock.
+
+As AWS runs them (AWS's "Transforming data with JSONata" page; values measured on AWS and published in
+floci-io/floci#2662 and #2676; recorded executions in the conformance cases):
+
+- `$range(start, end, step)` is a JSONata *sequence* from `start` to `end`, `end` included when a step
+  lands on it: a one-item range is the item (`$range(1, 9, 9)` is `1`), an empty one is nothing
+  (undefined). Fractional arguments are truncated toward zero (`$range(-1.7, 2, 1)` is `[-1,0,1,2]`),
+  and there is no 1000-item cap (that belongs to `States.ArrayRange`); past AWS's memory bound (between
+  200,000 and 900,000 items) it fails with AWS's memory-limit text. A step of 0 selects nothing.
+- `$partition(array, size)` is an *array* of chunks (recorded: `$partition([0], 1)` is `[[0]]`, not
+  `[0]`); a size below 1 (after truncation toward zero) fails the state.
+- `$hash(value, algorithm)`: MD5, SHA-1, SHA-256, SHA-384 or SHA-512, hex digest of the text.
+- `$random(seed)` is Java's `java.util.Random(seed).nextDouble()`, bit for bit (`$random(42)` is
+  0.7275636800328681 on AWS); `$random()` draws from the execution's seedable source.
+- `$parse(text)` reads JSON text (`"-0"` is 0, `"null"` is JSON's null).
+
+AWS's own words for these functions' argument errors are not published: the texts here are the emulator's.
+"""
 
 from __future__ import annotations
 
 import functools
 import json
-import random
 from typing import Any, Callable, Sequence
 
 from sfn_emulator.asl.model import Scope
@@ -34,30 +51,46 @@ def jsonata_function(function: Callable[..., Any], signature: str) -> Any:
     return jsonata.Jsonata.JFunction(_Function(function), signature)
 
 
+# AWS bounds an evaluation's memory, not `$range` itself: 200,000 items pass, 900,000 fail with this
+# text (measured on AWS, floci-io/floci#2676 and #2737). A range past the bound fails the same way here,
+# before it is built, so no expression can exhaust the memory every execution shares.
+MAX_RANGE_ITEMS = 500_000
+MEMORY_LIMIT = "Expression evaluation memory limit exceeded: Check for excessive memory usage"
+
+
+class ArgumentError(ValueError):
+    """A Step Functions function refused its arguments; the message says which and why."""
+
+
+def _whole(number: float) -> int:
+    """A number argument as AWS takes it: truncated toward zero (a Java cast to long)."""
+    return int(number)
+
+
 def _partition(items: list[Any], size: float) -> list[list[Any]]:
-    if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 1 or size != int(size):
-        from jsonata.jexception import JException
-
-        raise JException("D3001", -1)  # "... must be a positive integer"
-    size = int(size)
-    return [list(items[start:start + size]) for start in range(0, len(items), size)]
+    chunk = _whole(size)
+    if chunk < 1:
+        raise ArgumentError(f"The size argument of $partition must be a positive integer, but was {size}")
+    return [list(items[start:start + chunk]) for start in range(0, len(items), chunk)]
 
 
-def _range(start: float, end: float, step: float) -> list[float]:
-    """From `start` to `end` (included when a step lands on it), as States.ArrayRange counts."""
-    if step == 0:
-        raise ValueError("The step of $range must not be zero")
-    values = []
-    current = start
-    while (step > 0 and current <= end) or (step < 0 and current >= end):
-        values.append(current)
-        current += step
-    return values
+def _range(start: float, end: float, step: float) -> list[int]:
+    """From `start` to `end` (included when a step lands on it), as a JSONata sequence."""
+    from jsonata.utils import Utils
+
+    first, last, increment = _whole(start), _whole(end), _whole(step)
+    if increment == 0:
+        return Utils.create_sequence()
+    values = range(first, last + (1 if increment > 0 else -1), increment)
+    if len(values) > MAX_RANGE_ITEMS:  # refused before anything is allocated
+        raise ArgumentError(MEMORY_LIMIT)
+    return Utils.create_sequence_from_iter(values)
 
 
 def _hash(data: Any, algorithm: str = "SHA-256") -> str:
     if algorithm not in HASH_ALGORITHMS:
-        raise ValueError(f"The hashing algorithm '{algorithm}' is not supported; use one of {list(HASH_ALGORITHMS)}")
+        raise ArgumentError(f"The hashing algorithm '{algorithm}' is not supported; use one of "
+                            f"{', '.join(HASH_ALGORITHMS)}")
     text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
     import hashlib
 
@@ -69,7 +102,10 @@ def _parse(text: str) -> Any:
     it), not JSONata's undefined."""
     from jsonata.utils import Utils
 
-    value = json.loads(text)
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise ArgumentError(f"The argument of $parse is not JSON text: {text}") from None
     return Utils.NULL_VALUE if value is None else value
 
 
@@ -97,10 +133,26 @@ DRAWING_FUNCTIONS = ("uuid", "random")
 def drawing_functions(randomness: Randomness) -> dict[str, Any]:
     """`$uuid()` and `$random()` drawing from the execution's source (bound only for the expressions
     that name them, made once per execution); `$random(seed)` stays repeatable by its seed."""
-    def draw(seed: Any = None) -> float:
-        return random.Random(seed).random() if seed is not None else randomness.random()
+    def draw(seed: float | None = None) -> float:
+        return java_random_double(_whole(seed)) if seed is not None else randomness.random()
 
-    return {"uuid": jsonata_function(randomness.uuid, "<:s>"), "random": jsonata_function(draw, "<j?:n>")}
+    return {"uuid": jsonata_function(randomness.uuid, "<:s>"), "random": jsonata_function(draw, "<n?:n>")}
+
+
+_MULTIPLIER, _ADDEND, _MASK = 0x5DEECE66D, 0xB, (1 << 48) - 1
+
+
+def java_random_double(seed: int) -> float:
+    """`new java.util.Random(seed).nextDouble()`: AWS's `$random(seed)`, bit for bit."""
+    state = (seed ^ _MULTIPLIER) & _MASK
+
+    def next_bits(bits: int) -> int:
+        nonlocal state
+        state = (state * _MULTIPLIER + _ADDEND) & _MASK
+        return state >> (48 - bits)
+
+    high = next_bits(26)
+    return ((high << 27) + next_bits(27)) * 2.0**-53
 
 
 def clock_functions(scope: Scope) -> tuple[Any, Any]:

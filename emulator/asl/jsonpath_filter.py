@@ -23,7 +23,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 from sfn_emulator.asl.bounded_regex import BoundedPattern
-from sfn_emulator.asl.jsonpath_query import Query, QueryNotFound
+from sfn_emulator.asl.jsonpath_query import Query, QueryInvalid, QueryNotFound
 from sfn_emulator.asl.jsonpath_tokens import Filter, QuerySyntaxError, compile_tokens, is_definite, quoted_name
 from sfn_emulator.asl.model import JSON
 
@@ -228,7 +228,7 @@ class _Parser:
         def read(item: JSON, root: JSON) -> Node:
             try:
                 found = query.find(root if from_root else item)
-            except QueryNotFound:
+            except (QueryNotFound, QueryInvalid):
                 return _UNDEFINED
             if not definite:
                 return ("json", found)
@@ -237,7 +237,7 @@ class _Parser:
         def exists(item: JSON, root: JSON) -> bool:
             try:
                 found = query.find(root if from_root else item, require_properties=True)
-            except QueryNotFound:
+            except (QueryNotFound, QueryInvalid):
                 return False
             return bool(found) or not definite
 

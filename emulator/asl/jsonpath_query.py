@@ -6,7 +6,10 @@ slices (`[1:3]`), wildcards (`.*`, `[*]`), deep scans (`..`) and filters (`[?(..
 
 - A token right after a definite part of the path ("upstream definite") fails where Jayway throws
   (a property of a non-object, an index into a non-array, a missing property before further
-  steps); after an indefinite token the same situations select nothing.
+  steps: `QueryNotFound`, Jayway's PathNotFoundException; a filter on a primitive: `QueryInvalid`,
+  its InvalidPathException, but a filter on null finds nothing, as an index on null does); after an
+  indefinite token the same situations select nothing. Step Functions reads a `QueryNotFound` of a
+  whole query as "nothing matched" (see `paths`).
 - `['a','b']` as the last token gives one object per match holding those of the properties it has;
   before further tokens each property is followed in turn.
 - Slices ignore their step; `[from:]` and `[:to]` count a negative bound from the end, `[from:to]`
@@ -36,6 +39,15 @@ from sfn_emulator.asl.model import JSON
 
 class QueryNotFound(LookupError):
     """Jayway's PathNotFoundException: `reason` is its message."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class QueryInvalid(ValueError):
+    """Jayway's InvalidPathException raised while evaluating (a filter applied to a primitive):
+    `reason` is its message. Unlike `QueryNotFound`, it is no "nothing found"."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -152,9 +164,11 @@ class _Walk:
             for index, item in enumerate(node):
                 if token.accepts(item, self.root):
                     self.evaluate(at + 1, f"{path}[{index}]", item, upstream_definite=False)
+        elif node is None and upstream_definite:
+            raise QueryNotFound(f"The path {path} is null")  # null is missing data, as for an index
         elif upstream_definite:
-            raise QueryNotFound(f"Filter: [?] can not be applied to primitives. "
-                                f"Current context is: {java_text(node)}")
+            raise QueryInvalid(f"Filter: [?] can not be applied to primitives. "
+                               f"Current context is: {java_text(node)}")
 
     def _scan(self, at: int, path: str, node: JSON) -> None:
         """Jayway's deep scan: `at` is the token the scan applies wherever it matches."""

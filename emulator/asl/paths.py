@@ -9,9 +9,13 @@ AWS evaluates paths with Jayway JsonPath (Java); these are its rules, with AWS's
   or raises `PathNotFound` with Jayway's explanation ("No results for path: $['a']", "Missing
   property in path $['a']", ...), which the caller turns into AWS's `States.Runtime` text.
 - An *indefinite* path (wildcard, slice, index list, filter, deep scan `..`, several names before
-  further steps) returns the list of everything it selects, empty when nothing matches; only its
-  steps before the first indefinite one can fail, as in Jayway (see `jsonpath_query` and, for
-  filters, `jsonpath_filter`).
+  further steps) returns the list of everything it selects, and never fails for missing data: `[]`
+  when nothing matches, **also when a step before its first indefinite one finds nothing** (`$.items[*]`,
+  `$.items[1:]`, `$.a.b[*].c`, `$.a..b` on `{}` all give `[]`). This is AWS's rule, not Jayway's: Jayway's
+  default configuration throws PathNotFoundException there ("Missing property in path $['a']"), AWS
+  answers `[]` (its recorded executions, as issue #28 reports them; localstack/localstack#12318 reports
+  the same against AWS). Only a filter applied to a string, number or boolean still fails (Jayway's
+  InvalidPathException, not missing data), as does a path on a variable that is not defined.
 - AWS's rules: a path begins with `$`; `$$` reads the Context Object and `$name` a workflow
   variable; a quoted name is taken literally (a backslash only keeps the quote from closing it);
   a Jayway function such as `sum()` is not evaluated but read as a property name (so it is found
@@ -32,7 +36,7 @@ from typing import Union
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
 from sfn_emulator.asl.jsonpath_filter import compile_filter
-from sfn_emulator.asl.jsonpath_query import Query, QueryNotFound, java_class, java_text
+from sfn_emulator.asl.jsonpath_query import Query, QueryInvalid, QueryNotFound, java_class, java_text
 from sfn_emulator.asl.jsonpath_tokens import JAVA_INT_MAX, QuerySyntaxError, compile_tokens, quoted_name
 from sfn_emulator.asl.model import JSON, Scope
 
@@ -119,8 +123,10 @@ class JsonPath:
             return self._read(root)
         try:
             return self.query.find(root)
-        except QueryNotFound as missing:
-            raise PathNotFound(self.text, missing.reason) from None
+        except QueryNotFound:
+            return []  # AWS: an indefinite path that finds nothing is the empty list, wherever it stopped
+        except QueryInvalid as invalid:
+            raise PathNotFound(self.text, invalid.reason) from None
 
     def _root_value(self, value: JSON, scope: Scope) -> JSON:
         if self.root == VALUE:

@@ -6,7 +6,7 @@ import base64
 import binascii
 from typing import Mapping
 
-from sfn_emulator.asl.intrinsics.arguments import Arguments, string_argument, text_form
+from sfn_emulator.asl.intrinsics.arguments import Arguments, string_argument
 from sfn_emulator.asl.intrinsics.errors import InvalidArguments
 from sfn_emulator.asl.model import JSON
 
@@ -48,7 +48,9 @@ _HASH_ALGORITHMS: Mapping[str, str] = {
 
 
 def hash_text(args: Arguments) -> JSON:
-    data, algorithm = text_form(args[0]), args[1]
+    """AWS's documentation: the data "must be an object string containing 10,000 characters or less", so
+    a number, boolean, null, array or object is refused like any invalid argument."""
+    data, algorithm = string_argument(args[0]), args[1]
     if not isinstance(algorithm, str) or algorithm not in _HASH_ALGORITHMS:
         raise InvalidArguments
     if len(data) > _MAX_ENCODING_INPUT:

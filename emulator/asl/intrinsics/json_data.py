@@ -29,8 +29,10 @@ def json_to_string(args: Arguments) -> JSON:
 
 
 def json_merge(args: Arguments) -> JSON:
-    """Shallow merge, the second object's keys winning; AWS refuses only a deep flag of true."""
+    """Shallow merge, the second object's keys winning. The third argument is the deep-merge flag, and
+    AWS's documentation says it must be the boolean `false` (only shallow merging exists): `true`, and
+    anything that is no boolean (the text "false" included), is refused."""
     first, second, deep = args
-    if not isinstance(first, dict) or not isinstance(second, dict) or deep is True:
+    if not isinstance(first, dict) or not isinstance(second, dict) or deep is not False:
         raise InvalidArguments
     return {**first, **second}

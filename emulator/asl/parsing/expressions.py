@@ -129,7 +129,7 @@ class ExpressionFields(DiagnosticRecorder):
         try:
             return compile_jsonata_template(value[field], field)
         except JsonataSyntaxError as problem:
-            self.error(problem.message, f"{location}/{field}")
+            self.jsonata_refused(problem, location)
             return None
 
     def jsonata_field(self, value: dict, field: str, location: str, result_type: ResultType) -> Expression | None:
@@ -144,8 +144,13 @@ class ExpressionFields(DiagnosticRecorder):
         try:
             return compile_typed_jsonata(text, field, result_type)
         except JsonataSyntaxError as problem:
-            self.error(problem.message, f"{location}/{field}")
+            self.jsonata_refused(problem, location)
             return None
+
+    def jsonata_refused(self, problem: JsonataSyntaxError, location: str) -> None:
+        """Record what AWS refuses in an expression, at the expression's own place (`.../Output/a/b`)."""
+        for code, message in problem.refusals:
+            self.error(message, f"{location}/{problem.field}", code)
 
     def assign(self, value: dict, location: str) -> Expression | None:
         """An `Assign` object: variable names to values (a payload template in JSONPath, JSON with

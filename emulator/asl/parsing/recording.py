@@ -21,6 +21,12 @@ class DiagnosticRecorder:
     def error(self, message: str, location: str | None, code: str = SCHEMA_VALIDATION_FAILED) -> None:
         self.diagnostics.append(Diagnostic(ERROR, code, message, location))
 
+    def first_error(self, message: str, location: str) -> None:
+        """An error unless one is reported at `location` already (a JSONata expression AWS refuses there,
+        which a value check would otherwise report a second time as a plain value of the wrong kind)."""
+        if not any(diagnostic.location == location for diagnostic in self.diagnostics):
+            self.error(message, location)
+
     def warning(self, code: str, message: str, location: str | None) -> None:
         self.diagnostics.append(Diagnostic(WARNING, code, message, location))
 
@@ -40,7 +46,7 @@ class DiagnosticRecorder:
         if item is ABSENT:
             return None
         if not JSON_TYPES[json_type](item):
-            self.error(expected_type(json_type), f"{location}/{field}")
+            self.first_error(expected_type(json_type), f"{location}/{field}")
             return None
         return item
 

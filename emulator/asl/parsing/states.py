@@ -297,7 +297,7 @@ class StateFields(MapFields, ResourceFields):
         try:
             return JsonataCondition(compile_typed_jsonata(text, "Condition", BOOLEAN))
         except JsonataSyntaxError as problem:
-            self.error(problem.message, f"{location}/Condition")
+            self.jsonata_refused(problem, location)
             return None
 
     def _wait(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
@@ -312,7 +312,7 @@ class StateFields(MapFields, ResourceFields):
         if timestamp_expression is None:
             timestamp = self.typed(value, "Timestamp", "STRING", location)
         if isinstance(timestamp, str) and not is_timestamp(timestamp):
-            self.error(NOT_A_TIMESTAMP, f"{location}/Timestamp")
+            self.first_error(NOT_A_TIMESTAMP, f"{location}/Timestamp")
         seconds_path = self.path(value, "SecondsPath", location, compile_reference_path, nullable=False)
         timestamp_path = self.path(value, "TimestampPath", location, compile_reference_path, nullable=False)
         if seconds_expression is not None:
