@@ -182,6 +182,8 @@ def _one_exchange(request: urllib.request.Request, limit_bytes: int, deadline: _
             if size > limit_bytes:
                 raise ReadLimitExceeded(f"the answer of {request.full_url} is larger than {limit_bytes} bytes")
             chunks.append(chunk)
+        if deadline.expired:  # the watchdog's shutdown ends a read as the end of the body would
+            raise deadline.exceeded()
         return HttpAnswer(response.status, response.reason, list(response.getheaders()), b"".join(chunks),
                           request.full_url)
     except (OSError, http.client.HTTPException) as fault:

@@ -5,6 +5,7 @@ HTTP server here), in JSON or YAML; whatever cannot be read is a diagnostic at t
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -15,9 +16,11 @@ from typing import Any
 
 import pytest
 from helpers.dialect_driver import Driver
+from helpers.hostile_http import HostileServer
 
 from sfn_emulator.api import run_definition
 from sfn_emulator.cli import main
+from sfn_emulator.dialects.sm4c import references
 
 ROLE = "arn:aws:iam::123456789012:role/sm4c"
 EVENTS = [{"name": "Paid", "type": "order.paid", "source": "payments"}]
@@ -166,3 +169,30 @@ def _refused(driver: Driver, document: dict[str, Any], location: str, message: s
     if driver.api is not None:
         with pytest.raises(driver.api.exceptions.InvalidDefinition):
             driver.call("create_state_machine", name="order", roleArn=ROLE, definition=definition)
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Iterator[HostileServer]:
+    server = HostileServer()
+    yield server
+    server.close()
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("/forever", "larger than 1048576 bytes"),
+    ("/huge", "declares 104857600 bytes"),
+    ("/drip", "no complete answer within 1 seconds"),
+], ids=["streams-forever", "declares-100MB", "drips"])
+def test_a_document_by_url_is_read_within_its_size_and_deadline(path: str, message: str, hostile: HostileServer,
+                                                               driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(references, "FETCH_DEADLINE_SECONDS", 1.0)  # 5 s by default, for the whole fetch
+    _refused(driver, _document(EVENTS, hostile.url + path, RETRIES), "/functions", message)
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_a_document_by_file_is_only_a_regular_file(kind: str, tmp_path: Path, driver: Driver) -> None:
+    """/dev/zero never ends and a FIFO without a writer never answers: neither is read."""
+    path = Path("/dev/zero") if kind == "device" else tmp_path / "pipe"
+    if kind == "fifo":
+        os.mkfifo(path)
+    _refused(driver, _document(EVENTS, path.as_uri(), RETRIES), "/functions", "not a regular file")
