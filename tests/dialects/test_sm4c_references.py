@@ -8,6 +8,8 @@ import json
 import os
 import socket
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -196,3 +198,28 @@ def test_a_document_by_file_is_only_a_regular_file(kind: str, tmp_path: Path, dr
     if kind == "fifo":
         os.mkfifo(path)
     _refused(driver, _document(EVENTS, path.as_uri(), RETRIES), "/functions", "not a regular file")
+
+
+def test_a_slow_document_holds_only_its_own_call(sfn: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documents are read before the service takes its lock: while a CreateStateMachine waits for its
+    `functions` URL, other calls are answered (the document is released only after one has been)."""
+    monkeypatch.setattr(references, "FETCH_DEADLINE_SECONDS", 120.0)
+    held = HostileServer()
+    held.held_body = json.dumps(FUNCTIONS).encode()
+    created: list[Any] = []
+    name = f"slow-{uuid.uuid4().hex[:8]}"
+    definition = json.dumps(_document(EVENTS, held.url + "/held", RETRIES))
+    creating = threading.Thread(target=lambda: created.append(
+        sfn.create_state_machine(name=name, roleArn=ROLE, definition=definition)), daemon=True)
+    try:
+        creating.start()
+        end = time.monotonic() + 120
+        while not held.received("/held"):
+            assert time.monotonic() < end, "the document was not asked for"
+            time.sleep(0.01)
+        assert name not in [machine["name"] for machine in sfn.list_state_machines()["stateMachines"]]
+        held.release.set()
+        creating.join(120)
+    finally:
+        held.close()
+    assert created and created[0]["stateMachineArn"].endswith(f":{name}")

@@ -10,15 +10,27 @@ from typing import Any
 DRIP_PAUSE = 0.2  # wall seconds between the bytes of a drip: an answer that never completes
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Clients hang up on these answers by design: that is no error worth a traceback."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 class HostileServer:
     """Paths: `/forever` streams without end, `/drip` sends a byte every DRIP_PAUSE, `/huge` declares
-    100 MB, `/redirect?to=URL&status=N` redirects, `/small` answers `{"ok": true}`; anything else
+    100 MB, `/redirect?to=URL&status=N` redirects, `/small` answers `{"ok": true}`, `/held` answers
+`held_body` once `release` is set; anything else
     answers 200 with its path as JSON. `every_path`: answer every request as that path does (an
     AWS endpoint that streams forever, say)."""
 
     def __init__(self, every_path: str | None = None) -> None:
         self.requests: list[dict[str, Any]] = []
         self.stopping = threading.Event()
+        self.release = threading.Event()
+        self.held_body = b"[]"
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -55,6 +67,9 @@ class HostileServer:
 
                     self._start(int(query.get("status", "302")), {"Location": urllib.parse.unquote(query["to"]),
                                                                    "Content-Length": "0"})
+                elif path == "/held":
+                    owner.release.wait()
+                    self._body(owner.held_body)
                 elif path == "/small":
                     self._body(b'{"ok": true}')
                 else:
@@ -79,8 +94,7 @@ class HostileServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
@@ -89,6 +103,7 @@ class HostileServer:
 
     def close(self) -> None:
         self.stopping.set()
+        self.release.set()
         self._server.shutdown()
         self._server.server_close()
 
