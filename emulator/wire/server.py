@@ -21,8 +21,20 @@ WsgiApp = Callable[..., Any]
 WILDCARD_ADDRESSES = ("0.0.0.0", "::", "")
 
 REQUEST_THREADS = 32  # for the calls that answer at once; the calls that wait have their own lane
-# Open connections: every waiting call (a long poll) keeps one, and the API must still take new ones.
-CONNECTION_LIMIT = WAITING_THREADS + 1024
+CONNECTION_LIMIT = 1024  # connections waitress's loop watches; those parked by the waiting lane are not counted
+
+
+def _allow_open_files(wanted: int) -> None:
+    """Raise the process's soft limit on open files towards `wanted` (within the hard limit): every
+    connection is one, parked or not."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 class HttpServer:
@@ -34,6 +46,7 @@ class HttpServer:
         self._sockets: dict[int, wasyncore.dispatcher] = {}
         own_hosts = () if host in WILDCARD_ADDRESSES else (host,)
         guarded = LocalOnly(app, allowed_hosts=allowed_hosts, own_hosts=own_hosts)
+        _allow_open_files(CONNECTION_LIMIT + WAITING_THREADS)
         self.dispatcher = LaneDispatcher()
         self.dispatcher.set_thread_count(threads)
         self._server = waitress.create_server(
