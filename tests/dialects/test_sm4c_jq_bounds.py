@@ -130,9 +130,9 @@ def test_a_memory_bomb_fails_as_a_dead_worker(memory_limit_only: None) -> None:
     assert f"{jq_sandbox.MEMORY_LIMIT_BYTES >> 20} MiB" in failed.value.cause
 
 
-@pytest.mark.parametrize("field", ["condition", "inputFilter", "expression", "enterResultHandler"])
-def test_a_spinning_expression_fails_its_execution_while_others_run_and_the_api_answers(
-        field: str, driver: Driver, short_limit: None) -> None:
+def _spin_then_start_quick(field: str, driver: Driver) -> tuple[str, str]:
+    """An execution whose `field` spins (once a worker is seen evaluating it), then a quick one beside it:
+    their ARNs."""
     spin = driver.call("create_state_machine", name="spin", roleArn=ROLE,
                        definition=json.dumps(_document(field, SPIN)))["stateMachineArn"]
     quick = driver.call("create_state_machine", name="quick", roleArn=ROLE,
@@ -140,7 +140,13 @@ def test_a_spinning_expression_fails_its_execution_while_others_run_and_the_api_
     compile_expression("${ . }").evaluate(None)  # an idle worker: running (R) from now on means evaluating
     spinning = driver.call("start_execution", stateMachineArn=spin, input="{}")["executionArn"]
     assert _poll(lambda: _spinning(os.getpid())), "no jq worker is evaluating"
-    beside = driver.call("start_execution", stateMachineArn=quick, input='{"n": 1}')["executionArn"]
+    return spinning, driver.call("start_execution", stateMachineArn=quick, input='{"n": 1}')["executionArn"]
+
+
+@pytest.mark.parametrize("field", ["condition", "inputFilter", "expression", "enterResultHandler"])
+def test_a_spinning_expression_fails_its_execution_while_others_run_and_the_api_answers(
+        field: str, driver: Driver, short_limit: None) -> None:
+    spinning, beside = _spin_then_start_quick(field, driver)
     assert driver.call("describe_execution", executionArn=spinning)["status"] == "RUNNING"
     assert {item["name"] for item in driver.call("list_state_machines")["stateMachines"]} == {"spin", "quick"}
     driver.settle()
@@ -213,14 +219,7 @@ def test_an_execution_beside_a_spinning_expression_finishes_before_it(field: str
                                                                       long_limit: None) -> None:
     """jq runs off the engine's thread: an unrelated execution started while another's expression spins
     runs to its end while that one is still evaluating."""
-    spin = driver.call("create_state_machine", name="spin", roleArn=ROLE,
-                       definition=json.dumps(_document(field, SPIN)))["stateMachineArn"]
-    quick = driver.call("create_state_machine", name="quick", roleArn=ROLE,
-                        definition=json.dumps(QUICK))["stateMachineArn"]
-    compile_expression("${ . }").evaluate(None)  # an idle worker: running (R) from now on means evaluating
-    spinning = driver.call("start_execution", stateMachineArn=spin, input="{}")["executionArn"]
-    assert _poll(lambda: _spinning(os.getpid())), "no jq worker is evaluating"
-    beside = driver.call("start_execution", stateMachineArn=quick, input='{"n": 1}')["executionArn"]
+    spinning, beside = _spin_then_start_quick(field, driver)
     assert _poll(lambda: driver.call("describe_execution", executionArn=beside)["status"] != "RUNNING",
                  attempts=2400), "the execution beside the spinning one did not finish"
     driver.check_execution(beside, {"status": "SUCCEEDED", "output": {"n": 2}})

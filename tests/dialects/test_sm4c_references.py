@@ -173,22 +173,15 @@ def _refused(driver: Driver, document: dict[str, Any], location: str, message: s
             driver.call("create_state_machine", name="order", roleArn=ROLE, definition=definition)
 
 
-@pytest.fixture(scope="module")
-def hostile() -> Iterator[HostileServer]:
-    server = HostileServer()
-    yield server
-    server.close()
-
-
 @pytest.mark.parametrize(("path", "message"), [
     ("/forever", "larger than 1048576 bytes"),
     ("/huge", "declares 104857600 bytes"),
     ("/drip", "no complete answer within 1 seconds"),
 ], ids=["streams-forever", "declares-100MB", "drips"])
-def test_a_document_by_url_is_read_within_its_size_and_deadline(path: str, message: str, hostile: HostileServer,
+def test_a_document_by_url_is_read_within_its_size_and_deadline(path: str, message: str, hostile_server: HostileServer,
                                                                driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(references, "FETCH_DEADLINE_SECONDS", 1.0)  # 5 s by default, for the whole fetch
-    _refused(driver, _document(EVENTS, hostile.url + path, RETRIES), "/functions", message)
+    _refused(driver, _document(EVENTS, hostile_server.url + path, RETRIES), "/functions", message)
 
 
 @pytest.mark.parametrize("kind", ["device", "fifo"])

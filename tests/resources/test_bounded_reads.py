@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,21 +24,6 @@ LIMIT = 256 * 1024
 DEADLINE = 1.0  # wall seconds: only a never-ending answer reaches it
 
 
-@pytest.fixture(scope="module")
-def hostile() -> Iterator[HostileServer]:
-    server = HostileServer()
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def other() -> Iterator[HostileServer]:
-    """A second server: another origin (another port of the same host)."""
-    server = HostileServer()
-    yield server
-    server.close()
-
-
 def redirect(server: HostileServer, to: str, status: int = 302) -> str:
     return f"{server.url}/redirect?status={status}&to={urllib.parse.quote(to, safe='')}"
 
@@ -51,61 +35,61 @@ def get(url: str, **options: object) -> object:
 
 
 @pytest.mark.parametrize("path", ["/forever", "/huge"], ids=["streams-forever", "declares-100MB"])
-def test_a_body_over_the_limit_is_refused_not_read(hostile: HostileServer, path: str) -> None:
+def test_a_body_over_the_limit_is_refused_not_read(hostile_server: HostileServer, path: str) -> None:
     with pytest.raises(ReadLimitExceeded):
-        get(hostile.url + path)
+        get(hostile_server.url + path)
 
 
-def test_a_drip_ends_at_the_deadline_for_the_whole_exchange(hostile: HostileServer) -> None:
+def test_a_drip_ends_at_the_deadline_for_the_whole_exchange(hostile_server: HostileServer) -> None:
     with pytest.raises(ReadDeadlineExceeded):
-        get(hostile.url + "/drip", deadline=DEADLINE)
+        get(hostile_server.url + "/drip", deadline=DEADLINE)
 
 
-def test_an_answer_within_the_bounds_is_read_whole(hostile: HostileServer) -> None:
-    answer = get(hostile.url + "/small")
+def test_an_answer_within_the_bounds_is_read_whole(hostile_server: HostileServer) -> None:
+    answer = get(hostile_server.url + "/small")
     assert (answer.status, answer.body, answer.header("content-type")) == (200, b'{"ok": true}', "application/json")
 
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
-def test_a_redirect_to_another_origin_sends_no_credentials(hostile: HostileServer, other: HostileServer,
+def test_a_redirect_to_another_origin_sends_no_credentials(hostile_server: HostileServer, other_origin_server: HostileServer,
                                                            status: int) -> None:
     landing = f"/landing-{status}"
-    answer = get(redirect(hostile, other.url + landing, status), follow_redirects=True)
+    answer = get(redirect(hostile_server, other_origin_server.url + landing, status), follow_redirects=True)
     assert answer.status == 200
-    [received] = other.received(landing)
+    [received] = other_origin_server.received(landing)
     assert "authorization" not in received["headers"]
     assert received["headers"]["x-api-key"] == "s3cret"  # what the caller did not name as a secret goes on
 
 
-def test_a_redirect_to_another_origin_sends_what_the_caller_says(hostile: HostileServer, other: HostileServer) -> None:
+def test_a_redirect_to_another_origin_sends_what_the_caller_says(hostile_server: HostileServer, other_origin_server: HostileServer) -> None:
     foreign = urllib.request.Request("http://unused.invalid/", headers={"User-Agent": "bare"})
-    get(redirect(hostile, other.url + "/landing-foreign"), follow_redirects=True, foreign=foreign)
-    [received] = other.received("/landing-foreign")
+    get(redirect(hostile_server, other_origin_server.url + "/landing-foreign"), follow_redirects=True, foreign=foreign)
+    [received] = other_origin_server.received("/landing-foreign")
     assert "x-api-key" not in received["headers"] and "authorization" not in received["headers"]
     assert received["headers"]["user-agent"] == "bare"
 
 
-def test_a_redirect_within_the_origin_keeps_the_request(hostile: HostileServer) -> None:
-    get(redirect(hostile, "/landing-same"), follow_redirects=True)
-    [received] = hostile.received("/landing-same")
+def test_a_redirect_within_the_origin_keeps_the_request(hostile_server: HostileServer) -> None:
+    get(redirect(hostile_server, "/landing-same"), follow_redirects=True)
+    [received] = hostile_server.received("/landing-same")
     assert received["headers"]["authorization"] == "Basic c2VjcmV0"
 
 
 @pytest.mark.parametrize("target", ["ftp://127.0.0.1/file", "file:///etc/passwd", "data:,hello"])
-def test_a_redirect_to_another_scheme_is_the_answer_itself(hostile: HostileServer, target: str) -> None:
-    answer = get(redirect(hostile, target), follow_redirects=True)
+def test_a_redirect_to_another_scheme_is_the_answer_itself(hostile_server: HostileServer, target: str) -> None:
+    answer = get(redirect(hostile_server, target), follow_redirects=True)
     assert (answer.status, answer.header("location")) == (302, target)
 
 
-def test_redirects_are_followed_only_when_asked(hostile: HostileServer) -> None:
-    assert get(redirect(hostile, "/landing-unasked")).status == 302
-    assert hostile.received("/landing-unasked") == []
+def test_redirects_are_followed_only_when_asked(hostile_server: HostileServer) -> None:
+    assert get(redirect(hostile_server, "/landing-unasked")).status == 302
+    assert hostile_server.received("/landing-unasked") == []
 
 
-def test_a_redirect_loop_ends_with_the_redirect(hostile: HostileServer) -> None:
-    url = hostile.url + "/loop"
+def test_a_redirect_loop_ends_with_the_redirect(hostile_server: HostileServer) -> None:
+    url = hostile_server.url + "/loop"
     for _ in range(MAX_REDIRECTS + 3):
-        url = redirect(hostile, url)
+        url = redirect(hostile_server, url)
     assert get(url, follow_redirects=True).status == 302
 
 
