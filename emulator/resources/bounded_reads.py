@@ -53,21 +53,21 @@ class HttpAnswer(Struct):
     reason: str
     headers: list[tuple[str, str]]
     body: bytes
-    url: str
 
     def header(self, name: str) -> str | None:
         return next((value for key, value in self.headers if key.lower() == name.lower()), None)
 
 
 def http_exchange(request: urllib.request.Request, *, limit_bytes: int, deadline_seconds: float,
-                  follow_redirects: bool = False, foreign: urllib.request.Request | None = None) -> HttpAnswer:
+                  connect_seconds: float | None = None, follow_redirects: bool = False,
+                  foreign: urllib.request.Request | None = None) -> HttpAnswer:
     """Send `request` and read its answer whatever its status, within `limit_bytes` and `deadline_seconds`
-    in all. `foreign`: what a redirect to another origin sends instead (default: `request` without its
-    Authorization, Proxy-Authorization and Cookie headers). Raises ReadLimitExceeded,
-    ReadDeadlineExceeded, or OSError when no answer comes."""
+    in all (`connect_seconds`: a shorter bound on each connect). `foreign`: what a redirect to another
+    origin sends instead (default: `request` without its Authorization, Proxy-Authorization and Cookie
+    headers). Raises ReadLimitExceeded, ReadDeadlineExceeded, or OSError when no answer comes."""
     import urllib.request
 
-    deadline = _Deadline(deadline_seconds)
+    deadline = _Deadline(deadline_seconds, connect_seconds)
     origin = _origin(request.full_url)
     current = request
     try:
@@ -112,8 +112,9 @@ class _Deadline:
     """One deadline for an exchange: `remaining()` for connects, and a watchdog that shuts the open
     socket down when the time is up, ending any read blocked on it."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, connect_seconds: float | None = None) -> None:
         self.seconds = seconds
+        self.connect_seconds = connect_seconds
         self._end = time.monotonic() + seconds
         self._lock = threading.Lock()
         self._socket: socket.socket | None = None
@@ -159,6 +160,8 @@ def _one_exchange(request: urllib.request.Request, limit_bytes: int, deadline: _
     if parts.scheme not in _SCHEMES or not parts.hostname:
         raise OSError(f"only http(s) URLs are fetched, not {request.full_url!r}")
     timeout = deadline.remaining()
+    if deadline.connect_seconds is not None:
+        timeout = min(timeout, deadline.connect_seconds)
     if parts.scheme == "https":
         import ssl
 
@@ -168,6 +171,7 @@ def _one_exchange(request: urllib.request.Request, limit_bytes: int, deadline: _
         connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
         connection.connect()
+        connection.sock.settimeout(deadline.remaining())  # reads may take the rest (the watchdog ends them)
         deadline.watch(connection.sock)
         target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
         connection.request(request.get_method(), target, body=request.data, headers=dict(request.header_items()))
@@ -184,8 +188,7 @@ def _one_exchange(request: urllib.request.Request, limit_bytes: int, deadline: _
             chunks.append(chunk)
         if deadline.expired:  # the watchdog's shutdown ends a read as the end of the body would
             raise deadline.exceeded()
-        return HttpAnswer(response.status, response.reason, list(response.getheaders()), b"".join(chunks),
-                          request.full_url)
+        return HttpAnswer(response.status, response.reason, list(response.getheaders()), b"".join(chunks))
     except (OSError, http.client.HTTPException) as fault:
         if deadline.expired:
             raise deadline.exceeded() from None

@@ -54,6 +54,7 @@ _SECRET_ACCESS_KEY = "sfn-emulator"
 _CLIENT_CONFIG = Config(parameter_validation=False, retries={"total_max_attempts": 1})
 ANSWER_LIMIT_BYTES = 6 * 1024 * 1024  # Lambda's synchronous payload quota
 ANSWER_DEADLINE_SECONDS = 900.0  # a Lambda function may run 900 s
+_CONNECT_SECONDS = 5.0  # an endpoint that is not there fails the task at once
 _LAMBDA = OptimizedService("lambda", frozenset({"invoke"}), "Lambda", "AWSLambda", "AWSLambdaException", None)
 _STATES = OptimizedService("stepfunctions", frozenset({"startExecution"}), "StepFunctions", "AWSStepFunctions",
                            "AWSStepFunctionsException", None)
@@ -109,7 +110,8 @@ def _send_bounded(request: AWSPreparedRequest, **_: Any) -> AWSResponse:
         else body.read() if body is not None else None
     headers = {name: value.decode() if isinstance(value, bytes) else value for name, value in request.headers.items()}
     answer = http_exchange(urllib.request.Request(request.url, data=data, headers=headers, method=request.method),
-                           limit_bytes=ANSWER_LIMIT_BYTES, deadline_seconds=ANSWER_DEADLINE_SECONDS)
+                           limit_bytes=ANSWER_LIMIT_BYTES, deadline_seconds=ANSWER_DEADLINE_SECONDS,
+                           connect_seconds=_CONNECT_SECONDS)
     raw = HTTPResponse(body=io.BytesIO(answer.body), headers=answer.headers, status=answer.status,
                        preload_content=False)
     return AWSResponse(request.url, answer.status, raw.headers, raw)

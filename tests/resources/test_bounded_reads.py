@@ -5,6 +5,7 @@ files. Against a real local server answering as an adversary would (tests/helper
 from __future__ import annotations
 
 import os
+import threading
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -112,3 +113,16 @@ def test_what_is_not_a_regular_file_is_refused_without_a_read(kind: str, tmp_pat
         path = Path("/dev/zero") if kind == "device" else tmp_path
     with pytest.raises(OSError, match="not a regular file"):
         read_file(path, limit_bytes=LIMIT)
+
+
+def test_a_connect_bound_does_not_bound_the_wait_for_the_answer() -> None:
+    """`connect_seconds` bounds connecting only: an answer that comes later, within the deadline, is read."""
+    server = HostileServer()
+    server.held_body = b'{"late": true}'
+    threading.Timer(1.0, server.release.set).start()  # well after the connect bound below
+    try:
+        answer = http_exchange(urllib.request.Request(server.url + "/held"), limit_bytes=LIMIT,
+                               deadline_seconds=120.0, connect_seconds=0.2)
+    finally:
+        server.close()
+    assert (answer.status, answer.body) == (200, b'{"late": true}')
