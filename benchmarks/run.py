@@ -36,6 +36,7 @@ from process_workloads import OURS as OURS_SIDE
 from process_workloads import process_workloads
 from scale_scenarios import SCALE_SCENARIOS
 from scenarios import FULL, QUICK, SCENARIOS, Measurement, Profile, Scenario
+from waiting_scenarios import WAITING_SCENARIOS
 from servers import FLOOR, MOTO, OURS, RunningServer, ServerKind
 
 NOISE_NOTE = (
@@ -197,7 +198,7 @@ def main() -> int:
         report.append({"scenario": title, "unit": unit, "ours": asdict(ours), "moto": asdict(peer),
                        "floor": asdict(floor), "speedup": ratio, "speedup_is_lower_bound": lower_bound})
 
-    for scenario in [*SCENARIOS, *SCALE_SCENARIOS]:
+    for scenario in [*SCENARIOS, *SCALE_SCENARIOS, *WAITING_SCENARIOS]:
         if not chosen(scenario.title, scenario.full_only):
             continue
         scenario_began = time.perf_counter()

@@ -50,3 +50,23 @@ def emulator_server() -> Iterator[RunningEmulator]:
 @pytest.fixture
 def sfn(emulator_server: RunningEmulator) -> Any:
     return make_client(emulator_server.endpoint_url)
+
+
+@pytest.fixture(scope="module")
+def hostile_server() -> Iterator[Any]:
+    """A local HTTP server answering as an adversary would (tests/helpers/hostile_http.py)."""
+    from helpers.hostile_http import HostileServer
+
+    server = HostileServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def other_origin_server() -> Iterator[Any]:
+    """A second one: another origin (the same host, another port), for redirects that leave the first."""
+    from helpers.hostile_http import HostileServer
+
+    server = HostileServer()
+    yield server
+    server.close()

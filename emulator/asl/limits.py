@@ -38,8 +38,13 @@ def within_payload_limit(value: JSON, culprit: str, text: str | None = None, *,
     if len(text) * 4 > PAYLOAD_LIMIT_BYTES and (
         len(text) > PAYLOAD_LIMIT_BYTES or len(text.encode("utf-8")) > PAYLOAD_LIMIT_BYTES
     ):
-        raise StatesError(
-            names.DATA_LIMIT_EXCEEDED,
-            f"The state/task '{culprit}' {overflow} with a size exceeding the maximum number of bytes service limit.",
-        )
+        raise data_limit_exceeded(culprit, overflow)
     return text
+
+
+def data_limit_exceeded(culprit: str, overflow: str = RETURNED_RESULT) -> StatesError:
+    """AWS's `States.DataLimitExceeded` for data of `culprit` over the quota."""
+    return StatesError(
+        names.DATA_LIMIT_EXCEEDED,
+        f"The state/task '{culprit}' {overflow} with a size exceeding the maximum number of bytes service limit.",
+    )

@@ -34,6 +34,14 @@ class Invoke(Struct, frozen=True):
     timeout_seconds: float | None = None
 
 
+class Compute(Struct, frozen=True):
+    """Evaluate an expression that may run long (SM4C's jq, in its sandbox) on a thread of its own, so
+    the engine's thread goes on with other executions meanwhile. Resumes with what `work` returns;
+    throws the StatesError it raises."""
+
+    work: Callable[[], Any]
+
+
 class AwaitToken(Struct, frozen=True, gc=False):
     """Wait for SendTaskSuccess/SendTaskFailure on `token`. Resumes with the output JSON value;
     throws the failure, States.Timeout at `timeout_seconds` or States.HeartbeatTimeout when no
@@ -133,5 +141,5 @@ class Aborted(BaseException):
     stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
 
 
-Effect = (Sleep | Invoke | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | RunMapRun
+Effect = (Sleep | Invoke | Compute | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | RunMapRun
           | AwaitEvent | ProduceEvent | Reschedule | Transition)

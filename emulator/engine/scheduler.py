@@ -37,6 +37,7 @@ from sfn_emulator.engine.effects import (
     AwaitCompletion,
     AwaitEvent,
     AwaitToken,
+    Compute,
     Effect,
     Interpreter,
     Invoke,
@@ -67,6 +68,18 @@ InterpreterFor = Callable[[Execution], Callable[[Run], Interpreter]]
 """Which interpreter runs an execution (its dialect's); the runtime wires the dialects' choice in."""
 
 log = logging.getLogger(__name__)
+
+
+def _computed(work: Callable[[], Any]) -> Any:
+    """What a `Compute` effect's work returns, or its failure as the fiber's (never an exception that
+    would end the thread and leave the fiber waiting)."""
+    try:
+        return work()
+    except StatesError as error:
+        return Failed(error)
+    except Exception as fault:  # a bug of the evaluation: this execution fails, the engine goes on
+        log.exception("expression evaluation failed")
+        return Failed(StatesError(names.RUNTIME, f"sfn-emulator internal error: {type(fault).__name__}"))
 
 
 class _Call(Struct, eq=False):
@@ -416,6 +429,8 @@ class Engine:
                 fiber.waiting = self._timers.set(effect.until, lambda: self._fibers.resume(fiber), skippable=True)
         elif isinstance(effect, Invoke):
             self._invoke(fiber, effect)
+        elif isinstance(effect, Compute):
+            self._call_on_thread(fiber, None, self.clock.now(), lambda: _computed(effect.work))
         elif isinstance(effect, AwaitToken):
             self._callbacks.await_token(fiber, effect)
         elif isinstance(effect, AwaitCompletion):

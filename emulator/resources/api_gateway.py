@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.error
 import urllib.parse
 import urllib.request
 from email.utils import format_datetime
@@ -33,6 +32,7 @@ from typing import Any
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.bounded_reads import ReadLimitExceeded, http_exchange
 
 SERVICE, ACTION = "apigateway", "invoke"
 METHODS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"})
@@ -45,7 +45,8 @@ _FORBIDDEN_PREFIXES = ("x-forwarded", "x-amz")  # X-Amz covers X-Amzn
 _NOT_FOUND = (403, '{"message":"Missing Authentication Token"}')
 _TEMPLATE_LANGUAGE = re.compile(r"[$#]")
 _JSON_TYPE = "application/json"
-_BACKEND_TIMEOUT_SECONDS = 29.0  # API Gateway's integration timeout
+_BACKEND_TIMEOUT_SECONDS = 29.0  # API Gateway's integration timeout, for the whole exchange
+_BACKEND_LIMIT_BYTES = 10 * 1024 * 1024  # API Gateway's payload quota (10 MB)
 
 
 class ApiGatewayInvoke:
@@ -179,13 +180,11 @@ def _forward(url: str, method: str, params: dict[str, Any]) -> tuple[int, dict[s
     if data is not None and not any(name.lower() == "content-type" for name in headers):
         headers["Content-Type"] = _JSON_TYPE
     call = urllib.request.Request(url, data=data, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(call, timeout=_BACKEND_TIMEOUT_SECONDS) as answer:
-            return answer.status, _header_lists(answer.headers.items()), answer.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as answer:
-        return answer.code, _header_lists(answer.headers.items()), answer.read().decode("utf-8", "replace")
-    except (urllib.error.URLError, OSError):
-        # No answer from the backend: API Gateway answers 502 in its own words.
+    try:  # a redirect is the backend's answer, passed on as API Gateway does
+        answer = http_exchange(call, limit_bytes=_BACKEND_LIMIT_BYTES, deadline_seconds=_BACKEND_TIMEOUT_SECONDS)
+        return answer.status, _header_lists(answer.headers), answer.body.decode("utf-8", "replace")
+    except (OSError, ReadLimitExceeded):
+        # No (usable) answer from the backend: API Gateway answers 502 in its own words.
         return 502, {"Content-Type": [_JSON_TYPE]}, '{"message": "Internal server error"}'
 
 

@@ -19,6 +19,12 @@ class ControlPlane(Protocol):
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]: ...
 
+    def start_nested_execution(self, params: dict[str, Any], *, parent_execution_arn: str, account: str,
+                               region: str) -> dict[str, Any]:
+        """StartExecution for a task of `parent_execution_arn`: its child, refused when running executions
+        would nest too deep."""
+        ...
+
 
 class FinishedExecution(Protocol):
     """The facts of a finished child execution that `.sync` and `.sync:2` report to the parent."""

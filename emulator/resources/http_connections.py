@@ -19,9 +19,11 @@ from typing import Any
 from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.resources.bounded_reads import http_exchange
 
 _CONNECTION_STATE_ERROR = "Events.ConnectionResource.InvalidConnectionState"
-_TOKEN_TIMEOUT = 60  # seconds, as the HTTP Task's own request
+_TOKEN_DEADLINE_SECONDS = 60.0  # for the whole token request, as the HTTP Task's own
+_TOKEN_LIMIT_BYTES = 1 << 16  # a token answer is a small JSON object
 
 
 class ConnectionParameters(Struct):
@@ -82,8 +84,8 @@ def _basic(user: Any, password: Any) -> str:
 
 def _oauth_token(oauth: dict[str, Any]) -> str:
     """An access token from the authorization server, by the OAuth client-credentials grant."""
-    import urllib.error  # urllib's client loads with the first token asked for
-    import urllib.request
+    import urllib.parse
+    import urllib.request  # urllib's client loads with the first token asked for
 
     client = oauth.get("ClientParameters") or {}
     extra = _pairs(oauth.get("OAuthHttpParameters"))
@@ -96,8 +98,10 @@ def _oauth_token(oauth: dict[str, Any]) -> str:
     request = urllib.request.Request(endpoint, data=body, headers=headers,
                                      method=str(oauth.get("HttpMethod") or "POST"))
     try:
-        with urllib.request.urlopen(request, timeout=_TOKEN_TIMEOUT) as answer:  # noqa: S310 - the user's endpoint
-            token = json.loads(answer.read()).get("access_token")
+        answer = http_exchange(request, limit_bytes=_TOKEN_LIMIT_BYTES, deadline_seconds=_TOKEN_DEADLINE_SECONDS)
+        if not 200 <= answer.status < 300:
+            raise ValueError(f"HTTP Error {answer.status}: {answer.reason}")
+        token = json.loads(answer.body).get("access_token")
     except (OSError, ValueError, AttributeError) as error:
         raise StatesError(_CONNECTION_STATE_ERROR, f"The OAuth token request to {endpoint} failed: {error}") from None
     if not isinstance(token, str) or not token:

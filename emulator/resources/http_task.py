@@ -14,8 +14,12 @@ Amazon|StepFunctions|HttpInvoke|<region>` and `Range: bytes=0-262144`.
 
 The result: `{"Headers": {name: [values]}, "ResponseBody": ..., "StatusCode": n, "StatusText": reason}`,
 the body parsed when its Content-Type is JSON, its text otherwise. A status outside 2xx fails the task
-with `States.Http.StatusCode.<n>` and that result as the Cause; no answer within 60 seconds (or no
-connection at all) fails it with `States.Http.Socket`.
+with `States.Http.StatusCode.<n>` and that result as the Cause; no complete answer within 60 seconds
+for the whole request (AWS's hard limit), or no connection at all, fails it with `States.Http.Socket`;
+a body over the payload quota (256 KiB) with `States.DataLimitExceeded`, read no further
+(`sfn_emulator.resources.bounded_reads`). Redirects to http(s) URLs are followed; one to another
+origin sends the task's request without anything of the connection (its authorization, its
+parameters), and one to another scheme is not followed: the task fails with its status.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.json_text import compact_json
+from sfn_emulator.asl.limits import PAYLOAD_LIMIT_BYTES, data_limit_exceeded
+from sfn_emulator.resources.bounded_reads import HttpAnswer, ReadLimitExceeded, http_exchange
 from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
 from sfn_emulator.resources.http_connections import ConnectionParameters, connection_parameters
 from sfn_emulator.resources.http_trace import HTTP_EXCHANGE, HttpExchange
@@ -36,8 +42,8 @@ if TYPE_CHECKING:
 _PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
 _METHODS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"})
 _ARRAY_FORMATS = frozenset({"INDICES", "REPEAT", "COMMAS", "BRACKETS"})
-_TIMEOUT = 60  # seconds: past it the task fails with States.Http.Socket
-_RESPONSE_RANGE = "bytes=0-262144"  # the payload quota: more of the body is not asked for
+DEADLINE_SECONDS = 60.0  # for the whole request: past it the task fails with States.Http.Socket
+_RESPONSE_RANGE = f"bytes=0-{PAYLOAD_LIMIT_BYTES}"  # the payload quota: more of the body is not asked for
 _SOCKET_ERROR = "States.Http.Socket"
 
 
@@ -50,23 +56,20 @@ class HttpTask:
                 and resource.pattern in _PATTERNS)
 
     def invoke(self, request: TaskRequest) -> Any:
-        import socket  # urllib's client (with http, email and ssl) loads with the first HTTP Task
-        import urllib.error
-        import urllib.request
-
         payload = request.payload if isinstance(request.payload, dict) else {}
         connection = connection_parameters(_connection_arn(payload), request.account, request.region)
         http_request = build_request(payload, connection, request.region)
-        exchange = HttpExchange(http_request, build_request(payload, ConnectionParameters(), request.region))
+        without_connection = build_request(payload, ConnectionParameters(), request.region)
+        exchange = HttpExchange(http_request, without_connection)
         request.extra[HTTP_EXCHANGE] = exchange  # what TestState shows at the TRACE level
         try:
-            with urllib.request.urlopen(http_request, timeout=_TIMEOUT) as answer:  # noqa: S310 - the user's API
-                result = _result(answer.status, answer.reason, answer.headers, answer.read(), exchange)
-        except urllib.error.HTTPError as answer:
-            result = _result(answer.code, answer.reason, answer.headers, answer.read(), exchange)
-        except (urllib.error.URLError, socket.timeout, ConnectionError) as fault:
-            reason = getattr(fault, "reason", fault)
-            raise StatesError(_SOCKET_ERROR, f"{http_request.method} {http_request.full_url}: {reason}") from None
+            answer = http_exchange(http_request, limit_bytes=PAYLOAD_LIMIT_BYTES, deadline_seconds=DEADLINE_SECONDS,
+                                   follow_redirects=True, foreign=without_connection)
+        except ReadLimitExceeded:
+            raise data_limit_exceeded("http") from None
+        except OSError as fault:
+            raise StatesError(_SOCKET_ERROR, f"{http_request.method} {http_request.full_url}: {fault}") from None
+        result = _result(answer, exchange)
         if not 200 <= result["StatusCode"] < 300:
             raise StatesError(f"States.Http.StatusCode.{result['StatusCode']}",
                               compact_json(result))
@@ -171,17 +174,17 @@ def _connection_arn(payload: dict[str, Any]) -> Any:
     raise StatesError(RUNTIME, "The HTTP Task needs an EventBridge connection: Authentication.ConnectionArn")
 
 
-def _result(status: int, reason: str, headers: Any, raw: bytes, exchange: HttpExchange) -> dict[str, Any]:
-    text = raw.decode("utf-8", errors="replace")
-    exchange.answered(status, reason, headers, text)
+def _result(answer: HttpAnswer, exchange: HttpExchange) -> dict[str, Any]:
+    text = answer.body.decode("utf-8", errors="replace")
+    exchange.answered(answer.status, answer.reason, answer.headers, text)
     body: Any = text
-    content_type = (headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    content_type = (answer.header("Content-Type") or "").split(";")[0].strip().lower()
     if content_type == "application/json" or content_type.endswith("+json"):
         try:
             body = json.loads(text)
         except ValueError:
             pass
     grouped: dict[str, list[str]] = {}
-    for name, value in headers.items():
+    for name, value in answer.headers:
         grouped.setdefault(name.lower(), []).append(value)
-    return {"Headers": grouped, "ResponseBody": body, "StatusCode": status, "StatusText": reason}
+    return {"Headers": grouped, "ResponseBody": body, "StatusCode": answer.status, "StatusText": answer.reason}

@@ -12,7 +12,7 @@ response"). Header lists are given as the JSON text of an object, name to value.
 from __future__ import annotations
 
 import urllib.parse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
@@ -35,9 +35,9 @@ class HttpExchange(Struct):
     headers: dict[str, str] | None = None
     body: str = ""
 
-    def answered(self, status: int, reason: str, headers: Any, body: str) -> None:
+    def answered(self, status: int, reason: str, headers: list[tuple[str, str]], body: str) -> None:
         self.status, self.reason, self.body = status, reason, body
-        self.headers = {name: value for name, value in headers.items()}
+        self.headers = dict(headers)
 
     def inspection(self, reveal_secrets: bool) -> dict[str, dict[str, str]]:
         """`request` and (when an answer came) `response`, as TestState's inspection data shows them."""

@@ -28,7 +28,8 @@ class StartExecution:
         check_parameters(request.payload, request_shape("stepfunctions", "StartExecution"))
         params = start_execution_params(request.payload)
         try:
-            started = self._service.handle("StartExecution", params, account=request.account, region=request.region)
+            started = self._service.start_nested_execution(params, parent_execution_arn=request.execution_arn,
+                                                           account=request.account, region=request.region)
         except ApiError as error:
             raise start_execution_error(error.code, error.message, error.status, request) from None
         return started_result(started["executionArn"], started["startDate"], request)

@@ -12,6 +12,11 @@ not run, on a clock it does not keep: the task polls the remote DescribeExecutio
 (from every 0.05 s up to every 2 s) until the child leaves RUNNING. Its TimeoutSeconds still counts on
 the emulator's clock, which follows wall time while a task works, so a child that never ends times
 the task out as on AWS; an auto clock does not skip ahead while the task polls.
+
+Every answer of an endpoint is read by the emulator's bounded reader (`bounded_reads`, through
+botocore's `before-send` event): up to 6 MB (Lambda's synchronous payload quota, the largest answer an
+integration takes; more fails the task with `States.DataLimitExceeded`) and within 900 seconds for the
+whole call (the longest a Lambda function runs; past it the SDK's client exception).
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.limits import data_limit_exceeded
 from sfn_emulator.resources.aws.sdk import SdkServices, sdk_v2_service_name
+from sfn_emulator.resources.bounded_reads import ReadLimitExceeded, http_exchange
 from sfn_emulator.resources.aws_services import OPTIMIZED, AwsServiceIntegrations, OptimizedService, sdk_v1_error
 from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, TaskRequest, WholeTaskResource
 from sfn_emulator.resources.lambda_functions import invoke_response
@@ -39,12 +46,15 @@ from sfn_emulator.resources.nested_executions import (
 
 if TYPE_CHECKING:
     import boto3
+    from botocore.awsrequest import AWSPreparedRequest, AWSResponse
     from botocore.model import OperationModel
 
 _ACCESS_KEY_ID = "sfn-emulator"  # dummy credentials: local endpoints accept any
 _SECRET_ACCESS_KEY = "sfn-emulator"
-_CLIENT_CONFIG = Config(parameter_validation=False, retries={"total_max_attempts": 1}, connect_timeout=5,
-                        read_timeout=900)  # a Lambda function may run 900 s
+_CLIENT_CONFIG = Config(parameter_validation=False, retries={"total_max_attempts": 1})
+ANSWER_LIMIT_BYTES = 6 * 1024 * 1024  # Lambda's synchronous payload quota
+ANSWER_DEADLINE_SECONDS = 900.0  # a Lambda function may run 900 s
+_CONNECT_SECONDS = 5.0  # an endpoint that is not there fails the task at once
 _LAMBDA = OptimizedService("lambda", frozenset({"invoke"}), "Lambda", "AWSLambda", "AWSLambdaException", None)
 _STATES = OptimizedService("stepfunctions", frozenset({"startExecution"}), "StepFunctions", "AWSStepFunctions",
                            "AWSStepFunctionsException", None)
@@ -73,15 +83,38 @@ class RemoteClients:
                                                           aws_secret_access_key=_SECRET_ACCESS_KEY)
                 client = self._session.client(service, region_name=region, endpoint_url=self.endpoints[service],
                                               config=_CLIENT_CONFIG)
+                client.meta.events.register("before-send", _send_bounded)
                 self._clients[(service, region)] = client
         return client
 
     def call_failed(self, operation: OperationModel, fault: Exception) -> StatesError:
         """No answer from the endpoint: the SDK's client-side failure, as AWS names one it cannot reach."""
         service = operation.service_model.service_name
+        if isinstance(fault, ReadLimitExceeded):
+            return data_limit_exceeded(service)
         prefix = OPTIMIZED[service].error_prefix if service in OPTIMIZED else sdk_v2_service_name(operation.service_model)
         return StatesError(f"{prefix}.SdkClientException",
                            f"Unable to execute HTTP request: {fault} (endpoint {self.endpoints.get(service)})")
+
+
+def _send_bounded(request: AWSPreparedRequest, **_: Any) -> AWSResponse:
+    """Send a botocore request with the bounded reader, answering it in botocore's terms."""
+    import io
+    import urllib.request
+
+    from botocore.awsrequest import AWSResponse
+    from urllib3 import HTTPResponse
+
+    body = request.body
+    data = body.encode() if isinstance(body, str) else bytes(body) if isinstance(body, (bytes, bytearray)) \
+        else body.read() if body is not None else None
+    headers = {name: value.decode() if isinstance(value, bytes) else value for name, value in request.headers.items()}
+    answer = http_exchange(urllib.request.Request(request.url, data=data, headers=headers, method=request.method),
+                           limit_bytes=ANSWER_LIMIT_BYTES, deadline_seconds=ANSWER_DEADLINE_SECONDS,
+                           connect_seconds=_CONNECT_SECONDS)
+    raw = HTTPResponse(body=io.BytesIO(answer.body), headers=answer.headers, status=answer.status,
+                       preload_content=False)
+    return AWSResponse(request.url, answer.status, raw.headers, raw)
 
 
 class RemoteServiceIntegrations(AwsServiceIntegrations):

@@ -57,7 +57,11 @@ class StepFunctionsSdk:
         params = to_request(payload, operation.input_shape) if operation.input_shape is not None else {}
         try:
             decoded = self._decoders[operation.name](params)
-            result = self._service.handle(operation.name, decoded, account=request.account, region=request.region)
+            if operation.name == "StartExecution":  # a child of this execution, as `states:startExecution` starts
+                result = self._service.start_nested_execution(decoded, parent_execution_arn=request.execution_arn,
+                                                              account=request.account, region=request.region)
+            else:
+                result = self._service.handle(operation.name, decoded, account=request.account, region=request.region)
         except ApiError as error:
             raise _sdk_v2_error(error, operation, request) from None
         return from_response(result, operation.output_shape)

@@ -46,6 +46,7 @@ from sfn_emulator.service.errors import (
 )
 from sfn_emulator.service.json_input import check_json_input
 from sfn_emulator.service.names import check_name
+from sfn_emulator.service.nesting import parent_of_new_execution, started_by
 from sfn_emulator.service.pagination import Reversed, paginate
 from sfn_emulator.service.state_machines import describe_revision
 from sfn_emulator.service.store import Alias, ExecutionEntry, Revision, StateMachineRecord, Store
@@ -141,9 +142,15 @@ class ExecutionOperations(ServiceBase):
             state_machine_alias_arn=target.alias_arn,
             trace_header=trace_header,
             test_case=ref.test_case,
+            parent_execution_arn=parent_of_new_execution(store),
         )
 
     # ------------------------------------------------------------------ operations
+    def start_nested_execution(self, params: dict[str, Any], *, parent_execution_arn: str, account: str,
+                               region: str) -> dict[str, Any]:
+        """StartExecution asked for by a task of `parent_execution_arn` (`ControlPlane`)."""
+        with started_by(parent_execution_arn):
+            return self.handle("StartExecution", params, account=account, region=region)
 
     @unlocked_operation
     def start_execution(

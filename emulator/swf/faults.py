@@ -48,6 +48,10 @@ class TooManyTagsFault(SwfFault):
     pass
 
 
+class LimitExceededFault(SwfFault):
+    pass
+
+
 class SwfValidationException(SwfFault):
     """A request the model accepts but SWF's own checks refuse (Coral's validator speaks)."""
 

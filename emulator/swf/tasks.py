@@ -1,7 +1,9 @@
 """Task lists: the decision and activity tasks waiting for a poller, and the long polls waiting for
 them. A poll answers as soon as a task arrives, or after 60 s of clock time with nothing; while the
 clock stands still (manual mode), after 60 s of wall time at most, as AWS's own poll would. Polls
-wait on events, set when work arrives or the clock moves: nothing sleeps in a loop."""
+wait on events, set when work arrives or the clock moves: nothing sleeps in a loop. At most 1,000
+polls wait on one task list at a time (AWS's quota, "Maximum pollers per task list"): one more is
+refused with LimitExceededFault."""
 
 from __future__ import annotations
 
@@ -10,8 +12,10 @@ from datetime import timedelta
 from typing import Any, Callable, Hashable, TypeVar
 
 from sfn_emulator.clock import Clock, wall_monotonic
+from sfn_emulator.swf.faults import LimitExceededFault
 
 POLL_SECONDS = 60.0
+POLLERS_PER_TASK_LIST = 1000
 Answer = TypeVar("Answer")
 
 
@@ -62,7 +66,10 @@ class TaskLists:
                 if self.closed or self._clock.now() >= deadline or wall_monotonic() >= wall_end:
                     return None
                 with self._waiters_lock:
-                    self._waiters.setdefault(key, set()).add(event)
+                    waiting = self._waiters.setdefault(key, set())
+                    if len(waiting) >= POLLERS_PER_TASK_LIST:
+                        raise LimitExceededFault(f"The task list already has {POLLERS_PER_TASK_LIST} pollers waiting.")
+                    waiting.add(event)
             try:
                 wall_left = wall_end - wall_monotonic()
                 until_deadline = self._clock.wall_seconds_until(deadline)

@@ -1,7 +1,9 @@
 """Serving a WSGI app with waitress, a threaded production server, in the foreground or a thread.
 
 What is served over HTTP is guarded by `LocalOnly`: requests a web page on another site could send
-are refused, and only loopback hosts, the address bound, and `allowed_hosts` are answered.
+are refused, and only loopback hosts, the address bound, and `allowed_hosts` are answered. Calls that
+wait (long polls, synchronous executions, fetches) are served in a lane of their own
+(`sfn_emulator.wire.lanes`), so they cannot take the request threads from the others.
 """
 
 from __future__ import annotations
@@ -12,14 +14,27 @@ from typing import Any, Callable, Collection
 import waitress
 from waitress import wasyncore
 
+from sfn_emulator.wire.lanes import WAITING_THREADS, LaneDispatcher
 from sfn_emulator.wire.local_only import LocalOnly
 
 WsgiApp = Callable[..., Any]
 WILDCARD_ADDRESSES = ("0.0.0.0", "::", "")
 
-# Request threads. Generous because some calls hold a thread for long: GetActivityTask polls for up
-# to 60 s and StartSyncExecution waits for its execution.
-REQUEST_THREADS = 32
+REQUEST_THREADS = 32  # for the calls that answer at once; the calls that wait have their own lane
+CONNECTION_LIMIT = 1024  # connections waitress's loop watches; those parked by the waiting lane are not counted
+
+
+def _allow_open_files(wanted: int) -> None:
+    """Raise the process's soft limit on open files towards `wanted` (within the hard limit): every
+    connection is one, parked or not."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 class HttpServer:
@@ -31,8 +46,12 @@ class HttpServer:
         self._sockets: dict[int, wasyncore.dispatcher] = {}
         own_hosts = () if host in WILDCARD_ADDRESSES else (host,)
         guarded = LocalOnly(app, allowed_hosts=allowed_hosts, own_hosts=own_hosts)
+        _allow_open_files(CONNECTION_LIMIT + WAITING_THREADS)
+        self.dispatcher = LaneDispatcher()
+        self.dispatcher.set_thread_count(threads)
         self._server = waitress.create_server(
-            guarded, map=self._sockets, host=host, port=port, threads=threads, asyncore_use_poll=True
+            guarded, map=self._sockets, host=host, port=port, threads=threads, asyncore_use_poll=True,
+            connection_limit=CONNECTION_LIMIT, _dispatcher=self.dispatcher,
         )
         self._thread: threading.Thread | None = None
 

@@ -71,7 +71,10 @@ def _jq_workers(pid: int) -> dict[int, str]:
     """The jq worker processes `pid` started, each with its scheduler state (R: running)."""
     children: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        children += [int(child) for child in (task / "children").read_text().split()]
+        try:
+            children += [int(child) for child in (task / "children").read_text().split()]
+        except FileNotFoundError:  # a thread that ended meanwhile (evaluations run on threads of their own)
+            continue
     found = {}
     for child in children:
         try:
@@ -127,9 +130,9 @@ def test_a_memory_bomb_fails_as_a_dead_worker(memory_limit_only: None) -> None:
     assert f"{jq_sandbox.MEMORY_LIMIT_BYTES >> 20} MiB" in failed.value.cause
 
 
-@pytest.mark.parametrize("field", ["condition", "inputFilter", "expression", "enterResultHandler"])
-def test_a_spinning_expression_fails_its_execution_while_others_run_and_the_api_answers(
-        field: str, driver: Driver, short_limit: None) -> None:
+def _spin_then_start_quick(field: str, driver: Driver) -> tuple[str, str]:
+    """An execution whose `field` spins (once a worker is seen evaluating it), then a quick one beside it:
+    their ARNs."""
     spin = driver.call("create_state_machine", name="spin", roleArn=ROLE,
                        definition=json.dumps(_document(field, SPIN)))["stateMachineArn"]
     quick = driver.call("create_state_machine", name="quick", roleArn=ROLE,
@@ -137,7 +140,13 @@ def test_a_spinning_expression_fails_its_execution_while_others_run_and_the_api_
     compile_expression("${ . }").evaluate(None)  # an idle worker: running (R) from now on means evaluating
     spinning = driver.call("start_execution", stateMachineArn=spin, input="{}")["executionArn"]
     assert _poll(lambda: _spinning(os.getpid())), "no jq worker is evaluating"
-    beside = driver.call("start_execution", stateMachineArn=quick, input='{"n": 1}')["executionArn"]
+    return spinning, driver.call("start_execution", stateMachineArn=quick, input='{"n": 1}')["executionArn"]
+
+
+@pytest.mark.parametrize("field", ["condition", "inputFilter", "expression", "enterResultHandler"])
+def test_a_spinning_expression_fails_its_execution_while_others_run_and_the_api_answers(
+        field: str, driver: Driver, short_limit: None) -> None:
+    spinning, beside = _spin_then_start_quick(field, driver)
     assert driver.call("describe_execution", executionArn=spinning)["status"] == "RUNNING"
     assert {item["name"] for item in driver.call("list_state_machines")["stateMachines"]} == {"spin", "quick"}
     driver.settle()
@@ -194,3 +203,26 @@ def test_a_worker_answers_line_by_line_and_ends_with_its_input() -> None:
     worker.stdin.close()
     assert worker.wait(timeout=60) == 0  # a liveness bound: end of input ends it
     worker.stdout.close()
+
+
+@pytest.fixture
+def long_limit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A limit no test waits for: only an evaluation off the engine's thread lets others finish first."""
+    monkeypatch.setattr(jq_sandbox, "TIME_LIMIT_SECONDS", 600.0)
+    jq_sandbox.stop_workers()
+    yield
+    jq_sandbox.stop_workers()  # ends the spinning worker, and with it the evaluation's thread
+
+
+@pytest.mark.parametrize("field", ["condition", "expression"])
+def test_an_execution_beside_a_spinning_expression_finishes_before_it(field: str, driver: Driver,
+                                                                      long_limit: None) -> None:
+    """jq runs off the engine's thread: an unrelated execution started while another's expression spins
+    runs to its end while that one is still evaluating."""
+    spinning, beside = _spin_then_start_quick(field, driver)
+    assert _poll(lambda: driver.call("describe_execution", executionArn=beside)["status"] != "RUNNING",
+                 attempts=2400), "the execution beside the spinning one did not finish"
+    driver.check_execution(beside, {"status": "SUCCEEDED", "output": {"n": 2}})
+    assert driver.call("describe_execution", executionArn=spinning)["status"] == "RUNNING"
+    driver.call("stop_execution", executionArn=spinning)
+    assert driver.call("describe_execution", executionArn=spinning)["status"] == "ABORTED"

@@ -5,8 +5,11 @@ HTTP server here), in JSON or YAML; whatever cannot be read is a diagnostic at t
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -15,9 +18,11 @@ from typing import Any
 
 import pytest
 from helpers.dialect_driver import Driver
+from helpers.hostile_http import HostileServer
 
 from sfn_emulator.api import run_definition
 from sfn_emulator.cli import main
+from sfn_emulator.dialects.sm4c import references
 
 ROLE = "arn:aws:iam::123456789012:role/sm4c"
 EVENTS = [{"name": "Paid", "type": "order.paid", "source": "payments"}]
@@ -166,3 +171,48 @@ def _refused(driver: Driver, document: dict[str, Any], location: str, message: s
     if driver.api is not None:
         with pytest.raises(driver.api.exceptions.InvalidDefinition):
             driver.call("create_state_machine", name="order", roleArn=ROLE, definition=definition)
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("/forever", "larger than 1048576 bytes"),
+    ("/huge", "declares 104857600 bytes"),
+    ("/drip", "no complete answer within 1 seconds"),
+], ids=["streams-forever", "declares-100MB", "drips"])
+def test_a_document_by_url_is_read_within_its_size_and_deadline(path: str, message: str, hostile_server: HostileServer,
+                                                               driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(references, "FETCH_DEADLINE_SECONDS", 1.0)  # 5 s by default, for the whole fetch
+    _refused(driver, _document(EVENTS, hostile_server.url + path, RETRIES), "/functions", message)
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_a_document_by_file_is_only_a_regular_file(kind: str, tmp_path: Path, driver: Driver) -> None:
+    """/dev/zero never ends and a FIFO without a writer never answers: neither is read."""
+    path = Path("/dev/zero") if kind == "device" else tmp_path / "pipe"
+    if kind == "fifo":
+        os.mkfifo(path)
+    _refused(driver, _document(EVENTS, path.as_uri(), RETRIES), "/functions", "not a regular file")
+
+
+def test_a_slow_document_holds_only_its_own_call(sfn: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documents are read before the service takes its lock: while a CreateStateMachine waits for its
+    `functions` URL, other calls are answered (the document is released only after one has been)."""
+    monkeypatch.setattr(references, "FETCH_DEADLINE_SECONDS", 120.0)
+    held = HostileServer()
+    held.held_body = json.dumps(FUNCTIONS).encode()
+    created: list[Any] = []
+    name = f"slow-{uuid.uuid4().hex[:8]}"
+    definition = json.dumps(_document(EVENTS, held.url + "/held", RETRIES))
+    creating = threading.Thread(target=lambda: created.append(
+        sfn.create_state_machine(name=name, roleArn=ROLE, definition=definition)), daemon=True)
+    try:
+        creating.start()
+        end = time.monotonic() + 120
+        while not held.received("/held"):
+            assert time.monotonic() < end, "the document was not asked for"
+            time.sleep(0.01)
+        assert name not in [machine["name"] for machine in sfn.list_state_machines()["stateMachines"]]
+        held.release.set()
+        creating.join(120)
+    finally:
+        held.close()
+    assert created and created[0]["stateMachineArn"].endswith(f":{name}")

@@ -16,6 +16,9 @@ from typing import Any
 import boto3
 import pytest
 from helpers.clients import TEST_REGION
+from helpers.hostile_http import HostileServer
+
+from sfn_emulator.resources import http_task
 
 ROLE = "arn:aws:iam::123456789012:role/sfn"
 
@@ -288,3 +291,54 @@ def test_test_state_trace_shows_a_failed_answer_and_debug_shows_no_http(sfn: Any
     debug = _test_state(sfn, api, api_key, "/traced", inspectionLevel="DEBUG")
     assert debug["status"] == "SUCCEEDED"
     assert not {"request", "response"} & set(debug["inspectionData"])
+
+
+def _redirect(server: HostileServer, to: str) -> str:
+    return f"{server.url}/redirect?to={urllib.parse.quote(to, safe='')}"
+
+
+@pytest.mark.parametrize("path", ["/forever", "/huge"], ids=["streams-forever", "declares-100MB"])
+def test_an_answer_over_the_payload_quota_fails_with_data_limit_exceeded(sfn: Any, hostile_server: HostileServer,
+                                                                         api_key: str, path: str) -> None:
+    status, failure = run(sfn, {"ApiEndpoint": hostile_server.url + path, "Method": "GET",
+                                "Authentication": {"ConnectionArn": api_key}})
+    assert (status, failure["error"]) == ("FAILED", "States.DataLimitExceeded")
+
+
+def test_an_answer_that_never_completes_fails_at_the_deadline_for_the_whole_request(
+        sfn: Any, hostile_server: HostileServer, api_key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A byte every 0.2 s never lets a per-read timeout fire; the deadline (60 s on AWS, 1 s here) does."""
+    monkeypatch.setattr(http_task, "DEADLINE_SECONDS", 1.0)
+    status, failure = run(sfn, {"ApiEndpoint": hostile_server.url + "/drip", "Method": "GET",
+                                "Authentication": {"ConnectionArn": api_key}})
+    assert (status, failure["error"]) == ("FAILED", "States.Http.Socket")
+    assert "within 1 seconds" in failure["cause"]
+
+
+@pytest.mark.parametrize("kind", ["API_KEY", "BASIC"])
+def test_a_redirect_to_another_origin_carries_nothing_of_the_connection(
+        sfn: Any, hostile_server: HostileServer, other_origin_server: HostileServer, events: Any, kind: str) -> None:
+    auth = ({"ApiKeyAuthParameters": {"ApiKeyName": "X-Api-Key", "ApiKeyValue": "s3cret"}} if kind == "API_KEY"
+            else {"BasicAuthParameters": {"Username": "u", "Password": "p"}})
+    auth["InvocationHttpParameters"] = {"HeaderParameters": [{"Key": "X-Tenant", "Value": "t-secret"}]}
+    landing = f"/landing-{kind}"
+    status, output = run(sfn, {"ApiEndpoint": _redirect(hostile_server, other_origin_server.url + landing), "Method": "GET",
+                               "Headers": {"X-Own": "mine"},
+                               "Authentication": {"ConnectionArn": connection(events, kind, auth)}})
+    assert (status, output["StatusCode"]) == ("SUCCEEDED", 200)
+    [received] = other_origin_server.received(landing)
+    assert not {"x-api-key", "authorization", "x-tenant"} & set(received["headers"])
+    assert received["headers"]["x-own"] == "mine"  # the task's own request goes on
+
+
+def test_a_redirect_within_the_origin_keeps_the_connection(sfn: Any, hostile_server: HostileServer, api_key: str) -> None:
+    status, _ = run(sfn, {"ApiEndpoint": _redirect(hostile_server, "/landing-same-origin"), "Method": "GET",
+                          "Authentication": {"ConnectionArn": api_key}})
+    assert status == "SUCCEEDED"
+    assert hostile_server.received("/landing-same-origin")[0]["headers"]["x-api-key"] == "s3cret"
+
+
+def test_a_redirect_to_another_scheme_is_not_followed(sfn: Any, hostile_server: HostileServer, api_key: str) -> None:
+    status, failure = run(sfn, {"ApiEndpoint": _redirect(hostile_server, "ftp://127.0.0.1/secrets"), "Method": "GET",
+                                "Authentication": {"ConnectionArn": api_key}})
+    assert (status, failure["error"]) == ("FAILED", "States.Http.StatusCode.302")

@@ -16,9 +16,11 @@ from typing import Any
 import boto3
 import pytest
 from helpers.clients import TEST_REGION, make_client
+from helpers.hostile_http import HostileServer
 from helpers.real_endpoints import LambdaInvokeServer, emulator_process, free_port, moto_server_process
 
 from sfn_emulator.config import Settings
+from sfn_emulator.resources import remote_endpoints
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
 
@@ -263,3 +265,21 @@ def test_aws_sdk_sfn_calls_the_endpoint(sfn: Any, child_machines: dict[str, str]
     status, output = run_task(sfn, "arn:aws:states:::aws-sdk:sfn:describeStateMachine",
                               {"StateMachineArn": child_machines["echo"]})
     assert (status, output["StateMachineArn"]) == ("SUCCEEDED", child_machines["echo"])
+
+
+# -- an endpoint that answers as an adversary would ------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/forever", "/drip"], ids=["streams-forever", "drips"])
+def test_an_endpoints_answer_is_read_within_its_size_and_deadline(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over the size (6 MB) the task fails as an oversized result does; past the deadline for the whole
+    call (900 s, 1 s here) as an endpoint that cannot be reached."""
+    monkeypatch.setattr(remote_endpoints, "ANSWER_DEADLINE_SECONDS", 1.0)
+    hostile = HostileServer(every_path=path)
+    try:
+        sfn = next(clients := serve(Settings(port=0, lambda_endpoint=hostile.url)))
+        status, failure = run_task(sfn, f"arn:aws:lambda:{TEST_REGION}:123456789012:function:f", {})
+        clients.close()
+    finally:
+        hostile.close()
+    assert status == "FAILED"
+    assert failure["error"] == ("States.DataLimitExceeded" if path == "/forever" else "Lambda.SdkClientException")

@@ -18,6 +18,10 @@ from sfn_emulator.engine.frame import Frame, to_json_text
 from sfn_emulator.resources.base import REQUEST_RESPONSE, parse_resource
 from sfn_emulator.resources.outcomes import Pending
 
+# A subflow waited for ends with the workflow waiting for it (the specification's `onParentComplete`
+# default, "terminate"): a stopped or failed parent stops the subflow it waits for, and so down a chain.
+_PARENT_ENDED = ("SubflowTerminated", "The workflow that started this subflow and waited for it has ended.")
+
 JSON = Any
 
 
@@ -110,7 +114,7 @@ def subflow(workflow: WorkflowRun, workflow_id: str, wait: bool, data: JSON, fra
         if isinstance(outcome, Pending):
             frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
                        {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
-            result = yield AwaitCompletion(request, outcome.submitted)
+            result = yield AwaitCompletion(request, outcome.submitted, stopped_when_cancelled=_PARENT_ENDED)
         else:
             result = outcome.result
     except StatesError as error:

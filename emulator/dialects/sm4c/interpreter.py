@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.asl import errors as names
@@ -56,7 +57,7 @@ from sfn_emulator.dialects.sm4c.model import (
     Transition,
 )
 from sfn_emulator.dialects.sm4c.expressions import Expression
-from sfn_emulator.engine.effects import TRANSITION, Aborted, Fork, Interpreter, Sleep
+from sfn_emulator.engine.effects import TRANSITION, Aborted, Compute, Fork, Interpreter, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 
 from sfn_emulator.dialects.sm4c.host import CANCELLED
@@ -119,10 +120,11 @@ class Instance:
         self.state = state
         frame.emit("TaskStateEntered", "stateEnteredEventDetails",
                    {"name": state.name, "input": to_json_text(self.data), "inputDetails": {"truncated": False}})
-        filtered = state.input_filter.evaluate(self.data) if state.input_filter is not None else UNFILTERED
+        filtered = (yield from evaluated(state.input_filter, self.data)) if state.input_filter is not None \
+            else UNFILTERED
         if state.enter_action is not None:
             result = yield from self.perform(state.enter_action, self.view(filtered), state, frame)
-            self.merge(state.enter_result_handler, result)
+            yield from self.merge(state.enter_result_handler, result)
         if state.start_child is not None:
             yield from self.run_states(state.start_child, frame)
             frame.state_name = state.name
@@ -134,12 +136,12 @@ class Instance:
             transition = yield from self.choose(state, self.view(filtered), frame)
             if transition.action is not None:
                 result = yield from self.perform(transition.action, self.view(filtered), state, frame)
-                self.merge(transition.result_handler, result)
+                yield from self.merge(transition.result_handler, result)
             if transition.next_state is not None:
                 break
         if state.exit_action is not None:
             result = yield from self.perform(state.exit_action, self.view(filtered), state, frame)
-            self.merge(state.exit_result_handler, result)
+            yield from self.merge(state.exit_result_handler, result)
         self.exited(state, frame)
         return self.machine.states_by_name[transition.next_state]
 
@@ -152,9 +154,9 @@ class Instance:
         as the state is entered, for the rest of the state; else the data as it is now."""
         return self.data if filtered is UNFILTERED else filtered
 
-    def merge(self, handler: Expression | None, value: JSON) -> None:
+    def merge(self, handler: Expression | None, value: JSON) -> Interpreter:
         if handler is not None:
-            self.data = handler.evaluate(self.data, value)
+            self.data = yield from evaluated(handler, self.data, value)
 
     # -- transitions ------------------------------------------------------------------------------
     def choose(self, state: State, data: JSON, frame: Frame) -> Interpreter:
@@ -165,7 +167,7 @@ class Instance:
         if implicit is not None:
             return implicit
         for transition in transitions:
-            if transition.conditional and transition.condition.holds(data):
+            if transition.conditional and (yield from holds(transition.condition, data)):
                 return transition
         on_events = [t for t in transitions if t.on_events]
         on_timeout = next((t for t in transitions if t.on_timeout), None)
@@ -205,12 +207,12 @@ class Instance:
                 if candidate != definition:
                     continue
                 group = next(t for t in on_events if t.index == transition_index).event_groups[group_index]
-                if group.condition is None or group.condition.holds(value):
+                if group.condition is None or (yield from holds(group.condition, value)):
                     matched.setdefault((transition_index, group_index), value)
             for transition in on_events:
                 if all((transition.index, g) in matched for g in range(len(transition.event_groups))):
                     for g, group in enumerate(transition.event_groups):
-                        self.merge(group.result_handler, matched[(transition.index, g)])
+                        yield from self.merge(group.result_handler, matched[(transition.index, g)])
                     return transition
 
     # -- actions ----------------------------------------------------------------------------------
@@ -222,11 +224,14 @@ class Instance:
                 return (yield from self.recorded(action, data, state, frame, attempt))
             except StatesError as error:
                 failure = {"error": error.error, "cause": error.cause}
-                handler = next((h for h in action.error_handlers
-                                if h.condition is None or h.condition.holds(failure)), None)
+                handler = None
+                for candidate in action.error_handlers:
+                    if candidate.condition is None or (yield from holds(candidate.condition, failure)):
+                        handler = candidate
+                        break
                 if handler is None:
                     raise
-                self.merge(handler.result_handler, failure)
+                yield from self.merge(handler.result_handler, failure)
                 if handler.retry_policy is None:
                     return None
                 if attempt >= handler.retry_policy.max_attempts:
@@ -239,7 +244,7 @@ class Instance:
     def recorded(self, action: Action, data: JSON, state: State, frame: Frame, attempt: int) -> Interpreter:
         """One attempt of an action, between its task events."""
         ids = self.task_ids(action)
-        given = self.action_input(action, data)
+        given = yield from self.action_input(action, data)
         frame.emit("TaskScheduled", "taskScheduledEventDetails",
                    {**ids, "region": self.run.execution.region, "parameters": to_json_text(given)})
         frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
@@ -267,24 +272,25 @@ class Instance:
                 return {"resourceType": EVENTS_RESOURCE, "resource": "produceEvent"}
         return {"resourceType": RESOURCE_TYPE, "resource": action.kind}
 
-    def action_input(self, action: Action, data: JSON) -> JSON:
+    def action_input(self, action: Action, data: JSON) -> Interpreter:
         """What an action is given, as its `TaskScheduled` shows it."""
         match action:
             case InvokeFunctionAction() | InvokeSubflowAction():
-                return action.arguments.evaluate(data)
+                return (yield Compute(partial(action.arguments.evaluate, data)))
             case SendEventAction():
-                body = action.expression.evaluate(data) if action.expression is not None else None
-                return self.host.cloud_event(action.event, body, action.context_attributes.evaluate(data))
+                body = (yield from evaluated(action.expression, data)) if action.expression is not None else None
+                attributes = yield Compute(partial(action.context_attributes.evaluate, data))
+                return self.host.cloud_event(action.event, body, attributes)
             case DelayAction():
                 return {"timeout": action.timeout}
             case ForEachAction():
-                return action.input.evaluate(data)
+                return (yield from evaluated(action.input, data))
         return None
 
     def execute(self, action: Action, data: JSON, given: JSON, state: State, frame: Frame, attempt: int) -> Interpreter:
         match action:
             case InjectDataAction():
-                return action.expression.evaluate(data)
+                return (yield from evaluated(action.expression, data))
             case DelayAction():
                 yield Sleep(self.run.now() + timedelta(seconds=action.timeout))
                 return None
@@ -331,6 +337,17 @@ class Instance:
             self.completions += 1
             return self.completions, result
         return branch
+
+
+def evaluated(expression: Expression, data: JSON, value: JSON = None) -> Interpreter:
+    """An expression's value, evaluated off the engine's thread (`Compute`): a jq program that runs
+    to its time limit delays only its own execution."""
+    return (yield Compute(partial(expression.evaluate, data, value)))
+
+
+def holds(condition: Expression, data: JSON) -> Interpreter:
+    """A condition's truth, evaluated off the engine's thread (see `evaluated`)."""
+    return (yield Compute(partial(condition.holds, data)))
 
 
 def task_failed(frame: Frame, ids: dict[str, str], error: StatesError) -> None:

@@ -5,7 +5,9 @@ What a local emulator can honour:
 - `file://` URIs, and paths relative to the definition's own file when it was read from one
   (`sfn-emulator run|validate|graph`, `create_state_machine`/`run_definition` with a path): `anchor`
   turns those into `file://` URIs as the file is read, since the text alone no longer knows its place;
-- `http://` and `https://` URIs, fetched with a short timeout.
+- `http://` and `https://` URIs, fetched within a short deadline for the whole fetch.
+Either is read up to the size quota of a state machine definition (1 MB), a file only when it is a
+regular file (`sfn_emulator.resources.bounded_reads`).
 The resource is JSON or YAML: the array itself, or an object holding it under the same key (as a
 Serverless Workflow document's `functions` file does). Anything else is an `UnresolvableReference`,
 which the parser reports as a diagnostic at the attribute.
@@ -14,23 +16,49 @@ which the parser reports as a diagnostic at the attribute.
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.request
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from sfn_emulator.dialects.documents import load_document
+from sfn_emulator.resources.bounded_reads import ReadLimitExceeded, http_exchange, read_file
 
 JSON = Any
 REFERENCE_KEYS = ("events", "functions", "retries")  # the attributes the document allows by URI
-FETCH_TIMEOUT_SECONDS = 5.0  # an unreachable server fails validation quickly rather than hangs it
+FETCH_DEADLINE_SECONDS = 5.0  # a slow or unreachable server fails validation quickly rather than hangs it
+DOCUMENT_LIMIT_BYTES = 1_048_576  # the quota on a state machine definition's size
 _REMOTE_SCHEMES = ("http", "https")
 
 
 class UnresolvableReference(ValueError):
     """A reference that cannot be read as the definitions it names; the message says why."""
+
+
+# What `read_first` read, by reference, for the parse that follows in the same context.
+_READ_FIRST: ContextVar[dict[str, str | UnresolvableReference] | None] = ContextVar("sm4c_read_first", default=None)
+
+
+@contextmanager
+def read_first(document: JSON) -> Iterator[None]:
+    """Read what `document` references now, so that parsing it within the block reads nothing: the
+    service reads a definition's documents before it takes its lock, never while holding it."""
+    texts: dict[str, str | UnresolvableReference] = {}
+    for key in REFERENCE_KEYS if isinstance(document, dict) else ():
+        reference = document.get(key)
+        if isinstance(reference, str) and reference:
+            try:
+                texts[reference] = _fetch(reference)
+            except UnresolvableReference as error:
+                texts[reference] = error
+    token = _READ_FIRST.set(texts)
+    try:
+        yield
+    finally:
+        _READ_FIRST.reset(token)
 
 
 def is_relative(reference: str) -> bool:
@@ -81,6 +109,13 @@ def resolve(reference: str, key: str) -> list[JSON]:
 
 
 def _read(reference: str) -> str:
+    known = (_READ_FIRST.get() or {}).get(reference)
+    if isinstance(known, UnresolvableReference):
+        raise known
+    return known if known is not None else _fetch(reference)
+
+
+def _fetch(reference: str) -> str:
     if is_relative(reference):
         raise UnresolvableReference(
             f"The relative reference '{reference}' can only be resolved against the definition's file: read the "
@@ -89,15 +124,17 @@ def _read(reference: str) -> str:
     if parts.scheme == "file":
         path = Path(url2pathname(parts.path))
         try:
-            return path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
+            return read_file(path, limit_bytes=DOCUMENT_LIMIT_BYTES).decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError, ReadLimitExceeded) as error:
             raise UnresolvableReference(f"Cannot read '{reference}': {error}") from None
     if parts.scheme in _REMOTE_SCHEMES:
         try:
-            with urllib.request.urlopen(reference, timeout=FETCH_TIMEOUT_SECONDS) as answer:  # noqa: S310 - http(s) only
-                return answer.read().decode("utf-8-sig")
-        except (urllib.error.URLError, OSError, UnicodeDecodeError, ValueError) as error:
-            reason = error if isinstance(error, urllib.error.HTTPError) else getattr(error, "reason", None) or error
-            raise UnresolvableReference(f"Cannot fetch '{reference}': {reason}") from None
+            answer = http_exchange(urllib.request.Request(reference), limit_bytes=DOCUMENT_LIMIT_BYTES,
+                                   deadline_seconds=FETCH_DEADLINE_SECONDS, follow_redirects=True)
+            if not 200 <= answer.status < 300:
+                raise ValueError(f"HTTP Error {answer.status}: {answer.reason}")
+            return answer.body.decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise UnresolvableReference(f"Cannot fetch '{reference}': {error}") from None
     raise UnresolvableReference(f"The reference '{reference}' has the scheme '{parts.scheme}': "
                                 "only file://, http:// and https:// URIs (or a path relative to the definition's file) are read")
