@@ -20,6 +20,7 @@ from typing import Any
 
 from sfn_emulator.persistence.migrations import migrate
 from sfn_emulator.persistence.records import Document, dumps, loads
+from sfn_emulator.resources.aws import moto_state
 
 DATABASE_NAME = "sfn-emulator.sqlite3"
 
@@ -99,16 +100,21 @@ class Database:
     def put_clock(sql: sqlite3.Connection, clock: Document) -> None:
         sql.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('clock', ?)", (dumps(clock),))
 
-    def put_moto_state(self, blob: bytes | None) -> None:
-        """Keep moto's backends (`None`: none kept)."""
+    def append_moto_request(self, entry: moto_state.Entry) -> None:
+        """Add one request to moto's journal."""
         with self.transaction() as sql:
-            self._put_moto_state(sql, blob)
+            sql.execute("INSERT INTO moto_journal (body) VALUES (?)", (moto_state.encode_entry(entry).decode("utf-8"),))
+
+    def put_moto_journal(self, entries: list[moto_state.Entry]) -> None:
+        """Make moto's journal exactly `entries`."""
+        with self.transaction() as sql:
+            self._put_moto_journal(sql, entries)
 
     @staticmethod
-    def _put_moto_state(sql: sqlite3.Connection, blob: bytes | None) -> None:
-        sql.execute("DELETE FROM moto_state")
-        if blob is not None:
-            sql.execute("INSERT INTO moto_state (id, body) VALUES (1, ?)", (blob,))
+    def _put_moto_journal(sql: sqlite3.Connection, entries: list[moto_state.Entry]) -> None:
+        sql.execute("DELETE FROM moto_journal")
+        sql.executemany("INSERT INTO moto_journal (body) VALUES (?)",
+                        [(moto_state.encode_entry(entry).decode("utf-8"),) for entry in entries])
 
     @staticmethod
     def forget(sql: sqlite3.Connection, account: str | None) -> None:
@@ -130,7 +136,7 @@ class Database:
                 self.add_events(sql, execution["start"]["arn"], execution["events"])
             if state.get("clock") is not None:
                 self.put_clock(sql, state["clock"])
-            self._put_moto_state(sql, state.get("moto"))
+            self._put_moto_journal(sql, state.get("moto") or [])
 
     # -- reading ---------------------------------------------------------------------------------
     def load(self) -> Document:
@@ -148,8 +154,8 @@ class Database:
                                    for arn, start, progress in sql.execute("SELECT arn, start, progress FROM executions")]
             clock = sql.execute("SELECT value FROM meta WHERE key = 'clock'").fetchone()
             state["clock"] = loads(clock[0]) if clock else None
-            moto = sql.execute("SELECT body FROM moto_state").fetchone()
-            state["moto"] = bytes(moto[0]) if moto else None
+            state["moto"] = [moto_state.decode_entry(body)
+                             for (body,) in sql.execute("SELECT body FROM moto_journal ORDER BY seq")]
             return state
 
 

@@ -28,7 +28,6 @@ Mounting is one call on the Flask app:  `mount_aws_passthrough(app, default_acco
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Callable, Iterable
 
 from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, moto_state
@@ -46,28 +45,22 @@ def make_passthrough_app(*, default_account: str) -> WSGIApp:
 
     moto's server is made (and moto imported) on the first request for another service: a
     server most runs never send one to starts without it."""
-    moto_apps: list[WSGIApp] = []
-    lock = threading.Lock()
-
-    def moto_app() -> WSGIApp:
-        with lock:
-            if not moto_apps:
-                from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
-
-                moto_apps.append(DomainDispatcherApplication(create_backend_app))
-            return moto_apps[0]
-
     def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if _ENVIRON_ACCOUNT_KEY not in environ:
             scope = credential_scope(environ)
             environ[_ENVIRON_ACCOUNT_KEY] = scope.account(default_account) if scope else default_account
 
+        statuses: list[int] = []
+
         def start_without_cors(status: str, headers: list[tuple[str, str]], *exc_info: Any) -> Any:
+            statuses.append(int(status.split()[0]))
             kept = [(name, value) for name, value in headers if not name.lower().startswith("access-control-")]
             return start_response(status, kept, *exc_info)
 
-        answer = moto_app()(environ, start_without_cors)
-        moto_state.changed(str(environ.get("REQUEST_METHOD", "GET")))  # kept before the answer is sent
+        entry = moto_state.http_request(environ)
+        with moto_state.seeded(entry.seed):
+            answer = moto_state.server_app()(environ, start_without_cors)
+        moto_state.served(entry, statuses[-1] if statuses else 500)  # kept before the answer is sent
         return answer
 
     return serve

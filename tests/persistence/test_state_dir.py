@@ -245,10 +245,10 @@ def test_a_version_1_database_is_upgraded(tmp_path: Path) -> None:
         assert (described["status"], described["output"]) == ("SUCCEEDED", '"world"')
         assert len(types(emulator, execution["executionArn"])) == 4
     with sqlite3.connect(state_dir / DATABASE_NAME) as upgraded:
-        assert upgraded.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert upgraded.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         assert upgraded.execute("SELECT key FROM meta").fetchall() == [("clock",)]
         assert upgraded.execute("SELECT count(*) FROM map_runs").fetchone()[0] == 0
-        assert upgraded.execute("SELECT count(*) FROM moto_state").fetchone()[0] == 0
+        assert upgraded.execute("SELECT count(*) FROM moto_journal").fetchone()[0] == 0
 
 
 def test_a_database_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
