@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic, InvalidDefinitionError
 from sfn_emulator.definition_files import OverexpandedYaml
-from sfn_emulator.dialects.documents import read_document
+from sfn_emulator.dialects.documents import load_document, read_document  # load_document: for dialects of plugins
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.frame import Run
