@@ -24,7 +24,7 @@ from msgspec import Struct, field
 from sfn_emulator.clock import Clock
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import ABORTED, RUNNING, SUCCEEDED
-from sfn_emulator.persistence import records
+from sfn_emulator.persistence import checks, records
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
 from sfn_emulator.service.store import ExecutionEntry, Store
@@ -78,11 +78,14 @@ def build(state: records.Document) -> Loaded:
         return _build(state)
     except ApiError as error:  # a definition the parser refuses
         raise StateError(f"a stored definition is not valid: {error}") from None
+    except checks.RecordError as error:
+        raise StateError(f"a record is not valid: {error}") from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         raise StateError(f"the state is malformed ({type(error).__name__}: {error})") from None
 
 
 def _build(state: records.Document) -> Loaded:
+    checks.clock(state.get("clock"))
     definitions = records.Definitions()
     stores: dict[tuple[str, str], Store] = {}
 
@@ -140,7 +143,6 @@ def install(loaded: Loaded, service: StepFunctionsService, engine: Engine) -> li
 
 
 def clock_document(state: records.Document) -> tuple[Any, str] | None:
-    """(time, mode) the state's clock was at, if it says."""
-    clock = state.get("clock")
-    return (clock["time"], clock["mode"]) if clock else None
+    """(time, mode) the state's clock was at, if it says (checked by `build`)."""
+    return checks.clock(state.get("clock"))
 
