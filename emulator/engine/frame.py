@@ -141,7 +141,7 @@ class Frame:
     __slots__ = (
         "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count", "counts_retries",
         "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned", "resumed_entry",
-        "resumed_token",
+        "resumed_token", "resumed_attempt",
     )
 
     def __init__(self, run: Run, prev_event_id: int, *, nested: bool = False, interleave: bool = False,
@@ -167,6 +167,9 @@ class Frame:
         # the history (an execution continued after a restart): that state is not entered again.
         self.resumed_entry: tuple[int, datetime] | None = None
         self.resumed_token: str | None = None  # the task token its Task gave out before the restart: kept
+        # The history events of its Task's attempt under way at the restart (`resumed_attempt`): what
+        # was recorded is not recorded again, nor what was sent sent again.
+        self.resumed_attempt: dict[str, Any] | None = None
 
     def inspect(self, step: str, value: JSON) -> None:
         if self.inspection is not None:
