@@ -4,10 +4,13 @@
 What a loaded execution that was RUNNING does (the rule the README's Persistence section states):
 - a top-level execution goes on in the top-level state it was in, from the input and with the
   workflow variables that state was entered with; its history goes on from its last event (the
-  state is not entered again when its …StateEntered event is there). Work that state had under way
-  starts again within it: a Wait ends at its entry time plus its duration, on the clock; a Task
-  calls its resource again, as a retry would, with the task token it gave out before (an activity
-  task is scheduled again; a callback is sent again); a Parallel's branches or an inline Map's iterations run again. Its
+  state is not entered again when its …StateEntered event is there). A Task attempt that was
+  waiting on someone outside (a callback's message sent, an activity a worker took, a `.sync` job
+  submitted) waits on unseen, with the same token and nothing recorded or sent again
+  (`engine.scheduling.lifecycle.resumed_attempt`); what had not yet gone out starts again within
+  the state, as a retry would: a Wait ends at its entry time plus its duration, on the clock; an
+  activity no worker took is queued again and an unanswered call made again, with the task token
+  given out before; a Parallel's branches or an inline Map's iterations run again. Its
   TimeoutSeconds still counts from its start date, on the clock.
 - a Distributed Map's child execution is closed as aborted (States.Runtime, `INTERRUPTED_CAUSE`),
   and its map run too: its parent enters the Map state again and starts a new run.
