@@ -64,7 +64,10 @@ class StateDirectory:
 
     def attach(self, service: StepFunctionsService, engine: Engine, clock: Clock) -> None:
         """Load the stored state (and moto's backends) into the service and engine, then record every change."""
-        _say_refused(moto_state.load(self._state["moto"]), self.database.path)
+        if self._state["moto"]:
+            _say_refused(moto_state.load(self._state["moto"]), self.database.path)
+        else:  # a directory that holds none keeps moto as this process holds it (the same journal)
+            self.database.put_moto_journal(moto_state.journal())
         self.moto_keeper = MotoKeeper(self.database)
         self.recorder = Recorder(self.database, service, engine, clock)
         for entry, revision_type in restore.install(self._loaded, service, engine):

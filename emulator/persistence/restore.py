@@ -142,6 +142,7 @@ def install(loaded: Loaded, service: StepFunctionsService, engine: Engine) -> li
             engine.abandon(execution, INTERRUPTED_CAUSE)
         else:
             engine.resume(execution, point, variables, token)
+    engine.barrier()  # each is waiting again (its token answerable) before anyone can call
     return [(entry, revision_type) for entry, _, _, _, revision_type in loaded.running]
 
 

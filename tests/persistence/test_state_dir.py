@@ -120,23 +120,40 @@ def test_the_execution_timeout_counts_from_the_start_across_a_restart(reopen: An
     assert status(emulator, execution) == "TIMED_OUT"
 
 
-def test_an_activity_task_is_scheduled_again_with_the_token_it_gave_out(reopen: Any) -> None:
+def test_an_activity_a_worker_took_waits_on_for_its_token(reopen: Any) -> None:
+    """The worker that took it before the restart answers it: nothing is scheduled or recorded again."""
     emulator = reopen()
     activity = emulator.service.create_activity(name="worker")["activityArn"]
     arn = machine(emulator, {"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": activity, "End": True}}})
     execution = emulator.service.start_execution(stateMachineArn=arn, input='{"job": 7}')["executionArn"]
     taken = emulator.service.get_activity_task(activityArn=activity)
     assert emulator.clock.run_until_idle(WAIT_BOUND)
+    before = types(emulator, execution)
     emulator = reopen()
-    again = emulator.service.get_activity_task(activityArn=activity)
-    assert (again["taskToken"], json.loads(again["input"])) == (taken["taskToken"], {"job": 7})
+    assert types(emulator, execution) == before == ["ExecutionStarted", "TaskStateEntered", "ActivityScheduled",
+                                                    "ActivityStarted"]
     emulator.service.send_task_success(taskToken=taken["taskToken"], output='{"done": true}')
     assert emulator.clock.run_until_idle(WAIT_BOUND)
     described = emulator.service.describe_execution(executionArn=execution)
     assert (described["status"], described["output"]) == ("SUCCEEDED", '{"done":true}')
+    assert types(emulator, execution) == [*before, "ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"]
+
+
+def test_an_activity_no_worker_took_is_queued_again_with_the_token_it_gave_out(reopen: Any) -> None:
+    emulator = reopen()
+    activity = emulator.service.create_activity(name="worker")["activityArn"]
+    arn = machine(emulator, {"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": activity, "End": True}}})
+    execution = emulator.service.start_execution(stateMachineArn=arn, input='{"job": 7}')["executionArn"]
+    assert emulator.clock.run_until_idle(WAIT_BOUND)
+    token = emulator.engine.top_task_token(execution)
+    emulator = reopen()
+    taken = emulator.service.get_activity_task(activityArn=activity)
+    assert (taken["taskToken"], json.loads(taken["input"])) == (token, {"job": 7})
+    emulator.service.send_task_success(taskToken=token, output='{"done": true}')
+    assert emulator.clock.run_until_idle(WAIT_BOUND)
     assert types(emulator, execution) == ["ExecutionStarted", "TaskStateEntered", "ActivityScheduled",
-                                          "ActivityStarted", "ActivityScheduled", "ActivityStarted",
-                                          "ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"]
+                                          "ActivityStarted", "ActivitySucceeded", "TaskStateExited",
+                                          "ExecutionSucceeded"]
 
 
 def test_a_failed_execution_can_be_redriven_after_a_restart(reopen: Any) -> None:
