@@ -13,8 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from sfn_emulator.asl.model import StateMachine, distributed_map_processors
-from sfn_emulator.persistence import checks
 from sfn_emulator.engine.execution import Execution, HistoryEvent, MapRun
+from sfn_emulator.persistence import checks
 from sfn_emulator.service.definitions import parse_or_raise
 from sfn_emulator.service.store import Alias, ActivityRecord, ExecutionEntry, Revision, StateMachineRecord, Version
 
