@@ -134,7 +134,14 @@ def http_request(environ: dict[str, Any]) -> HttpRequest:
     """The journal entry of a WSGI request about to reach moto; its body is read and put back."""
     length = str(environ.get("CONTENT_LENGTH") or "")
     stream = environ.get("wsgi.input")
-    body = stream.read(int(length)) if length.isdigit() and stream is not None else b""
+    if stream is None:
+        body = b""
+    elif length.isdigit():
+        body = stream.read(int(length))
+    elif environ.get("wsgi.input_terminated"):  # a chunked body the server ends itself
+        body = stream.read()
+    else:
+        body = b""
     environ["wsgi.input"] = io.BytesIO(body)
     cgi = {key: value for key, value in environ.items() if key.isupper() and isinstance(value, str)}
     return HttpRequest(cgi, body, _fresh_seed())
