@@ -8,6 +8,7 @@ is used (`AWS_ACCOUNT_ID`, `AWS_DEFAULT_REGION`, `WAIT_TIME_SCALE`, `SFN_MOCK_CO
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +45,7 @@ class Settings(Struct, frozen=True):
     function_timeout: float = DEFAULT_FUNCTION_TIMEOUT
     mock_config: Path | None = None
     state_dir: Path | None = None
+    allowed_file_roots: tuple[Path, ...] = ()
     log_level: str = "INFO"
     lambda_endpoint: str | None = None
     sqs_endpoint: str | None = None
@@ -178,6 +180,11 @@ def _path(text: str) -> Path:
     return Path(text).expanduser()
 
 
+def _directories(text: str) -> tuple[Path, ...]:
+    """Directories separated by the platform's path separator (':' on POSIX, as in PATH)."""
+    return tuple(Path(part).expanduser() for part in text.split(os.pathsep) if part.strip())
+
+
 def _instant(text: str) -> datetime:
     try:
         return parse_time(text)
@@ -227,6 +234,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("state_dir", "--state-dir", "SFN_EMULATOR_STATE_DIR", _path,
            "keep every resource, execution and history, and the clock, in an SQLite database in DIR, "
            "loaded at start (default: in memory only)", metavar="DIR"),
+    Option("allowed_file_roots", "--allowed-file-roots", "SFN_EMULATOR_ALLOWED_FILE_ROOTS", _directories,
+           f"directories under which file:// references of definitions sent to the API may be read, separated by "
+           f"'{os.pathsep}' (default: none)", metavar="DIRS"),
     Option("log_level", "--log-level", "SFN_EMULATOR_LOG_LEVEL", _one_of(LOG_LEVELS, upper=True),
            "logging threshold", choices=LOG_LEVELS),
     *(Option(field_name, f"--{field_name.replace('_', '-')}", field_name.upper(), _endpoint_url,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from functools import cache
 from typing import TYPE_CHECKING
@@ -20,10 +20,18 @@ if TYPE_CHECKING:
 
 STDIN = "-"  # the source that names standard input on a command line
 YAML_SUFFIXES = (".yaml", ".yml")
+# The values a YAML document may stand for once its aliases are expanded: one per byte of the largest
+# definition Step Functions takes, more than any definition can spell out. A "billion laughs" (aliases
+# of aliases, a kilobyte standing for 10^9 values) is refused while it is read, before it is used.
+MAX_YAML_VALUES = 1_048_576
 
 
 class UnreadableDefinition(ValueError):
     """A definition that cannot be read or is not JSON-shaped data; the message says which and why."""
+
+
+class OverexpandedYaml(ValueError):
+    """A YAML document whose aliases stand for more than JSON-shaped data may (see MAX_YAML_VALUES)."""
 
 
 @cache
@@ -38,7 +46,44 @@ def json_shaped_yaml_loader() -> type[yaml.SafeLoader]:
             for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
         }
 
+        def compose_document(self) -> yaml.Node:
+            node = super().compose_document()
+            if node is not None:
+                _check_expansion(node, yaml)
+            return node
+
     return JsonShapedYamlLoader
+
+
+def _check_expansion(root: yaml.Node, yaml: Any) -> None:
+    """OverexpandedYaml when the document's aliases make it stand for more than MAX_YAML_VALUES values, or
+    for a value that holds itself (JSON has neither). Each node is counted once, its size kept, so
+    the check costs what the document's text does, not what it stands for."""
+    sizes: dict[int, int] = {}
+    ancestors: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_counted = stack.pop()
+        key = id(node)
+        children = _children(node, yaml)
+        if children_counted:
+            ancestors.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in children)
+            if sizes[key] > MAX_YAML_VALUES:
+                raise OverexpandedYaml(f"the YAML document's aliases expand it to more than {MAX_YAML_VALUES} values "
+                                     "(an alias bomb); write the values out instead")
+        elif key in ancestors:
+            raise OverexpandedYaml("the YAML document holds itself through an alias, which JSON cannot")
+        elif key not in sizes:
+            ancestors.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+
+
+def _children(node: yaml.Node, yaml: Any) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
 
 def is_yaml_file(path: str | Path) -> bool:
@@ -81,7 +126,7 @@ def _as_json_text(text: str, shown: str, *, yaml_file: bool) -> str:
 
     try:
         value = yaml.load(text, Loader=json_shaped_yaml_loader())  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as error:
+    except (yaml.YAMLError, OverexpandedYaml) as error:
         raise UnreadableDefinition(f"{shown} is neither JSON nor valid YAML: {error}") from None
     try:
         return json.dumps(value)

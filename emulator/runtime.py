@@ -33,6 +33,7 @@ from sfn_emulator import long_lived
 from sfn_emulator.clock import Clock
 from sfn_emulator.config import Settings
 from sfn_emulator import dialects
+from sfn_emulator.dialects import local_files
 from sfn_emulator.coverage.recorder import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.event_bus import EventBus
@@ -167,6 +168,7 @@ class Emulator:
         (`--functions` for the CLI, `sfn_emulator.register` in pytest, ...)."""
         self.settings = settings
         self.function_hint = function_hint
+        local_files.allow_under(settings.allowed_file_roots)  # before a state directory's definitions are parsed
         self.state = _open_state_dir(settings.state_dir)
         clock_mode = self.state.clock_mode(settings.clock) if self.state else settings.clock
         clock_start = self.state.clock_start(clock_mode, settings.clock_start) if self.state else settings.clock_start

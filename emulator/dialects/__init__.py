@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic, InvalidDefinitionError
-from sfn_emulator.dialects.documents import load_document
+from sfn_emulator.definition_files import OverexpandedYaml
+from sfn_emulator.dialects.documents import load_document, read_document  # load_document: for dialects of plugins
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.frame import Run
@@ -97,7 +98,12 @@ def dialect_of(text: str, name: str | None = None) -> Dialect:
     if name is not None:
         return dialect_named(name)
     asl = _DIALECTS[ASL]
-    document = load_document(text)
+    try:
+        document = read_document(text)
+    except OverexpandedYaml:
+        raise
+    except ValueError:
+        document = None
     if document is None or asl.recognises(document):
         return asl
     return next((dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), asl)
@@ -133,14 +139,25 @@ def read_anchored(source: str) -> str:
 
 def parse(text: str, *, state_machine_type: str = "STANDARD", dialect: str | None = None) -> Any:
     """The compiled model of a definition in its dialect, or InvalidDefinitionError."""
-    return dialect_of(text, dialect).parse(text, state_machine_type=state_machine_type)
+    try:
+        chosen = dialect_of(text, dialect)
+    except OverexpandedYaml as error:
+        raise InvalidDefinitionError([_overexpanded(error)]) from None
+    return chosen.parse(text, state_machine_type=state_machine_type)
 
 
 def validate(text: str, *, state_machine_type: str = "STANDARD", severity: str = ERROR, max_results: int = 100,
              dialect: str | None = None) -> list[Diagnostic]:
     """ValidateStateMachineDefinition's diagnostics for a definition in its dialect."""
-    return dialect_of(text, dialect).validate(text, state_machine_type=state_machine_type, severity=severity,
-                                              max_results=max_results)
+    try:
+        chosen = dialect_of(text, dialect)
+    except OverexpandedYaml as error:
+        return [_overexpanded(error)]
+    return chosen.validate(text, state_machine_type=state_machine_type, severity=severity, max_results=max_results)
+
+
+def _overexpanded(error: OverexpandedYaml) -> Diagnostic:
+    return Diagnostic(ERROR, SCHEMA_VALIDATION_FAILED, f"Invalid YAML: {error}")
 
 
 def graph_of(definition: str) -> Graph:

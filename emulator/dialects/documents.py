@@ -14,14 +14,26 @@ from typing import Any
 def load_document(text: str) -> Any:
     """The JSON value `text` spells (JSON first, then YAML); None when it is neither."""
     try:
+        return read_document(text)
+    except ValueError:
+        return None
+
+
+def read_document(text: str) -> Any:
+    """The JSON value `text` spells (JSON first, then YAML); ValueError saying why when it is neither,
+    OverexpandedYaml (a ValueError) when it is YAML whose aliases stand for too much (refused as it
+    is read: see `definition_files.MAX_YAML_VALUES`)."""
+    try:
         return json.loads(text)
-    except (ValueError, RecursionError):
-        pass
+    except (ValueError, RecursionError) as error:
+        json_error = error
     import yaml
 
-    from sfn_emulator.definition_files import json_shaped_yaml_loader
+    from sfn_emulator.definition_files import OverexpandedYaml, json_shaped_yaml_loader
 
     try:
         return yaml.load(text, Loader=json_shaped_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+    except OverexpandedYaml:
+        raise
     except (yaml.YAMLError, RecursionError, ValueError):
-        return None
+        raise ValueError(f"Invalid JSON or YAML: {json_error}") from None

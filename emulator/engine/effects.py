@@ -51,6 +51,7 @@ class AwaitToken(Struct, frozen=True, gc=False):
     timeout_seconds: float | None = None
     heartbeat_seconds: float | None = None
     counted_from: datetime | None = None  # when the task started: its timeout runs from there, not from the wait
+    heartbeat_from: datetime | None = None  # when its heartbeat starts counting, if not from `counted_from`
 
 
 class AwaitCompletion(Struct, frozen=True):

@@ -141,7 +141,7 @@ class Frame:
     __slots__ = (
         "run", "prev_event_id", "state_name", "entered_time", "entered_event_id", "retry_count", "counts_retries",
         "map_item", "task_token", "nested", "interleave", "inspection", "variables", "assigned", "resumed_entry",
-        "resumed_token", "place",
+        "resumed_token", "resumed_attempt", "place",
     )
 
     def __init__(self, run: Run, prev_event_id: int, *, nested: bool = False, interleave: bool = False,
@@ -168,6 +168,9 @@ class Frame:
         # the history (an execution continued after a restart): that state is not entered again.
         self.resumed_entry: tuple[int, datetime] | None = None
         self.resumed_token: str | None = None  # the task token its Task gave out before the restart: kept
+        # The history events of its Task's attempt under way at the restart (`resumed_attempt`): what
+        # was recorded is not recorded again, nor what was sent sent again.
+        self.resumed_attempt: dict[str, Any] | None = None
         # Where the frame is: (Parallel or Map state, branch or iteration index) from the top level down;
         # a task request carries it, so an answer can be matched to the branch or iteration that asked.
         self.place = place

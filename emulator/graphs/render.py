@@ -107,10 +107,16 @@ def mermaid(graph: Graph, overlay: Overlay | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+_MERMAID_ENTITIES = str.maketrans({"#": "#35;", '"': "#quot;", "<": "#lt;", ">": "#gt;",
+                                   # Mermaid reads these anywhere in its text, labels included: `%%{init...}%%`
+                                   # directives (which would reconfigure the renderer), `%%` comments and
+                                   # markdown strings opened by a backtick
+                                   "%": "#37;", "`": "#96;"})
+
+
 def _mermaid_text(text: str) -> str:
-    """Text inside a quoted Mermaid label: quotes and markup as entity codes, one line."""
-    replaced = text.replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
-    return " ".join(replaced.split())
+    """Text inside a quoted Mermaid label: quotes, markup and Mermaid's own syntax as entity codes, one line."""
+    return " ".join(text.translate(_MERMAID_ENTITIES).split())
 
 
 # -------------------------------------------------------------------------------------------- DOT

@@ -5,7 +5,7 @@
 - `recorder`: writes changes as they happen (control-plane answers, engine rounds);
 - `restore`: the whole state as a document and back, and how running executions go on;
 - `snapshot`: the portable, versioned snapshot file;
-- `moto_keeper`: writes moto's backends (`sfn_emulator.resources.aws.moto_state`) as they change.
+- `moto_keeper`: appends to moto's journal (`sfn_emulator.resources.aws.moto_state`) as requests change moto.
 
 `StateDirectory` is what the runtime wires: it opens the store, gives the clock its stored time,
 loads the state into the service and engine, then records every change.
@@ -14,6 +14,7 @@ loads the state into the service and engine, then records every change.
 from __future__ import annotations
 
 import sqlite3
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,6 @@ class StateDirectory:
         try:
             self._state = self.database.load()
             self._loaded = restore.build(self._state)  # refuses a malformed store before anything runs
-            if self._state.get("moto") is not None:
-                moto_state.check(self._state["moto"])
         except (ValueError, sqlite3.DatabaseError) as error:  # StateError is a ValueError
             self.database.close()
             raise StoreError(f"cannot load the state in {self.database.path}: {error}") from None
@@ -65,12 +64,10 @@ class StateDirectory:
 
     def attach(self, service: StepFunctionsService, engine: Engine, clock: Clock) -> None:
         """Load the stored state (and moto's backends) into the service and engine, then record every change."""
-        if self._state.get("moto") is not None:
-            try:
-                moto_state.load(self._state["moto"])
-            except moto_state.MotoStateError as error:
-                self.database.close()
-                raise StoreError(f"cannot load the state in {self.database.path}: {error}") from None
+        if self._state["moto"]:
+            _say_refused(moto_state.load(self._state["moto"]), self.database.path)
+        else:  # a directory that holds none keeps moto as this process holds it (the same journal)
+            self.database.put_moto_journal(moto_state.journal())
         self.moto_keeper = MotoKeeper(self.database)
         self.recorder = Recorder(self.database, service, engine, clock)
         for entry, revision_type in restore.install(self._loaded, service, engine):
@@ -94,7 +91,7 @@ class StateDirectory:
 def export_snapshot(service: StepFunctionsService, engine: Engine, clock: Clock) -> bytes:
     """The whole state, moto's backends with it, as a snapshot file."""
     state = restore.capture(service, engine, clock)
-    state["moto"] = moto_state.dump().blob
+    state["moto"] = moto_state.journal()
     return snapshot.encode(state)
 
 
@@ -107,12 +104,10 @@ def import_snapshot(data: bytes, service: StepFunctionsService, engine: Engine, 
     state = snapshot.decode(data)
     try:
         loaded = restore.build(state)
-        if state.get("moto") is not None:
-            moto_state.check(state["moto"])
-    except ValueError as error:  # StateError, MotoStateError
+    except restore.StateError as error:
         raise SnapshotError(str(error)) from None
     service.reset()
-    moto_state.load(state.get("moto"))  # a snapshot without moto's backends leaves them empty
+    _say_refused(moto_state.load(state["moto"]), "the snapshot")  # a snapshot without moto's backends leaves them empty
     stored = restore.clock_document(state)
     if stored is not None and stored[0] > clock.now():
         clock.set(stored[0])
@@ -127,3 +122,10 @@ def import_snapshot(data: bytes, service: StepFunctionsService, engine: Engine, 
     counts = {"stateMachines": len(state["stateMachines"]), "activities": len(state["activities"]),
               "executions": sum(len(store.executions) for store in loaded.stores), "resumed": len(running)}
     return counts
+
+
+def _say_refused(refused: list[str], source: object) -> None:
+    """Requests of moto's journal that this moto refused when replayed, named on stderr."""
+    for problem in refused:
+        print(f"sfn-emulator: moto refused a request of its journal in {source} when replayed: {problem}",
+              file=sys.stderr)

@@ -7,21 +7,32 @@ returns, so killing the process (SIGKILL) loses nothing committed; only a power 
 last ones. One connection serves every thread, behind one lock: SQLite has one writer at a time anyway.
 
 The schema's version is SQLite's `user_version`; `migrations` upgrades an older database on open.
+
+One server per state directory: the database is opened under an exclusive lock on `DIR/sfn-emulator.lock`
+(`fcntl.flock`, released when the database is closed or the process ends, even by SIGKILL), and a second
+is refused with a message naming the process holding it. What SQLite would read silently as nothing is
+refused rather than started empty: a zero-byte database file, and a write-ahead log that is not one.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sfn_emulator.persistence.migrations import migrate
 from sfn_emulator.persistence.records import Document, dumps, loads
+from sfn_emulator.resources.aws import moto_state
 
 DATABASE_NAME = "sfn-emulator.sqlite3"
+LOCK_NAME = "sfn-emulator.lock"
+_WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")  # a WAL file's first four bytes (sqlite.org/fileformat)
+_WAL_HEADER_SIZE = 32
 
 
 class StoreError(Exception):
@@ -33,6 +44,18 @@ class Database:
         self.path = Path(directory) / DATABASE_NAME
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"cannot open the state database {self.path}: {error}") from None
+        self._lock_file = _locked(self.path.parent / LOCK_NAME)
+        try:
+            self._open()
+        except BaseException:
+            self._lock_file.close()
+            raise
+
+    def _open(self) -> None:
+        _check_files(self.path)
+        try:
             self._connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._connection.execute("PRAGMA journal_mode=WAL")
             self._connection.execute("PRAGMA synchronous=NORMAL")
@@ -52,6 +75,7 @@ class Database:
     def close(self) -> None:
         with self._lock:
             self._connection.close()
+            self._lock_file.close()  # the lock goes with it
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -99,16 +123,21 @@ class Database:
     def put_clock(sql: sqlite3.Connection, clock: Document) -> None:
         sql.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('clock', ?)", (dumps(clock),))
 
-    def put_moto_state(self, blob: bytes | None) -> None:
-        """Keep moto's backends (`None`: none kept)."""
+    def append_moto_request(self, entry: moto_state.Entry) -> None:
+        """Add one request to moto's journal."""
         with self.transaction() as sql:
-            self._put_moto_state(sql, blob)
+            sql.execute("INSERT INTO moto_journal (body) VALUES (?)", (moto_state.encode_entry(entry).decode("utf-8"),))
+
+    def put_moto_journal(self, entries: list[moto_state.Entry]) -> None:
+        """Make moto's journal exactly `entries`."""
+        with self.transaction() as sql:
+            self._put_moto_journal(sql, entries)
 
     @staticmethod
-    def _put_moto_state(sql: sqlite3.Connection, blob: bytes | None) -> None:
-        sql.execute("DELETE FROM moto_state")
-        if blob is not None:
-            sql.execute("INSERT INTO moto_state (id, body) VALUES (1, ?)", (blob,))
+    def _put_moto_journal(sql: sqlite3.Connection, entries: list[moto_state.Entry]) -> None:
+        sql.execute("DELETE FROM moto_journal")
+        sql.executemany("INSERT INTO moto_journal (body) VALUES (?)",
+                        [(moto_state.encode_entry(entry).decode("utf-8"),) for entry in entries])
 
     @staticmethod
     def forget(sql: sqlite3.Connection, account: str | None) -> None:
@@ -130,7 +159,7 @@ class Database:
                 self.add_events(sql, execution["start"]["arn"], execution["events"])
             if state.get("clock") is not None:
                 self.put_clock(sql, state["clock"])
-            self._put_moto_state(sql, state.get("moto"))
+            self._put_moto_journal(sql, state.get("moto") or [])
 
     # -- reading ---------------------------------------------------------------------------------
     def load(self) -> Document:
@@ -148,8 +177,8 @@ class Database:
                                    for arn, start, progress in sql.execute("SELECT arn, start, progress FROM executions")]
             clock = sql.execute("SELECT value FROM meta WHERE key = 'clock'").fetchone()
             state["clock"] = loads(clock[0]) if clock else None
-            moto = sql.execute("SELECT body FROM moto_state").fetchone()
-            state["moto"] = bytes(moto[0]) if moto else None
+            state["moto"] = [moto_state.decode_entry(body)
+                             for (body,) in sql.execute("SELECT body FROM moto_journal ORDER BY seq")]
             return state
 
 
@@ -157,3 +186,48 @@ def _scope_of(arn: str) -> tuple[str, str]:
     """(account, region) of a Step Functions ARN: arn:PARTITION:states:REGION:ACCOUNT:..."""
     parts = arn.split(":")
     return parts[4], parts[3]
+
+
+def _locked(path: Path) -> IO[str]:
+    """The lock file, held exclusively; StoreError naming its holder when another process (or
+    another emulator of this one) holds it."""
+    try:
+        file = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the database's lifetime
+    except OSError as error:
+        raise StoreError(f"cannot open the state directory's lock {path}: {error}") from None
+    try:
+        fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        file.seek(0)
+        holder = file.read(40).strip() or "unknown"
+        file.close()
+        raise StoreError(f"the state directory {path.parent} is in use by another sfn-emulator (process {holder}); "
+                         "two servers on one state directory would overwrite each other's state: stop it, or "
+                         "give this one another --state-dir") from None
+    file.truncate(0)
+    file.write(str(os.getpid()))
+    file.flush()
+    return file
+
+
+def _check_files(path: Path) -> None:
+    """StoreError for what SQLite would read as nothing: an empty database file, or a WAL that is not one."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = None
+    if size == 0:
+        raise StoreError(f"{path} is empty (zero bytes), so it holds no sfn-emulator state: it may have been "
+                         "truncated; restore it from a copy, or remove it to start with an empty state")
+    wal = path.with_name(path.name + "-wal")
+    try:
+        with open(wal, "rb") as file:
+            header = file.read(_WAL_HEADER_SIZE)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise StoreError(f"cannot read the write-ahead log {wal}: {error}") from None
+    if header and (len(header) < _WAL_HEADER_SIZE or header[:4] not in _WAL_MAGIC):
+        raise StoreError(f"{wal} is not an SQLite write-ahead log (it may be damaged): SQLite would drop it and "
+                         "what it holds, the latest changes, without a word; restore it from a copy, or remove "
+                         "it to start from the database alone")

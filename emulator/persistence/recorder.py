@@ -1,7 +1,7 @@
 """Writes what changes to the database as it changes, from two places only:
 
 - the control plane's change listener (`ServiceBase.on_change`), on the API thread, before the
-  answer is sent: state machines, versions, aliases, tags, activities and map runs of the caller's
+  answer is sent (and a STANDARD execution's first record before it runs, `ServiceBase.before_start`): state machines, versions, aliases, tags, activities and map runs of the caller's
   (account, region) are rewritten (they are few and change rarely); a started execution's record is
   written at once; SendTask*, StopExecution and RedriveExecution wait for the engine's round that
   serves them (`Engine.barrier`), so what they caused is recorded when they are answered;
@@ -57,6 +57,7 @@ class Recorder:
         self._map_runs: dict[str, _FollowedMapRun] = {}
         self._clock_written: tuple[Any, str] | None = None
         service.on_change.append(self._service_changed)
+        service.before_start.append(self._starting)
         engine.on_round.append(self.flush)
         engine.on_map_run.append(self._map_run_began)
         engine.on_child_execution.append(self._child_started)
@@ -79,6 +80,13 @@ class Recorder:
                 self._engine.between_steps(lambda: self.follow(entry, revision_type))
         elif action not in _SERVED_BY_ENGINE:
             self.write_resources(store)
+
+    def _starting(self, store: Store, entry: ExecutionEntry) -> None:
+        """A started execution's record, written before it runs: if it cannot be written (a full
+        disk), the start fails and nothing runs, so a client's retry does not run it twice."""
+        with self.database.transaction() as sql:
+            self.database.put_execution(sql, records.execution_start_document(entry, self._revision_type(store, entry)),
+                                        self._progress(entry))
 
     def write_resources(self, store: Store) -> None:
         """Rewrite the state machines, activities and map runs of one (account, region)."""

@@ -14,10 +14,15 @@ from typing import Any
 
 from sfn_emulator.asl.model import StateMachine, distributed_map_processors
 from sfn_emulator.engine.execution import Execution, HistoryEvent, MapRun
+from sfn_emulator.persistence import checks
 from sfn_emulator.service.definitions import parse_or_raise
 from sfn_emulator.service.store import Alias, ActivityRecord, ExecutionEntry, Revision, StateMachineRecord, Version
 
 Document = dict[str, Any]
+STATE_MACHINE_TYPES = frozenset({"STANDARD", "EXPRESS"})
+STATE_MACHINE_STATUSES = frozenset({"ACTIVE", "DELETING"})
+EXECUTION_STATUSES = frozenset({"RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"})
+MAP_RUN_STATUSES = frozenset({"RUNNING", "SUCCEEDED", "FAILED", "ABORTED"})
 _TIME_TAG = "$time"  # a datetime inside event details: {"$time": ISO-8601}
 _EVENT_KEYS = ("timestamp", "type", "id", "previousEventId")
 
@@ -46,13 +51,6 @@ def _decode_time(value: dict[str, Any]) -> Any:
     return value
 
 
-def _at(value: Any, optional: bool = False) -> Any:
-    """A loaded time, which must be one ({"$time": ...} in the JSON); ValueError otherwise."""
-    if isinstance(value, datetime) and value.tzinfo is not None or (optional and value is None):
-        return value
-    raise ValueError(f"expected a time ({{\"{_TIME_TAG}\": ISO-8601}}), found {value!r:.80}")
-
-
 class Definitions:
     """Parses each (definition text, type) once while a whole state is loaded."""
 
@@ -77,9 +75,12 @@ def revision_document(revision: Revision) -> Document:
 
 
 def revision_from(document: Document, machine_type: str, definitions: Definitions) -> Revision:
-    return Revision(document["definition"], definitions.parse(document["definition"], machine_type),
-                    document["roleArn"], document["logging"], document["tracing"], document["encryption"],
-                    document["revisionId"], _at(document["updateDate"]), document["number"])
+    definition = checks.string(document["definition"], "definition")
+    return Revision(definition, definitions.parse(definition, machine_type),
+                    checks.string(document["roleArn"], "roleArn"), document["logging"], document["tracing"],
+                    document["encryption"], checks.string(document["revisionId"], "revisionId", optional=True),
+                    checks.time(document["updateDate"], "updateDate", optional=True),
+                    checks.count(document["number"], "number", optional=True))
 
 
 def state_machine_document(record: StateMachineRecord) -> Document:
@@ -97,7 +98,9 @@ def state_machine_document(record: StateMachineRecord) -> Document:
 
 
 def state_machine_from(document: Document, definitions: Definitions) -> StateMachineRecord:
-    machine_type = document["type"]
+    arn = checks.arn(document["arn"], "state machine arn", "stateMachine")
+    where = f"state machine {arn}"
+    machine_type = checks.one_of(document["type"], STATE_MACHINE_TYPES, f"{where}: type")
     current = revision_from(document["current"], machine_type, definitions)
     revisions = {current.number: current}  # versions of the current configuration share its record
 
@@ -106,13 +109,22 @@ def state_machine_from(document: Document, definitions: Definitions) -> StateMac
             revisions[doc["number"]] = revision_from(doc, machine_type, definitions)
         return revisions[doc["number"]]
 
-    versions = {v["number"]: Version(v["arn"], v["number"], revision(v["revision"]), v["description"], _at(v["creationDate"]))
+    versions = {checks.count(v["number"], f"{where}: version number", least=1):
+                Version(checks.arn(v["arn"], f"{where}: version arn", "stateMachine"), v["number"], revision(v["revision"]),
+                        checks.string(v["description"], f"{where}: version description", optional=True),
+                        checks.time(v["creationDate"], f"{where}: version creationDate"))
                 for v in document["versions"]}
-    aliases = {a["name"]: Alias(a["arn"], a["name"], a["description"], a["routing"], _at(a["creationDate"]),
-                                a["sequence"], _at(a["updateDate"])) for a in document["aliases"]}
-    return StateMachineRecord(document["arn"], document["name"], machine_type, _at(document["creationDate"]), current,
-                              document["createdWith"], dict(document["tags"]), document["status"], versions,
-                              document["nextVersion"], aliases)
+    aliases = {a["name"]: Alias(checks.arn(a["arn"], f"{where}: alias arn", "stateMachine"),
+                                checks.string(a["name"], f"{where}: alias name"),
+                                checks.string(a["description"], f"{where}: alias description", optional=True),
+                                a["routing"], checks.time(a["creationDate"], f"{where}: alias creationDate"),
+                                a["sequence"], checks.time(a["updateDate"], f"{where}: alias updateDate", optional=True))
+               for a in document["aliases"]}
+    return StateMachineRecord(arn, checks.name(document["name"], f"{where}: name"), machine_type,
+                              checks.time(document["creationDate"], f"{where}: creationDate"), current,
+                              document["createdWith"], checks.tags(document["tags"], f"{where}: tags"),
+                              checks.one_of(document["status"], STATE_MACHINE_STATUSES, f"{where}: status"), versions,
+                              checks.count(document["nextVersion"], f"{where}: nextVersion", least=1), aliases)
 
 
 def activity_document(record: ActivityRecord) -> Document:
@@ -121,8 +133,10 @@ def activity_document(record: ActivityRecord) -> Document:
 
 
 def activity_from(document: Document) -> ActivityRecord:
-    return ActivityRecord(document["arn"], document["name"], _at(document["creationDate"]), document["encryption"],
-                          dict(document["tags"]))
+    arn = checks.arn(document["arn"], "activity arn", "activity")
+    return ActivityRecord(arn, checks.name(document["name"], f"activity {arn}: name"),
+                          checks.time(document["creationDate"], f"activity {arn}: creationDate"), document["encryption"],
+                          checks.tags(document["tags"], f"activity {arn}: tags"))
 
 
 # -- executions ----------------------------------------------------------------------------------
@@ -163,35 +177,53 @@ def event_document(event: HistoryEvent) -> Document:
 
 def event_from(document: Document) -> HistoryEvent:
     details_key = next((key for key in document if key not in _EVENT_KEYS), None)
-    return HistoryEvent(_at(document["timestamp"]), document["type"], document["id"], document["previousEventId"],
+    return HistoryEvent(checks.time(document["timestamp"], "event timestamp"), checks.string(document["type"], "event type"),
+                        checks.count(document["id"], "event id", least=1),
+                        checks.count(document["previousEventId"], "event previousEventId"),
                         details_key, document[details_key] if details_key is not None else None)
 
 
 def execution_from(start: Document, progress: Document, events: list[Document],
                    definitions: Definitions) -> tuple[ExecutionEntry, tuple[str, Any] | None, dict[str, Any], str | None]:
     """The entry, its restart point, its top level's workflow variables and task token."""
-    revision = revision_from(start["revision"], start["revisionType"], definitions)
+    where = f"execution {checks.arn(start['arn'], 'execution arn', 'execution', 'express')}"
+    revision = revision_from(start["revision"], checks.one_of(start["revisionType"], STATE_MACHINE_TYPES,
+                                                              f"{where}: revisionType"), definitions)
     machine = revision.machine
     if start["mapRunArn"]:  # a map run's child runs its Map state's item processor
         machine = distributed_map_processors(machine).get(start["stateMachineArn"].rsplit("/", 1)[-1]) or machine
     execution = Execution(
-        arn=start["arn"], name=start["name"], state_machine_arn=start["stateMachineArn"],
+        arn=start["arn"], name=checks.string(start["name"], f"{where}: name"),
+        state_machine_arn=checks.arn(start["stateMachineArn"], f"{where}: stateMachineArn", "stateMachine"),
         state_machine_name=start["stateMachineName"], machine=machine,
-        definition=revision.definition, input=start["input"], start_date=_at(start["startDate"]),
-        account=start["account"], region=start["region"], role_arn=start["roleArn"], type=start["type"],
+        definition=revision.definition, input=checks.string(start["input"], f"{where}: input"),
+        start_date=checks.time(start["startDate"], f"{where}: startDate"),
+        account=start["account"], region=start["region"], role_arn=start["roleArn"],
+        type=checks.one_of(start["type"], STATE_MACHINE_TYPES, f"{where}: type"),
         state_machine_version_arn=start["versionArn"], state_machine_alias_arn=start["aliasArn"],
         trace_header=start["traceHeader"], test_case=start["testCase"], parent_execution_arn=start["parentExecutionArn"],
-        status=progress["status"], stop_date=_at(progress["stopDate"], optional=True), output=progress["output"], error=progress["error"],
-        cause=progress["cause"], redrive_count=progress["redriveCount"], redrive_date=_at(progress["redriveDate"], optional=True),
+        status=checks.one_of(progress["status"], EXECUTION_STATUSES, f"{where}: status"),
+        stop_date=checks.time(progress["stopDate"], f"{where}: stopDate", optional=True),
+        output=checks.string(progress["output"], f"{where}: output", optional=True),
+        error=checks.string(progress["error"], f"{where}: error", optional=True),
+        cause=checks.string(progress["cause"], f"{where}: cause", optional=True),
+        redrive_count=checks.count(progress["redriveCount"], f"{where}: redriveCount"),
+        redrive_date=checks.time(progress["redriveDate"], f"{where}: redriveDate", optional=True),
         history=[event_from(event) for event in events],
     )
     if not execution.is_running:
         execution.finished.set()
-    entry = ExecutionEntry(execution, revision, start["sequence"], progress["redriveClientToken"], start["mapRunArn"])
+    entry = ExecutionEntry(execution, revision, checks.count(start["sequence"], f"{where}: sequence"),
+                           checks.string(progress["redriveClientToken"], f"{where}: redriveClientToken", optional=True),
+                           start["mapRunArn"])
     point = progress["restartPoint"]
     if point is None:
         return entry, None, {}, None
-    return entry, (point["state"], point["input"]), point.get("variables", {}), point.get("taskToken")
+    variables = point.get("variables", {})
+    if not isinstance(variables, dict):
+        raise checks.RecordError(f"{where}: restartPoint.variables: expected an object, found {variables!r:.100}")
+    return entry, (checks.string(point["state"], f"{where}: restartPoint.state"), point["input"]), variables, \
+        checks.string(point.get("taskToken"), f"{where}: restartPoint.taskToken", optional=True)
 
 
 def map_run_document(map_run: MapRun) -> Document:
@@ -207,10 +239,16 @@ def map_run_document(map_run: MapRun) -> Document:
 
 
 def map_run_from(document: Document, executions: dict[str, ExecutionEntry]) -> MapRun:
+    where = f"map run {checks.arn(document['arn'], 'map run arn', 'mapRun')}"
     return MapRun(
-        document["arn"], document["executionArn"], document["stateMachineArn"], _at(document["startDate"]),
-        document["maxConcurrency"], document["toleratedFailurePercentage"], document["toleratedFailureCount"],
-        document["status"], _at(document["stopDate"], optional=True), document["totalItems"], document["resultsWritten"],
+        document["arn"], document["executionArn"], document["stateMachineArn"],
+        checks.time(document["startDate"], f"{where}: startDate"),
+        checks.count(document["maxConcurrency"], f"{where}: maxConcurrency"), document["toleratedFailurePercentage"],
+        checks.count(document["toleratedFailureCount"], f"{where}: toleratedFailureCount"),
+        checks.one_of(document["status"], MAP_RUN_STATUSES, f"{where}: status"),
+        checks.time(document["stopDate"], f"{where}: stopDate", optional=True),
+        checks.count(document["totalItems"], f"{where}: totalItems"),
+        checks.count(document["resultsWritten"], f"{where}: resultsWritten"),
         [executions[arn].execution for arn in document["executions"] if arn in executions], document["redriveCount"],
         list(document.get("batchSizes", [])),
     )

@@ -4,10 +4,13 @@
 What a loaded execution that was RUNNING does (the rule the README's Persistence section states):
 - a top-level execution goes on in the top-level state it was in, from the input and with the
   workflow variables that state was entered with; its history goes on from its last event (the
-  state is not entered again when its …StateEntered event is there). Work that state had under way
-  starts again within it: a Wait ends at its entry time plus its duration, on the clock; a Task
-  calls its resource again, as a retry would, with the task token it gave out before (an activity
-  task is scheduled again; a callback is sent again); a Parallel's branches or an inline Map's iterations run again. Its
+  state is not entered again when its …StateEntered event is there). A Task attempt that was
+  waiting on someone outside (a callback's message sent, an activity a worker took, a `.sync` job
+  submitted) waits on unseen, with the same token and nothing recorded or sent again
+  (`engine.scheduling.lifecycle.resumed_attempt`); what had not yet gone out starts again within
+  the state, as a retry would: a Wait ends at its entry time plus its duration, on the clock; an
+  activity no worker took is queued again and an unanswered call made again, with the task token
+  given out before; a Parallel's branches or an inline Map's iterations run again. Its
   TimeoutSeconds still counts from its start date, on the clock.
 - a Distributed Map's child execution is closed as aborted (States.Runtime, `INTERRUPTED_CAUSE`),
   and its map run too: its parent enters the Map state again and starts a new run.
@@ -24,7 +27,7 @@ from msgspec import Struct, field
 from sfn_emulator.clock import Clock
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import ABORTED, RUNNING, SUCCEEDED
-from sfn_emulator.persistence import records
+from sfn_emulator.persistence import checks, records
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
 from sfn_emulator.service.store import ExecutionEntry, Store
@@ -78,11 +81,14 @@ def build(state: records.Document) -> Loaded:
         return _build(state)
     except ApiError as error:  # a definition the parser refuses
         raise StateError(f"a stored definition is not valid: {error}") from None
+    except checks.RecordError as error:
+        raise StateError(f"a record is not valid: {error}") from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         raise StateError(f"the state is malformed ({type(error).__name__}: {error})") from None
 
 
 def _build(state: records.Document) -> Loaded:
+    checks.clock(state.get("clock"))
     definitions = records.Definitions()
     stores: dict[tuple[str, str], Store] = {}
 
@@ -136,11 +142,11 @@ def install(loaded: Loaded, service: StepFunctionsService, engine: Engine) -> li
             engine.abandon(execution, INTERRUPTED_CAUSE)
         else:
             engine.resume(execution, point, variables, token)
+    engine.barrier()  # each is waiting again (its token answerable) before anyone can call
     return [(entry, revision_type) for entry, _, _, _, revision_type in loaded.running]
 
 
 def clock_document(state: records.Document) -> tuple[Any, str] | None:
-    """(time, mode) the state's clock was at, if it says."""
-    clock = state.get("clock")
-    return (clock["time"], clock["mode"]) if clock else None
+    """(time, mode) the state's clock was at, if it says (checked by `build`)."""
+    return checks.clock(state.get("clock"))
 

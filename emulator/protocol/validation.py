@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.protocol.errors import SerializationException, ValidationException
@@ -152,6 +153,8 @@ class StringDecoder(Decoder):
 
 
 def _scalar_class(value: Any) -> str:
+    if isinstance(value, str):
+        return "java.lang.String"
     return "java.lang.Boolean" if isinstance(value, bool) else _describe_number(value)
 
 
@@ -205,8 +208,23 @@ class BooleanDecoder(Decoder):
         )
 
 
+class TimestampDecoder(Decoder):
+    """A JSON 1.0 timestamp: epoch seconds, a JSON number (what every SDK sends), within the years a
+    date can have; anything else does not deserialize."""
+
+    def decode(self, value: Any, path: str, violations: Violations) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                datetime.fromtimestamp(value, timezone.utc)
+            except (OverflowError, OSError, ValueError):
+                raise SerializationException(f"{value} is not a date: epoch seconds out of range") from None
+            return value
+        raise _wrong_container(value) or SerializationException(
+            f"class {_scalar_class(value)} can not be converted to an Date")
+
+
 class PassThroughDecoder(Decoder):
-    """Shapes Step Functions' inputs do not use (maps, timestamps, blobs): taken as sent."""
+    """Shapes Step Functions' inputs do not use (maps, blobs): taken as sent."""
 
     def decode(self, value: Any, path: str, violations: Violations) -> Any:
         return value
@@ -311,6 +329,8 @@ def _compile(shape: Shape, compiled: dict[str, Decoder]) -> Decoder:
             decoder = NumberDecoder(shape)
         case "boolean":
             decoder = BooleanDecoder()
+        case "timestamp":
+            decoder = TimestampDecoder()
         case _:
             decoder = PassThroughDecoder()
     compiled[shape.name] = decoder

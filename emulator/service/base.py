@@ -86,6 +86,9 @@ class ServiceBase:
         self._random = random.Random(seed)
         self._ids = Randomness(f"{seed}:ids")  # execution names and ids, revision ids: from the seed too
         self.on_change: list[ChangeListener] = []  # told before the answer is sent (`sfn_emulator.persistence`)
+        # Told of a STANDARD execution filed but not yet running; one that raises stops the start, so an
+        # execution whose record cannot be kept never runs (`sfn_emulator.persistence`).
+        self.before_start: list[Callable[[Store, ExecutionEntry], None]] = []
 
     def _now(self) -> datetime:
         return self.engine.clock.now()

@@ -173,7 +173,14 @@ class ExecutionOperations(ServiceBase):
                         if existing.execution.is_running and existing.execution.input == execution.input:
                             return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
                         raise ExecutionAlreadyExists(f"Execution Already Exists: '{execution.arn}'")
-                    store.add_execution(ExecutionEntry(execution, target.revision, store.next_sequence()))
+                    entry = ExecutionEntry(execution, target.revision, store.next_sequence())
+                    store.add_execution(entry)
+                    try:
+                        for listener in self.before_start:
+                            listener(store, entry)
+                    except BaseException:
+                        store.forget_execution(execution.arn)  # a start that failed leaves nothing behind
+                        raise
             self.execution_logs.started(execution, target.revision.logging_configuration)
             self.engine.start(execution)
         return {"executionArn": execution.arn, "startDate": execution.start_date}

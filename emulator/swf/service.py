@@ -18,6 +18,7 @@ from sfn_emulator.swf.decisions import DecisionBatch, check_attributes
 from sfn_emulator.swf.execution import ActivityTask, DecisionTask, WorkflowExecution
 from sfn_emulator.swf.faults import TooManyTagsFault, UnknownResourceFault
 from sfn_emulator.swf.lambdas import LambdaRunner
+from sfn_emulator.swf.numbers import check_numbers
 from sfn_emulator.swf.paging import page
 from sfn_emulator.swf.polls import decision_page, decision_task_answer
 from sfn_emulator.swf.queries import matching
@@ -49,6 +50,7 @@ class SwfService:
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
         method: Callable[..., dict[str, Any] | None] = getattr(self, _SNAKE.sub("_", operation).lower())
         registry = self._registry(account, region)
+        check_numbers(operation, params)  # before anything changes: a decision half applied is never answered 500
         try:
             if operation in ("PollForDecisionTask", "PollForActivityTask"):
                 return method(registry, params) or {}  # a long poll holds no lock while it waits

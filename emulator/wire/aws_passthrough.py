@@ -30,7 +30,6 @@ Mounting is one call on the Flask app:  `mount_aws_passthrough(app, default_acco
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Callable, Iterable
 
 from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, moto_state
@@ -50,17 +49,6 @@ def make_passthrough_app(*, default_account: str) -> WSGIApp:
 
     moto's server is made (and moto imported) on the first request for another service: a
     server most runs never send one to starts without it."""
-    moto_apps: list[WSGIApp] = []
-    lock = threading.Lock()
-
-    def moto_app() -> WSGIApp:
-        with lock:
-            if not moto_apps:
-                from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
-
-                moto_apps.append(DomainDispatcherApplication(create_backend_app))
-            return moto_apps[0]
-
     def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if _ENVIRON_ACCOUNT_KEY not in environ:
             scope = credential_scope(environ)
@@ -73,9 +61,11 @@ def make_passthrough_app(*, default_account: str) -> WSGIApp:
                                     if not name.lower().startswith("access-control-")])]
             return lambda data: None  # (moto's Werkzeug apps return their body; none writes)
 
-        answer = moto_app()(environ, start_without_cors)
-        moto_state.changed(str(environ.get("REQUEST_METHOD", "GET")))  # kept before the answer is sent
-        status, headers = started[0]
+        entry = moto_state.http_request(environ)
+        with moto_state.seeded(entry.seed):
+            answer = moto_state.server_app()(environ, start_without_cors)
+        status, headers = started[0] if started else ("500 INTERNAL SERVER ERROR", [])
+        moto_state.served(entry, int(status.split()[0]))  # kept before the answer is sent
         if _is_html_refusal(status, headers):  # Werkzeug's page for a request no route of moto's takes
             close = getattr(answer, "close", None)
             if close is not None:

@@ -1,6 +1,8 @@
 """SM4C's `events`, `functions` and `retries` given by URI: read once when the definition is validated
-or created, from a `file://` URI, a path relative to the definition's file, or http(s) (a real local
-HTTP server here), in JSON or YAML; whatever cannot be read is a diagnostic at the attribute."""
+or created, from a `file://` URI under a directory the operator allows, a path relative to the
+definition's file, or http(s) (a real local HTTP server here), in JSON or YAML; whatever cannot be
+read is a diagnostic at the attribute, which never tells whether a file outside the allowed
+directories exists, nor quotes what a file holds."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from helpers.hostile_http import HostileServer
 
 from sfn_emulator.api import run_definition
 from sfn_emulator.cli import main
+from sfn_emulator.dialects import local_files
 from sfn_emulator.dialects.sm4c import references
 
 ROLE = "arn:aws:iam::123456789012:role/sm4c"
@@ -86,6 +89,13 @@ def _write(directory: Path, files: dict[str, Any]) -> None:
         (directory / name).write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
 
 
+@pytest.fixture
+def files_under(driver: Driver) -> Iterator[Any]:
+    """`files_under(*roots)`: the operator's allowed roots for this test (none again after it)."""
+    yield lambda *roots: local_files.allow_under(roots)
+    local_files.allow_under(())
+
+
 def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -107,8 +117,10 @@ def _run_case(driver: Driver, document: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("how", ["file", "http"])
-def test_definitions_by_uri_run_as_the_inline_ones(how: str, served: tuple[Path, str], driver: Driver) -> None:
+def test_definitions_by_uri_run_as_the_inline_ones(how: str, served: tuple[Path, str], driver: Driver,
+                                                   files_under: Any) -> None:
     directory, url = served
+    files_under(directory)
     _write(directory, {"events.yaml": EVENTS_YAML, "functions.json": FUNCTIONS_IN_OBJECT, "retries.json": RETRIES})
     base = directory.as_uri() if how == "file" else url
     _run_case(driver, _document(f"{base}/events.yaml", f"{base}/functions.json", f"{base}/retries.json"))
@@ -139,7 +151,8 @@ def test_paths_relative_to_the_definition_file(tmp_path: Path, capsys: pytest.Ca
     ("events", "events.json", [{"type": "order.paid"}], "These fields are required: [name]"),
 ], ids=["missing", "not-an-array", "not-json-or-yaml", "invalid-definition"])
 def test_unreadable_definitions_are_diagnostics_at_the_attribute(field: str, file: str, content: Any, message: str,
-                                                                 tmp_path: Path, driver: Driver) -> None:
+                                                                 tmp_path: Path, driver: Driver, files_under: Any) -> None:
+    files_under(tmp_path)
     if content is not None:
         _write(tmp_path, {file: content})
     document = _document(EVENTS, FUNCTIONS, RETRIES)
@@ -184,15 +197,6 @@ def test_a_document_by_url_is_read_within_its_size_and_deadline(path: str, messa
     _refused(driver, _document(EVENTS, hostile_server.url + path, RETRIES), "/functions", message)
 
 
-@pytest.mark.parametrize("kind", ["device", "fifo"])
-def test_a_document_by_file_is_only_a_regular_file(kind: str, tmp_path: Path, driver: Driver) -> None:
-    """/dev/zero never ends and a FIFO without a writer never answers: neither is read."""
-    path = Path("/dev/zero") if kind == "device" else tmp_path / "pipe"
-    if kind == "fifo":
-        os.mkfifo(path)
-    _refused(driver, _document(EVENTS, path.as_uri(), RETRIES), "/functions", "not a regular file")
-
-
 def test_a_slow_document_holds_only_its_own_call(sfn: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The documents are read before the service takes its lock: while a CreateStateMachine waits for its
     `functions` URL, other calls are answered (the document is released only after one has been)."""
@@ -216,3 +220,69 @@ def test_a_slow_document_holds_only_its_own_call(sfn: Any, monkeypatch: pytest.M
     finally:
         held.close()
     assert created and created[0]["stateMachineArn"].endswith(f":{name}")
+
+
+OUTSIDE = "is not under a directory definitions may read files from (the operator allows them with " \
+          "--allowed-file-roots / SFN_EMULATOR_ALLOWED_FILE_ROOTS; "
+
+
+@pytest.mark.parametrize("roots", ["none", "elsewhere"])
+def test_a_file_outside_the_allowed_roots_gets_one_message_whether_it_exists_or_not(
+        roots: str, tmp_path: Path, driver: Driver, files_under: Any) -> None:
+    if roots == "elsewhere":
+        (tmp_path / "allowed").mkdir()
+        files_under(tmp_path / "allowed")
+    (tmp_path / "secret.json").write_text(json.dumps(EVENTS), encoding="utf-8")
+    (tmp_path / "allowed-link").mkdir()
+    (tmp_path / "allowed-link" / "link.json").symlink_to(tmp_path / "secret.json")
+    messages = {}
+    for name, path in {"passwd": Path("/etc/passwd"), "secret": tmp_path / "secret.json",
+                       "missing": tmp_path / "missing.json", "symlink": tmp_path / "allowed-link" / "link.json"}.items():
+        answer = driver.call("validate_state_machine_definition",
+                             definition=json.dumps(_document(path.as_uri(), FUNCTIONS, RETRIES)))
+        [diagnostic] = [d for d in answer["diagnostics"] if d["location"] == "/events"]
+        assert OUTSIDE in diagnostic["message"] and "root:" not in diagnostic["message"], diagnostic
+        messages[name] = diagnostic["message"].replace(path.as_uri(), "URI")
+    assert len(set(messages.values())) == 1, messages
+
+
+def test_a_symbolic_link_out_of_an_allowed_root_is_outside_it(tmp_path: Path, driver: Driver, files_under: Any) -> None:
+    (tmp_path / "allowed").mkdir()
+    (tmp_path / "allowed" / "passwd.json").symlink_to("/etc/passwd")
+    files_under(tmp_path / "allowed")
+    _refused(driver, _document((tmp_path / "allowed" / "passwd.json").as_uri(), FUNCTIONS, RETRIES), "/events", OUTSIDE)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_only_regular_files_are_read_under_an_allowed_root(kind: str, tmp_path: Path, driver: Driver,
+                                                           files_under: Any) -> None:
+    """A FIFO would block the reading thread for ever, /dev/zero never ends: neither is opened for reading."""
+    if kind == "fifo":
+        path = tmp_path / "events.json"
+        os.mkfifo(path)
+        files_under(tmp_path)
+    elif kind == "device":
+        path = Path("/dev/zero")
+        files_under(Path("/dev"))
+    else:
+        path = tmp_path / "events.json"
+        path.mkdir()
+        files_under(tmp_path)
+    _refused(driver, _document(path.as_uri(), FUNCTIONS, RETRIES), "/events",
+             "it is not a regular file")
+
+
+def test_a_file_larger_than_a_definition_may_be_is_not_read(tmp_path: Path, driver: Driver, files_under: Any) -> None:
+    files_under(tmp_path)
+    (tmp_path / "events.json").write_text("[" + " " * local_files.MAX_BYTES + "]", encoding="utf-8")
+    _refused(driver, _document((tmp_path / "events.json").as_uri(), FUNCTIONS, RETRIES), "/events",
+             f"it is larger than {local_files.MAX_BYTES} bytes")
+
+
+def test_a_definition_file_naming_a_fifo_is_unreadable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Read from its file, the definition reads what it names itself, by the same rules."""
+    os.mkfifo(tmp_path / "events.json")
+    path = tmp_path / "order.sm4c.json"
+    path.write_text(json.dumps(_document("events.json", FUNCTIONS, RETRIES)), encoding="utf-8")
+    assert main(["validate", str(path)]) == 2
+    assert "Cannot read 'events.json' (the 'events'): it is not a regular file" in capsys.readouterr().err

@@ -63,3 +63,27 @@ def test_coverage_pages_draw_each_machine(emulator_server: Any, sfn: Any, tmp_pa
     assert 'href="machine-1.html"' in index.read_text()
     svg = _svg_text(rendered_dom((tmp_path / "machine-1.html").as_uri()))
     assert all(f"{state} (" in svg for state in definition["States"])
+
+
+# State names Mermaid would read as its own syntax were they not escaped: a directive (which would
+# reconfigure the renderer, here its theme and its security level), a comment, a markdown string.
+HOSTILE_NAMES = {
+    "directive": '%%{init: {"theme": "forest", "securityLevel": "loose"}}%% Pay',
+    "comment": "%% not a comment",
+    "leading-backtick": "`Ship",
+    "backticks": "`a` and `b`",
+    "entity": "#lt;b#gt; & #35;",
+}
+
+
+def test_state_names_of_any_characters_draw_as_written_and_configure_nothing(tmp_path: Path) -> None:
+    names = list(HOSTILE_NAMES.values())
+    states = {name: {"Type": "Pass", **({"Next": names[i + 1]} if i + 1 < len(names) else {"End": True})}
+              for i, name in enumerate(names)}
+    page = tmp_path / "hostile.html"
+    page.write_text(render(graph_of({"StartAt": names[0], "States": states}), "html", title="hostile"), encoding="utf-8")
+    svg = _svg_text(rendered_dom(page.as_uri()))
+    text = re.sub(r"<[^>]+>", "", svg).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
+    for name in names:
+        assert f"{name} (Pass)" in text, name
+    assert "#cde498" not in svg  # the forest theme's node colour: the directive was not applied

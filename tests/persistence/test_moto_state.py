@@ -1,12 +1,16 @@
 """moto's backends (the AWS services behind integrations and the passthrough endpoint) in the state
-directory and in snapshots: what was created through either way survives a SIGKILL and a restart,
-travels in a snapshot, an older snapshot loads with them empty, and a corrupted blob is refused."""
+directory and in snapshots, as the journal of the requests that built them: what was created through
+either way survives a SIGKILL and a restart with the same identifiers, travels in a snapshot, an
+older snapshot loads with them empty, a damaged journal is refused, and a pickle (what older
+sfn-emulators wrote) is never loaded."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
+import pickle
 import sqlite3
 import time
 import zipfile
@@ -173,57 +177,50 @@ def _digest(state: dict[str, Any]) -> str:
     return hashlib.sha256(dumps(state).encode("utf-8")).hexdigest()
 
 
-def _flipped(blob: bytes) -> bytes:
-    """The blob with one byte of its pickle changed."""
-    return blob[:-5] + bytes([blob[-5] ^ 0xFF]) + blob[-4:]
+def _journal_rows(path: Path) -> list[str]:
+    with sqlite3.connect(path / DATABASE_NAME) as database:
+        rows = [body for (body,) in database.execute("SELECT body FROM moto_journal ORDER BY seq")]
+    database.close()
+    return rows
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    (_flipped, "moto's state is corrupted: it does not match its sha256 digest"),
-    (lambda blob: b"not a blob", "moto's state is not an sfn-emulator moto-state blob"),
-    (lambda blob: blob.replace(b'"version":1', b'"version":9', 1), "moto's state has format version 9"),
-], ids=["flipped-byte", "not-a-blob", "newer-version"])
-def test_a_damaged_blob_in_the_state_directory_is_refused(tmp_path: Path, damage: Any, message: str) -> None:
+@pytest.mark.parametrize(("row", "message"), [
+    ("not json", "a request in moto's journal is malformed: JSON is malformed"),
+    ('{"type": "sdk", "method": 1}', r"a request in moto's journal is malformed: Expected `str`, got `int` - at `\$.method`"),
+    ('{"type": "exec", "code": "import os"}', "a request in moto's journal is malformed: Invalid value 'exec'"),
+], ids=["not-json", "wrong-type", "unknown-kind"])
+def test_a_damaged_journal_in_the_state_directory_is_refused(tmp_path: Path, row: str, message: str) -> None:
     with Emulator(Settings(state_dir=tmp_path)) as emulator:
         emulator.reset()  # moto's backends are the process's: start from none
         _seed_in_process()
+    assert _journal_rows(tmp_path)
     with sqlite3.connect(tmp_path / DATABASE_NAME) as database:
-        [(blob,)] = database.execute("SELECT body FROM moto_state").fetchall()
-        database.execute("UPDATE moto_state SET body = ?", (damage(bytes(blob)),))
+        database.execute("UPDATE moto_journal SET body = ? WHERE seq = (SELECT max(seq) FROM moto_journal)", (row,))
     database.close()
     with pytest.raises(StoreError, match="cannot load the state in .*: " + message):
         Emulator(Settings(state_dir=tmp_path))
 
 
-def test_a_snapshot_with_a_damaged_blob_is_refused_and_changes_nothing() -> None:
+@pytest.mark.parametrize(("moto", "message"), [
+    ({"format": "sfn-emulator-moto-state"}, "moto's state is not a journal of requests"),
+    ({"format": "sfn-emulator-moto-journal", "version": 9, "requests": []}, "moto's journal has format version 9"),
+    ({"format": "sfn-emulator-moto-journal", "version": 1, "requests": [{"type": "sdk"}]},
+     "moto's journal is malformed: Object missing required field `method`"),
+    ({"format": "sfn-emulator-moto-journal", "version": 1, "requests": [
+        {"type": "http", "environ": {}, "body": "%%% not base64", "seed": 1}]},
+     "moto's journal is malformed: Invalid base64 encoded string"),
+], ids=["not-a-journal", "newer-version", "missing-field", "not-base64"])
+def test_a_snapshot_with_a_damaged_journal_is_refused_and_changes_nothing(moto: Any, message: str) -> None:
     with Emulator(Settings(clock="manual")) as emulator:
         emulator.reset()
         clients = _seed_in_process()
-        state = snapshot.decode(emulator.export_snapshot())
         before = _views(clients)
-        state["moto"] = _flipped(state["moto"])
-        with pytest.raises(SnapshotError, match="moto's state is corrupted"):
-            emulator.import_snapshot(snapshot.encode(state))
         document = json.loads(emulator.export_snapshot())
-        document["state"]["moto"] = "%%% not base64"
+        document["state"]["moto"] = moto
         document["sha256"] = _digest(document["state"])
-        with pytest.raises(SnapshotError, match="not valid base64"):
+        with pytest.raises(SnapshotError, match=message):
             emulator.import_snapshot(json.dumps(document).encode())
         assert _views(clients) == before
-
-
-def test_thread_primitives_are_recreated_empty_by_our_pickler_only() -> None:
-    import copyreg
-    import threading
-
-    assert type(threading.RLock()) not in copyreg.dispatch_table  # the process's pickling is unchanged
-    clients = MotoBackends()
-    clients.client("sqs", account=ACCOUNT, region=TEST_REGION).create_queue(QueueName="locked")
-    moto_state.load(moto_state.dump().blob)
-    sqs = clients.client("sqs", account=ACCOUNT, region=TEST_REGION)
-    url = sqs.get_queue_url(QueueName="locked")["QueueUrl"]
-    sqs.send_message(QueueUrl=url, MessageBody="after")  # the recreated lock works
-    assert [m["Body"] for m in sqs.receive_message(QueueUrl=url)["Messages"]] == ["after"]
 
 
 def _lambda_function(clients: Any) -> None:
@@ -236,63 +233,123 @@ def _lambda_function(clients: Any) -> None:
         FunctionName="kept", Runtime="python3.11", Role=role, Handler="f.h", Code={"ZipFile": code.getvalue()})
 
 
-# service: (make a resource, read it back after a dump and load), for the services moto needs help to copy
+def _subscription(clients: Any) -> None:
+    sns = clients.client("sns", account=ACCOUNT, region=TEST_REGION)
+    topic = sns.create_topic(Name="kept")["TopicArn"]
+    sns.subscribe(TopicArn=topic, Protocol="email", Endpoint="kept@example.com")
+
+
+def _kms_round_trip(c: Any) -> bool:
+    key = c("kms").list_keys()["Keys"][0]["KeyId"]
+    sealed = c("kms").encrypt(KeyId=key, Plaintext=b"secret", EncryptionAlgorithm="RSAES_OAEP_SHA_256")
+    return c("kms").decrypt(CiphertextBlob=sealed["CiphertextBlob"], KeyId=key,
+                            EncryptionAlgorithm="RSAES_OAEP_SHA_256")["Plaintext"] == b"secret"
+
+
+# service: (make resources, what to read back: the same before and after the journal is replayed)
 KEPT_SERVICES: dict[str, tuple[Any, Any]] = {
-    "lambda": (_lambda_function,
-               lambda c: c("lambda").get_function(FunctionName="kept")["Configuration"]["FunctionName"] == "kept"),
+    "lambda": (_lambda_function, lambda c: c("lambda").get_function(FunctionName="kept")["Configuration"]["FunctionArn"]),
     "kms": (lambda clients: clients.client("kms", account=ACCOUNT, region=TEST_REGION).create_key(
                 KeySpec="RSA_2048", KeyUsage="ENCRYPT_DECRYPT"),
-            lambda c: c("kms").decrypt(
-                CiphertextBlob=c("kms").encrypt(KeyId=c("kms").list_keys()["Keys"][0]["KeyId"], Plaintext=b"secret",
-                                                EncryptionAlgorithm="RSAES_OAEP_SHA_256")["CiphertextBlob"],
-                KeyId=c("kms").list_keys()["Keys"][0]["KeyId"], EncryptionAlgorithm="RSAES_OAEP_SHA_256")["Plaintext"]
-            == b"secret"),
-    "sns": (lambda clients: clients.client("sns", account=ACCOUNT, region=TEST_REGION).create_topic(Name="kept"),
-            lambda c: [t["TopicArn"].rsplit(":", 1)[1] for t in c("sns").list_topics()["Topics"]] == ["kept"]),
+            lambda c: c("kms").list_keys()["Keys"]),
+    "sns": (_subscription, lambda c: [s["SubscriptionArn"] for s in c("sns").list_subscriptions()["Subscriptions"]]),
     "events": (lambda clients: clients.client("events", account=ACCOUNT, region=TEST_REGION).create_event_bus(Name="kept"),
-               lambda c: "kept" in [bus["Name"] for bus in c("events").list_event_buses()["EventBuses"]]),
+               lambda c: [bus["Arn"] for bus in c("events").list_event_buses()["EventBuses"]]),
     "secretsmanager": (lambda clients: clients.client("secretsmanager", account=ACCOUNT, region=TEST_REGION)
                        .create_secret(Name="kept", SecretString="s3cret"),
-                       lambda c: c("secretsmanager").get_secret_value(SecretId="kept")["SecretString"] == "s3cret"),
+                       lambda c: {key: value for key, value in c("secretsmanager").get_secret_value(SecretId="kept").items()
+                                  if key in ("ARN", "SecretString", "VersionId")}),
+    "ssm": (lambda clients: clients.client("ssm", account=ACCOUNT, region=TEST_REGION).put_parameter(
+                Name="kept", Value="v", Type="String"),
+            lambda c: c("ssm").get_parameter(Name="kept")["Parameter"]["Value"]),
 }
 
 
 @pytest.mark.parametrize("service", sorted(KEPT_SERVICES))
-def test_a_service_s_backend_is_kept_and_usable_after_loading(service: str) -> None:
+def test_a_service_s_resources_come_back_with_the_same_identifiers_after_a_replay(service: str) -> None:
+    """Identifiers moto draws at random (ARN suffixes, subscription ids, key ids) are drawn again the same."""
     with Emulator(Settings(clock="manual")) as emulator:
         emulator.reset()
         clients = MotoBackends()
         make, read = KEPT_SERVICES[service]
         make(clients)
-        dumped = moto_state.dump()
-        assert dumped.skipped == []
+        client = lambda name: clients.client(name, account=ACCOUNT, region=TEST_REGION)  # noqa: E731
+        before = read(client)
+        journal = moto_state.journal()
         emulator.reset()
-        moto_state.load(dumped.blob)
-        assert read(lambda name: clients.client(name, account=ACCOUNT, region=TEST_REGION))
+        assert moto_state.load(journal) == []
+        assert read(client) == before
+        if service == "kms":  # its key material is new (drawn by the OS), and it works
+            assert _kms_round_trip(client)
 
 
-def test_a_backend_whose_pickle_does_not_load_back_is_left_out_and_named() -> None:
-    """SSM's parameters are a dict subclass whose constructor needs arguments pickle does not give."""
+def test_a_request_moto_refuses_on_replay_is_named_and_the_others_load(capfd: Any) -> None:
     with Emulator(Settings(clock="manual")) as emulator:
         emulator.reset()
-        clients = MotoBackends()
-        clients.client("ssm", account=ACCOUNT, region=TEST_REGION).put_parameter(Name="p", Value="v", Type="String")
-        clients.client("sqs", account=ACCOUNT, region=TEST_REGION).create_queue(QueueName="beside")
-        dumped = moto_state.dump()
-        assert [reason.split(":")[0] for reason in dumped.skipped] == [f"ssm {ACCOUNT} {TEST_REGION}"]
-        assert "does not load back" in dumped.skipped[0]
+        clients = _seed_in_process()
+        expected = _views(clients)
+        journal = moto_state.journal()
+        unknown = moto_state.SdkRequest("POST", "https://no-such-service.example.com/", {}, b"", 1)
+        document = json.loads(emulator.export_snapshot())
+        document["state"]["moto"] = moto_state.document([unknown, *journal])
+        document["sha256"] = _digest(document["state"])
         emulator.reset()
-        moto_state.load(dumped.blob)
-        assert clients.client("sqs", account=ACCOUNT, region=TEST_REGION).list_queues()["QueueUrls"]
+        emulator.import_snapshot(json.dumps(document).encode())
+        assert _views(clients) == expected
+    assert "moto refused a request of its journal in the snapshot when replayed: request 1: LookupError" in capfd.readouterr().err
 
 
-def test_a_blob_this_moto_cannot_load_stops_the_start_clearly(tmp_path: Path) -> None:
-    with Emulator(Settings(state_dir=tmp_path)) as emulator:
+class _CreatesAFile:
+    """Unpickled, it would create `marker`: what an attacker's pickle could do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return open, (str(self.marker), "w")
+
+
+def _pickle_payload(marker: Path) -> bytes:
+    """A moto-state blob as an older sfn-emulator wrote it (JSON header line, then the pickle), carrying the attack."""
+    payload = pickle.dumps(_CreatesAFile(marker))
+    header = {"format": "sfn-emulator-moto-state", "version": 1, "moto": "5", "sha256": hashlib.sha256(payload).hexdigest()}
+    return json.dumps(header).encode() + b"\n" + payload
+
+
+def _machines(emulator: Emulator) -> list[dict[str, Any]]:
+    return emulator.service.list_state_machines()["stateMachines"]
+
+
+def test_a_version_2_snapshot_carrying_a_pickle_is_refused_unread(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    with Emulator(Settings(clock="manual")) as emulator:
         emulator.reset()
-        _seed_in_process()
-    unknown = moto_state._encode([("moto.s3.models", "backends_of_a_later_moto", {})])  # sound blob, unknown holder
-    with sqlite3.connect(tmp_path / DATABASE_NAME) as database:
-        database.execute("UPDATE moto_state SET body = ?", (unknown,))
+        emulator.service.create_state_machine(name="before", roleArn=ROLE, definition=json.dumps(
+            {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))
+        document = json.loads(emulator.export_snapshot())
+        document["state"]["moto"] = base64.b64encode(_pickle_payload(marker)).decode()
+        document["state"]["stateMachines"] = []
+        document.update(version=2, sha256=_digest(document["state"]))
+        with pytest.raises(SnapshotError, match="holds moto's backends as a Python pickle; loading a pickle can run code"):
+            emulator.import_snapshot(json.dumps(document).encode())
+        assert [m["name"] for m in _machines(emulator)] == ["before"]
+    assert not marker.exists()
+
+
+def test_a_version_3_state_directory_carrying_a_pickle_starts_without_reading_it(tmp_path: Path, capfd: Any) -> None:
+    marker = tmp_path / "pwned"
+    state_dir = tmp_path / "state"
+    with Emulator(Settings(state_dir=state_dir)) as emulator:
+        emulator.reset()
+    with sqlite3.connect(state_dir / DATABASE_NAME) as database:  # the schema an older sfn-emulator wrote
+        database.execute("DROP TABLE moto_journal")
+        database.execute("CREATE TABLE moto_state (id INTEGER PRIMARY KEY CHECK (id = 1), body BLOB NOT NULL)")
+        database.execute("INSERT INTO moto_state (id, body) VALUES (1, ?)", (_pickle_payload(marker),))
+        database.execute("PRAGMA user_version = 3")
     database.close()
-    with pytest.raises(StoreError, match=r"moto's state \(written by moto .*\) cannot be loaded by moto .*: AttributeError"):
-        Emulator(Settings(state_dir=tmp_path))
+    with Emulator(Settings(state_dir=state_dir)) as emulator:
+        assert _machines(emulator) == []
+    assert not marker.exists()
+    assert "held moto's backends as a Python pickle (written by an older sfn-emulator); loading a pickle can run " \
+           "code, so it was dropped unread" in capfd.readouterr().err
+    assert _journal_rows(state_dir) == []

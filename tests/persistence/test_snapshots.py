@@ -189,14 +189,49 @@ def test_a_snapshot_with_a_definition_that_no_longer_parses_is_refused(serve: An
     assert status == 400 and "a stored definition is not valid" in answer["message"]
 
 
-def test_a_snapshot_whose_records_are_malformed_is_refused(serve: Any) -> None:
-    served = serve()
-    seed(served)
+def _execution(state: dict[str, Any], status: str) -> dict[str, Any]:
+    return next(e for e in state["executions"] if e["progress"]["status"] == status)
+
+
+# A field of every kind of record given a value the API would never write: (damage, the message's end).
+MALFORMED: dict[str, tuple[Any, str]] = {
+    "clock-mode": (lambda s: s["clock"].update(mode="bogus"), "clock.mode: 'bogus' is not one of auto, manual, real"),
+    "clock-time": (lambda s: s["clock"].update(time="tomorrow"), "clock.time: expected a time"),
+    "clock-missing-mode": (lambda s: s["clock"].pop("mode"), "clock.mode: None is not one of"),
+    "activity-date": (lambda s: s["activities"][0].update(creationDate="yesterday"), "creationDate: expected a time"),
+    "activity-name": (lambda s: s["activities"][0].update(name="a b"), "name: Invalid Name: 'a b'"),
+    "machine-type": (lambda s: s["stateMachines"][0].update(type="FAST"), "type: 'FAST' is not one of EXPRESS, STANDARD"),
+    "machine-status": (lambda s: s["stateMachines"][0].update(status="GONE"), "status: 'GONE' is not one of"),
+    "machine-tags": (lambda s: s["stateMachines"][0].update(tags={"team": 1}), "tags: expected tags"),
+    "machine-arn": (lambda s: s["stateMachines"][0].update(arn="arn:aws:s3:::bucket"), "is not a Step Functions"),
+    "machine-next-version": (lambda s: s["stateMachines"][0].update(nextVersion=-1), "nextVersion: expected a whole number"),
+    "execution-status": (lambda s: _execution(s, "SUCCEEDED")["progress"].update(status="DONE"),
+                         "status: 'DONE' is not one of"),
+    "execution-redrives": (lambda s: _execution(s, "FAILED")["progress"].update(redriveCount="2"),
+                           "redriveCount: expected a whole number"),
+    "execution-input": (lambda s: _execution(s, "SUCCEEDED")["start"].update(input={"n": 1}), "input: expected a string"),
+    "event-id": (lambda s: _execution(s, "SUCCEEDED")["events"][0].update(id="1"), "event id: expected a whole number"),
+    "map-run-status": (lambda s: s["mapRuns"][0].update(status="HALTED"), "status: 'HALTED' is not one of"),
+}
+
+
+@pytest.mark.parametrize("field", sorted(MALFORMED))
+def test_a_snapshot_with_a_field_the_api_would_refuse_is_refused_and_changes_nothing(
+        field: str, serve: Any, tmp_path: Path) -> None:
+    """Refused before anything changes: the resources in memory and in the state directory stay."""
+    served = serve(state_dir=tmp_path / "state")
+    arns = seed(served)
+    damage, message = MALFORMED[field]
     state = snapshot.decode(served.snapshot())
-    state["activities"][0]["creationDate"] = "yesterday"
+    damage(state)
+    before = views(served, arns)
     status, answer = served.load(snapshot.encode(state))
-    assert status == 400
-    assert "the state is malformed (ValueError: expected a time" in answer["message"]
+    assert status == 400, answer
+    assert answer["message"].startswith("Snapshot refused: a record is not valid: ") and message in answer["message"]
+    assert views(served, arns) == before
+    served.server.stop()
+    served.emulator.close()
+    assert views(serve(state_dir=tmp_path / "state"), arns) == before
 
 
 def test_the_cli_saves_and_loads_snapshots(serve: Any, tmp_path: Path) -> None:

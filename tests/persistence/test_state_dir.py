@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -119,23 +120,40 @@ def test_the_execution_timeout_counts_from_the_start_across_a_restart(reopen: An
     assert status(emulator, execution) == "TIMED_OUT"
 
 
-def test_an_activity_task_is_scheduled_again_with_the_token_it_gave_out(reopen: Any) -> None:
+def test_an_activity_a_worker_took_waits_on_for_its_token(reopen: Any) -> None:
+    """The worker that took it before the restart answers it: nothing is scheduled or recorded again."""
     emulator = reopen()
     activity = emulator.service.create_activity(name="worker")["activityArn"]
     arn = machine(emulator, {"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": activity, "End": True}}})
     execution = emulator.service.start_execution(stateMachineArn=arn, input='{"job": 7}')["executionArn"]
     taken = emulator.service.get_activity_task(activityArn=activity)
     assert emulator.clock.run_until_idle(WAIT_BOUND)
+    before = types(emulator, execution)
     emulator = reopen()
-    again = emulator.service.get_activity_task(activityArn=activity)
-    assert (again["taskToken"], json.loads(again["input"])) == (taken["taskToken"], {"job": 7})
+    assert types(emulator, execution) == before == ["ExecutionStarted", "TaskStateEntered", "ActivityScheduled",
+                                                    "ActivityStarted"]
     emulator.service.send_task_success(taskToken=taken["taskToken"], output='{"done": true}')
     assert emulator.clock.run_until_idle(WAIT_BOUND)
     described = emulator.service.describe_execution(executionArn=execution)
     assert (described["status"], described["output"]) == ("SUCCEEDED", '{"done":true}')
+    assert types(emulator, execution) == [*before, "ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"]
+
+
+def test_an_activity_no_worker_took_is_queued_again_with_the_token_it_gave_out(reopen: Any) -> None:
+    emulator = reopen()
+    activity = emulator.service.create_activity(name="worker")["activityArn"]
+    arn = machine(emulator, {"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": activity, "End": True}}})
+    execution = emulator.service.start_execution(stateMachineArn=arn, input='{"job": 7}')["executionArn"]
+    assert emulator.clock.run_until_idle(WAIT_BOUND)
+    token = emulator.engine.top_task_token(execution)
+    emulator = reopen()
+    taken = emulator.service.get_activity_task(activityArn=activity)
+    assert (taken["taskToken"], json.loads(taken["input"])) == (token, {"job": 7})
+    emulator.service.send_task_success(taskToken=token, output='{"done": true}')
+    assert emulator.clock.run_until_idle(WAIT_BOUND)
     assert types(emulator, execution) == ["ExecutionStarted", "TaskStateEntered", "ActivityScheduled",
-                                          "ActivityStarted", "ActivityScheduled", "ActivityStarted",
-                                          "ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"]
+                                          "ActivityStarted", "ActivitySucceeded", "TaskStateExited",
+                                          "ExecutionSucceeded"]
 
 
 def test_a_failed_execution_can_be_redriven_after_a_restart(reopen: Any) -> None:
@@ -245,10 +263,10 @@ def test_a_version_1_database_is_upgraded(tmp_path: Path) -> None:
         assert (described["status"], described["output"]) == ("SUCCEEDED", '"world"')
         assert len(types(emulator, execution["executionArn"])) == 4
     with sqlite3.connect(state_dir / DATABASE_NAME) as upgraded:
-        assert upgraded.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert upgraded.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         assert upgraded.execute("SELECT key FROM meta").fetchall() == [("clock",)]
         assert upgraded.execute("SELECT count(*) FROM map_runs").fetchone()[0] == 0
-        assert upgraded.execute("SELECT count(*) FROM moto_state").fetchone()[0] == 0
+        assert upgraded.execute("SELECT count(*) FROM moto_journal").fetchone()[0] == 0
 
 
 def test_a_database_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -289,3 +307,80 @@ def test_without_a_state_directory_nothing_is_written(tmp_path: Path, monkeypatc
         machine(emulator, {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
         assert emulator.state is None
     assert list(tmp_path.iterdir()) == []
+
+
+def _serve(state_dir: Path) -> subprocess.CompletedProcess[str]:
+    """`sfn-emulator serve` on the directory, expected to refuse it (and so to end)."""
+    return subprocess.run([str(CONSOLE_SCRIPT), "serve", "--port", "0", "--state-dir", str(state_dir)],
+                          capture_output=True, text=True, timeout=120)
+
+
+# (table, SQL of the damage, what the refusal says): records an API would never write
+DAMAGED_RECORDS = {
+    "clock-mode": ("meta", "UPDATE meta SET value = json_set(value, '$.mode', 'bogus') WHERE key = 'clock'",
+                   "clock.mode: 'bogus' is not one of auto, manual, real"),
+    "clock-time": ("meta", "UPDATE meta SET value = json_set(value, '$.time', 'soon') WHERE key = 'clock'",
+                   "clock.time: expected a time"),
+    "machine-name": ("state_machines", "UPDATE state_machines SET body = json_set(body, '$.name', 'a/b')",
+                     "name: Invalid Name: 'a/b'"),
+    "execution-status": ("executions", "UPDATE executions SET progress = json_set(progress, '$.status', 'PAUSED')",
+                         "status: 'PAUSED' is not one of"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGED_RECORDS))
+def test_a_record_the_api_would_refuse_stops_the_start_naming_it(damage: str, reopen: Any, tmp_path: Path) -> None:
+    """Before: a clock mode 'bogus' was stored, and every later start ended in a traceback (exit 1)."""
+    emulator = reopen()
+    arn = machine(emulator, {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
+    emulator.service.start_execution(stateMachineArn=arn)
+    assert emulator.engine.run_until_idle(timeout=WAIT_BOUND)
+    emulator.close()
+    _, sql, message = DAMAGED_RECORDS[damage]
+    with sqlite3.connect(tmp_path / "state" / DATABASE_NAME) as database:
+        assert database.execute(sql).rowcount == 1
+    database.close()
+    with pytest.raises(StoreError, match="cannot load the state in .*: a record is not valid: .*" + re.escape(message)):
+        Emulator(Settings(state_dir=tmp_path / "state"))
+    served = _serve(tmp_path / "state")
+    assert served.returncode == 2 and message in served.stderr and "Traceback" not in served.stderr, served.stderr
+
+
+def test_a_second_server_on_a_state_directory_is_refused(tmp_path: Path, servers: Any) -> None:
+    first = servers(tmp_path / "state")
+    served = _serve(tmp_path / "state")
+    assert served.returncode == 2
+    assert (f"the state directory {tmp_path / 'state'} is in use by another sfn-emulator "
+            f"(process {first.process.pid})") in served.stderr
+    with pytest.raises(StoreError, match="is in use by another sfn-emulator"):
+        Emulator(Settings(state_dir=tmp_path / "state"))
+    first.kill()  # a SIGKILL frees it: the lock goes with the process
+    Emulator(Settings(state_dir=tmp_path / "state")).close()
+
+
+def test_an_emulator_of_the_same_process_is_refused_until_the_first_is_closed(tmp_path: Path) -> None:
+    first = Emulator(Settings(state_dir=tmp_path / "state"))
+    with pytest.raises(StoreError, match="is in use by another sfn-emulator"):
+        Emulator(Settings(state_dir=tmp_path / "state"))
+    first.close()
+    Emulator(Settings(state_dir=tmp_path / "state")).close()
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    ("zero-byte-database", "is empty (zero bytes), so it holds no sfn-emulator state"),
+    ("garbage-wal", "-wal is not an SQLite write-ahead log"),
+    ("short-wal", "-wal is not an SQLite write-ahead log"),
+])
+def test_files_sqlite_would_read_as_nothing_are_refused(damage: str, message: str, reopen: Any, tmp_path: Path) -> None:
+    emulator = reopen()
+    machine(emulator, {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
+    emulator.close()
+    database = tmp_path / "state" / DATABASE_NAME
+    if damage == "zero-byte-database":
+        database.write_bytes(b"")
+    else:
+        database.with_name(DATABASE_NAME + "-wal").write_bytes(b"garbage " * 100 if damage == "garbage-wal" else b"\x37\x7f")
+    with pytest.raises(StoreError, match=re.escape(message)):
+        Emulator(Settings(state_dir=tmp_path / "state"))
+    served = _serve(tmp_path / "state")
+    assert served.returncode == 2 and message in served.stderr, served.stderr

@@ -24,7 +24,7 @@ from sfn_emulator.asl.validation import (
     Diagnostic,
     InvalidDefinitionError,
 )
-from sfn_emulator.dialects.documents import load_document
+from sfn_emulator.dialects.documents import read_document
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.durations import InvalidDuration, duration_seconds, repeating_interval
 from sfn_emulator.dialects.serverless_workflow.expressions import (
@@ -50,7 +50,10 @@ def validate_workflow(text: str, *, max_results: int = 100) -> list[Diagnostic]:
 
 
 def _parse(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    document = load_document(text)
+    try:
+        document = read_document(text)
+    except ValueError as error:
+        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, f"A workflow is a JSON or YAML object: {error}", None)]
     if not isinstance(document, Mapping):
         return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, "A workflow is a JSON or YAML object", None)]
     reader = _Reader(document)

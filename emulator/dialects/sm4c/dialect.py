@@ -51,13 +51,17 @@ class Sm4cDialect(Struct, frozen=True):
         return parse_document(text)
 
     def anchor(self, text: str, directory: Path) -> str:
-        """The text with its definitions given by a path relative to its file (`directory`) given by
-        `file://` URI instead (see `references`)."""
+        """The text with the definitions it names by file (relative to its own, in `directory`, or by
+        `file://` URI) read in (see `references`); UnreadableDefinition when one cannot be read."""
+        from sfn_emulator.definition_files import UnreadableDefinition
         from sfn_emulator.dialects.documents import load_document
-        from sfn_emulator.dialects.sm4c.references import anchor
+        from sfn_emulator.dialects.sm4c.references import UnresolvableReference, anchor
 
         document = load_document(text)
-        return json.dumps(document) if anchor(document, directory) else text
+        try:
+            return json.dumps(document) if anchor(document, directory) else text
+        except UnresolvableReference as error:
+            raise UnreadableDefinition(str(error)) from None
 
     def read_first(self, text: str) -> AbstractContextManager[None]:
         """A block within which parsing `text` reads none of the documents it references (see

@@ -12,7 +12,6 @@ must name a definition of the document.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
 
 from sfn_emulator.asl.validation import (
@@ -23,6 +22,7 @@ from sfn_emulator.asl.validation import (
     Diagnostic,
     InvalidDefinitionError,
 )
+from sfn_emulator.dialects.documents import read_document
 from sfn_emulator.dialects.sm4c.reading import DocumentReader
 from sfn_emulator.dialects.sm4c.references import resolved
 from sfn_emulator.dialects.sm4c.model import (
@@ -51,20 +51,6 @@ JSON = Any
 COMPLETION_TYPES = ("and", "xor", "n_of_m")
 
 
-def load_document(text: str) -> JSON:
-    """The document's data: JSON, else YAML read as the JSON it stands for. Raises ValueError."""
-    try:
-        return json.loads(text)
-    except ValueError as json_error:
-        from sfn_emulator.definition_files import json_shaped_yaml_loader
-        import yaml
-
-        try:
-            return yaml.load(text, Loader=json_shaped_yaml_loader())  # noqa: S506 - a safe loader
-        except yaml.YAMLError:
-            raise ValueError(f"Invalid JSON or YAML: {json_error}") from None
-
-
 def parse_document(text: str) -> StateMachine:
     """The compiled model, or InvalidDefinitionError naming every problem."""
     machine, diagnostics = _parse(text)
@@ -79,7 +65,7 @@ def validate_document(text: str) -> list[Diagnostic]:
 
 def _parse(text: str) -> tuple[StateMachine | None, list[Diagnostic]]:
     try:
-        document = load_document(text)
+        document = read_document(text)
     except ValueError as error:
         return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, str(error))]
     parser = _Parser()

@@ -2,15 +2,16 @@
 `retries` ("string (URI) OR array of ..."), read once, when the document is validated or created.
 
 What a local emulator can honour:
-- `file://` URIs, and paths relative to the definition's own file when it was read from one
-  (`sfn-emulator run|validate|graph`, `create_state_machine`/`run_definition` with a path): `anchor`
-  turns those into `file://` URIs as the file is read, since the text alone no longer knows its place;
+- `file://` URIs, read only under the directories the operator allows (`sfn_emulator.dialects.local_files`);
+- in a definition read from its file (`sfn-emulator run|validate|graph`, `create_state_machine`/
+  `run_definition` with a path), paths relative to that file and `file://` URIs: `anchor` reads them
+  in as the file is read, its author's own files, since the text alone no longer knows its place;
 - `http://` and `https://` URIs, fetched within a short deadline for the whole fetch.
 Either is read up to the size quota of a state machine definition (1 MB), a file only when it is a
 regular file (`sfn_emulator.resources.bounded_reads`).
 The resource is JSON or YAML: the array itself, or an object holding it under the same key (as a
 Serverless Workflow document's `functions` file does). Anything else is an `UnresolvableReference`,
-which the parser reports as a diagnostic at the attribute.
+which the parser reports as a diagnostic at the attribute; no message quotes what a resource holds.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
+from sfn_emulator.dialects import local_files
 from sfn_emulator.dialects.documents import load_document
-from sfn_emulator.resources.bounded_reads import ReadLimitExceeded, http_exchange, read_file
+from sfn_emulator.resources.bounded_reads import http_exchange
 
 JSON = Any
 REFERENCE_KEYS = ("events", "functions", "retries")  # the attributes the document allows by URI
@@ -68,16 +70,28 @@ def is_relative(reference: str) -> bool:
 
 
 def anchor(document: JSON, directory: Path) -> bool:
-    """Make the document's relative references `file://` URIs of paths in `directory` (the
-    definition file's own); answers whether any changed."""
+    """Read in the document's references to files, relative to `directory` (the definition file's
+    own) or `file://` URIs: the definitions they hold replace them. Answers whether any changed;
+    UnresolvableReference for one that cannot be read."""
     if not isinstance(document, dict):
         return False
     changed = False
     for key in REFERENCE_KEYS:
         reference = document.get(key)
-        if isinstance(reference, str) and reference and is_relative(reference):
-            document[key] = (directory / reference).resolve().as_uri()
-            changed = True
+        if not isinstance(reference, str) or not reference:
+            continue
+        if is_relative(reference):
+            path = directory / reference
+        elif urlsplit(reference).scheme == "file":
+            path = Path(url2pathname(urlsplit(reference).path))
+        else:
+            continue
+        try:
+            text = local_files.read_regular(path)
+        except local_files.UnreadableFile as error:
+            raise UnresolvableReference(f"Cannot read '{reference}' (the '{key}'): {error}") from None
+        document[key] = _definitions(text, reference, key)
+        changed = True
     return changed
 
 
@@ -97,15 +111,25 @@ def resolved(document: dict, report: Callable[[str, str], None]) -> dict:
 
 def resolve(reference: str, key: str) -> list[JSON]:
     """The definitions `reference` names for the attribute `key`."""
-    value = load_document(_read(reference))
+    return _definitions(_read(reference), reference, key)
+
+
+def _definitions(text: str, reference: str, key: str) -> list[JSON]:
+    value = load_document(text)
     if value is None:
         raise UnresolvableReference(f"The '{key}' at '{reference}' are neither JSON nor YAML")
     if isinstance(value, dict) and key in value:
         value = value[key]
     if not isinstance(value, list):
         raise UnresolvableReference(f"The '{key}' at '{reference}' must be an array (or an object with '{key}'), "
-                                    f"not {json.dumps(value)[:80]}")
+                                    f"not {_json_type(value)}")
     return value
+
+
+def _json_type(value: JSON) -> str:
+    """What kind of JSON value it is, and nothing of what it holds."""
+    kinds = ((bool, "a boolean"), (str, "a string"), ((int, float), "a number"), (dict, "an object"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), "null")
 
 
 def _read(reference: str) -> str:
@@ -122,10 +146,9 @@ def _fetch(reference: str) -> str:
             "definition from its file, or give a file:// or http(s):// URI")
     parts = urlsplit(reference)
     if parts.scheme == "file":
-        path = Path(url2pathname(parts.path))
         try:
-            return read_file(path, limit_bytes=DOCUMENT_LIMIT_BYTES).decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError, ReadLimitExceeded) as error:
+            return local_files.read_allowed(Path(url2pathname(parts.path)))
+        except local_files.UnreadableFile as error:
             raise UnresolvableReference(f"Cannot read '{reference}': {error}") from None
     if parts.scheme in _REMOTE_SCHEMES:
         try:

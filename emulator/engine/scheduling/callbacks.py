@@ -169,7 +169,7 @@ class Callbacks:
         if effect.heartbeat_seconds:
             wait.heartbeat_seconds = effect.heartbeat_seconds
             if wait.heartbeat is None:
-                self._beat(wait, counted_from)  # from the task's start, as its timeout
+                self._beat(wait, effect.heartbeat_from or counted_from)  # from the task's start, as its timeout
 
     def schedule_activity(self, fiber: Fiber, effect: ScheduleActivity) -> None:
         task = ActivityTask(effect.activity_arn, effect.token, effect.input, fiber, owner=self)

@@ -37,6 +37,28 @@ def _open_entry(history: list[Any], state_name: str) -> tuple[int, datetime] | N
     return None
 
 
+_ATTEMPT_STARTS = ("TaskScheduled", "ActivityScheduled", "LambdaFunctionScheduled")
+_ATTEMPT_ENDS = ("Succeeded", "Failed", "TimedOut", "StartFailed", "SubmitFailed", "ScheduleFailed")
+
+
+def resumed_attempt(history: list[Any], entered_event_id: int) -> dict[str, Any] | None:
+    """The events of the Task attempt under way in the state entered at `entered_event_id`, by type
+    (TaskScheduled, TaskStarted, TaskSubmitted, ActivityScheduled, ActivityStarted, ...); None when
+    no attempt is under way (none began, or the last one ended, as before a retry)."""
+    attempt: dict[str, Any] | None = None
+    for event in history:
+        if event["id"] <= entered_event_id:
+            continue
+        event_type = event["type"]
+        if event_type in _ATTEMPT_STARTS:
+            attempt = {}
+        if attempt is not None:
+            attempt[event_type] = event
+            if event_type.endswith(_ATTEMPT_ENDS):
+                attempt = None
+    return attempt
+
+
 class CompletionWait(Struct, eq=False):
     """A `.sync` task waiting for an execution of this emulator to end (or for its own task token
     to be answered, or for its TimeoutSeconds)."""
@@ -183,6 +205,8 @@ class Lifecycle:
         state_name, state_input = point
         frame.resumed_entry = _open_entry(execution.history, state_name)
         frame.resumed_token = task_token
+        if frame.resumed_entry is not None:
+            frame.resumed_attempt = resumed_attempt(execution.history, frame.resumed_entry[0])
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
 

@@ -4,6 +4,7 @@ for each kind."""
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from typing import Any
@@ -51,7 +52,11 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
     if needs_token:
         frame.task_token = frame.resumed_token or new_task_token(frame.run.randomness)
-    frame.resumed_token = None
+    # The attempt under way when the emulator stopped (`persistence.restore`): what it recorded is not
+    # recorded again, and what it sent (a callback's message, an activity a worker took, a `.sync` job)
+    # is not sent again; the task waits on as it did, with the same token.
+    attempt = frame.resumed_attempt or {}
+    frame.resumed_token = frame.resumed_attempt = None
     value = state.io.state_input(raw, frame)
     payload = state.io.arguments(value, raw, frame)
     timeout = state.timeout_seconds.evaluate(value, frame) if state.timeout_seconds is not None else None
@@ -66,11 +71,11 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
     )
     credentials = {"taskCredentials": {"roleArn": role}} if role is not None else {}
     if resource.kind == "activity":
-        result = yield from _run_activity(resource, request, frame, timeout, heartbeat)
+        result = yield from _run_activity(resource, request, frame, timeout, heartbeat, attempt)
     elif resource.kind == "lambda":
         result = yield from _run_lambda_function(resource, request, frame, timeout, credentials)
     else:
-        result = yield from _run_integration(resource, request, frame, timeout, heartbeat, credentials)
+        result = yield from _run_integration(resource, request, frame, timeout, heartbeat, credentials, attempt)
     return state.io.result_output(raw, result, state.assign, frame), state.next
 
 
@@ -125,7 +130,7 @@ def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Fra
 
 
 def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
-                     heartbeat: float | None, credentials: dict[str, Any]) -> Interpreter:
+                     heartbeat: float | None, credentials: dict[str, Any], attempt: dict[str, Any]) -> Interpreter:
     ids = {"resourceType": resource.resource_type, "resource": resource.resource}
     scheduled: dict[str, Any] = {**ids, "region": request.region, "parameters": to_json_text(request.payload)}
     if timeout is not None:
@@ -133,24 +138,29 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
     if heartbeat is not None:
         scheduled["heartbeatInSeconds"] = int(heartbeat)
     scheduled.update(credentials)
-    frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
-    started_at = frame.run.now()
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
+    if "TaskScheduled" not in attempt:
+        frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
+    started = attempt.get("TaskStarted")
+    started_at = started["timestamp"] if started is not None else frame.run.now()
+    if started is None:
+        frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
+    submitted = attempt.get("TaskSubmitted")
     try:
-        try:
-            outcome = yield Invoke(request, timeout)
-        finally:
-            if HTTP_EXCHANGE in request.extra:
-                frame.inspect_http(request.extra[HTTP_EXCHANGE])
-        if isinstance(outcome, Pending):
-            frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
-                       {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
-            if resource.pattern == WAIT_FOR_TASK_TOKEN:
-                result = yield AwaitToken(request.task_token or "", timeout, heartbeat, counted_from=started_at)
-            else:
-                result = yield AwaitCompletion(request, outcome.submitted, timeout, counted_from=started_at)
+        if submitted is not None and resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2):
+            job = json.loads(submitted["taskSubmittedEventDetails"]["output"])
+            result = yield from _await_job(resource, request, job, timeout, heartbeat, started_at, frame.run.now())
         else:
-            result = settled_result(outcome)
+            try:
+                outcome = yield Invoke(request, timeout)
+            finally:
+                if HTTP_EXCHANGE in request.extra:
+                    frame.inspect_http(request.extra[HTTP_EXCHANGE])
+            if isinstance(outcome, Pending):
+                frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
+                           {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
+                result = yield from _await_job(resource, request, outcome.submitted, timeout, heartbeat, started_at)
+            else:
+                result = settled_result(outcome)
         text = _checked_size(result, resource)
     except StatesError as error:
         kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"
@@ -160,8 +170,17 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
     return result
 
 
+def _await_job(resource: ResourceArn, request: TaskRequest, submitted: Any, timeout: float | None,
+               heartbeat: float | None, started_at: Any, heartbeat_from: Any = None) -> Interpreter:
+    """Wait for a submitted task's answer: its token's (`.waitForTaskToken`) or its job's end (`.sync`)."""
+    if resource.pattern == WAIT_FOR_TASK_TOKEN:
+        return (yield AwaitToken(request.task_token or "", timeout, heartbeat, counted_from=started_at,
+                                 heartbeat_from=heartbeat_from))
+    return (yield AwaitCompletion(request, submitted, timeout, counted_from=started_at))
+
+
 def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
-                  heartbeat: float | None) -> Interpreter:
+                  heartbeat: float | None, attempt: dict[str, Any]) -> Interpreter:
     text = to_json_text(request.payload)
     run = frame.run
     mocked = run.tasks.settles_whole_task(request, run.resources)
@@ -172,12 +191,18 @@ def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, tim
         details["timeoutInSeconds"] = int(timeout)
     if heartbeat is not None:
         details["heartbeatInSeconds"] = int(heartbeat)
-    frame.emit("ActivityScheduled", "activityScheduledEventDetails", details)
+    if "ActivityScheduled" not in attempt:
+        frame.emit("ActivityScheduled", "activityScheduledEventDetails", details)
     token = frame.task_token or ""
+    started = attempt.get("ActivityStarted")
     try:
         if mocked:
-            frame.emit("ActivityStarted", "activityStartedEventDetails", {})
+            if started is None:
+                frame.emit("ActivityStarted", "activityStartedEventDetails", {})
             result = settled_result((yield Invoke(request, timeout)))
+        elif started is not None:  # a worker took it before the restart, and may still answer with its token
+            scheduled_at = attempt["ActivityScheduled"]["timestamp"]  # its timeout counts from there
+            result = yield AwaitToken(token, timeout, heartbeat, counted_from=scheduled_at, heartbeat_from=frame.run.now())
         else:
             worker = yield ScheduleActivity(resource.arn, token, text, timeout, heartbeat)
             frame.emit("ActivityStarted", "activityStartedEventDetails", {"workerName": worker} if worker else {})

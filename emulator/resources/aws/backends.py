@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     import boto3
     from botocore.client import BaseClient
     from botocore.model import OperationModel
-    from moto.core.botocore_stubber import BotocoreStubber
 
 
 # Requests are signed as usual (moto reads the region from the signature); the secret is never checked.
@@ -53,7 +52,6 @@ class MotoBackends:
     """Makes and caches one client per (service, account, region), all answered by moto in-process."""
 
     def __init__(self) -> None:
-        self._dispatcher: BotocoreStubber | None = None
         self._session: boto3.session.Session | None = None
         self._clients: dict[tuple[str, str, str], BaseClient] = {}
         self._lock = threading.Lock()
@@ -75,9 +73,7 @@ class MotoBackends:
         """The session every client comes from, and moto's dispatcher, made on first use (called locked)."""
         if self._session is None:
             import boto3
-            from moto.core.botocore_stubber import BotocoreStubber
 
-            self._dispatcher = BotocoreStubber()
             self._session = boto3.session.Session(
                 botocore_session=botocore.session.Session(),
                 aws_access_key_id=_ACCESS_KEY_ID,
@@ -88,9 +84,7 @@ class MotoBackends:
     @staticmethod
     def reset() -> None:
         """Forget every resource of every moto backend in this process (moto's own reset)."""
-        from moto.moto_api._internal.models import moto_api_backend
-
-        moto_api_backend.reset()
+        moto_state.reset()
 
     @staticmethod
     def call_failed(operation: OperationModel, fault: Exception) -> StatesError:
@@ -102,12 +96,13 @@ class MotoBackends:
     def _send(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
         from moto.core.botocore_stubber import MockRawResponse
 
-        assert self._dispatcher is not None  # made with the session this client came from
-        answer = self._dispatcher.process_request(request)
+        entry = moto_state.sdk_request(request)
+        with moto_state.seeded(entry.seed):
+            answer = moto_state.dispatcher().process_request(request)
         if answer is None:
             raise UnservedRequest(f"moto has no backend for {request.method} {request.url}")
-        moto_state.changed(request.method)  # a state directory keeps what changed before the answer is used
         status, headers, body = answer
+        moto_state.served(entry, status)  # a state directory keeps what changed before the answer is used
         raw = body.encode("utf-8") if isinstance(body, str) else bytes(body or b"")
         headers = dict(headers)
         # A real response says how long its body is; a HEAD response's length is the resource's, set by moto.

@@ -1,279 +1,330 @@
-"""moto's backends as one versioned blob, and back: what lets the AWS services behind integrations
-(S3 buckets and objects, SQS queues and messages, DynamoDB tables and items, SNS, EventBridge,
-Secrets Manager...) survive a restart and travel in snapshots.
+"""moto's backends as data: the journal of the requests that changed them, replayed into a fresh moto
+on load. It is what lets the AWS services behind integrations (S3 buckets and objects, SQS queues and
+messages, DynamoDB tables and items, SNS, EventBridge, Secrets Manager, ...) survive a restart and
+travel in snapshots.
 
-moto keeps each service's state in a process-wide `BackendDict` (account -> region -> backend
-object). The blob holds, for every backend in use, the pickle of that backend object, found again on
-load by the module attribute that holds its `BackendDict` (`moto.s3.models.s3_backends`). What pickle
-cannot copy is given a reduction private to our Pickler (its own dispatch table and
-`reducer_override`, so nothing else in the process pickles differently): thread primitives (SQS's
-queues hold an `RLock`) are recreated empty; weak-value indexes (Lambda's functions by ARN) keep
-their values; a `defaultdict` whose factory is a lambda making an empty container (SSM's tags)
-gets a factory copying that container; cryptography's keys (KMS) travel as their DER bytes. A backend
-that still cannot be pickled, or whose class's pickle does not load back (SSM's parameter store with
-moto 5.2), is left out (named in `Dumped.skipped`), never the whole blob.
+Why a journal and not a copy of moto's objects: a copy of Python objects (pickle) runs code when it
+is loaded, and anyone who can write a state directory or send a snapshot could choose that code. A
+journal entry is a request, as data: method, URL or WSGI variables, headers, body bytes and the seed
+of moto's randomness while it ran. Loading checks every entry's shape, then hands each request to
+moto's own request handlers, as a client would; nothing in it is ever called, imported or evaluated.
 
-    blob = <one JSON header line> b"\n" <pickle>
-    header = {"format": "sfn-emulator-moto-state", "version": 1, "moto": "<moto's version>", "sha256": "<of the pickle>"}
+Both ways into moto record their requests here, where they reach moto: the integrations' botocore
+clients (`sfn_emulator.resources.aws.backends`, replayed through moto's botocore dispatcher) and the
+HTTP passthrough (`sfn_emulator.wire.aws_passthrough`, replayed through moto's server app). A
+request is kept when it may change something (any method but GET, HEAD and OPTIONS) and moto
+answered it without an error (status below 400); listeners hear it before its answer is used. A
+reset of one account is an entry too; a reset of everything empties the journal.
 
-Loading a blob runs pickle: load only blobs you trust (your own state directory, your team's snapshots).
+Identifiers moto draws (SQS message ids, SNS subscription ARNs, Secrets Manager ARN suffixes, ...)
+come from moto's one random generator; while a request runs, the emulator gives its thread a
+generator of its own seeded by the entry's seed, so a replay draws the same identifiers. What moto
+takes from the wall clock (creation dates, SQS visibility deadlines) and SQS receipt handles
+(drawn from Python's own `random`) are new after a replay.
 
-`changed()` is called after every moto request that may change a backend (not GET or HEAD) by both
-ways into moto, the integrations' clients and the HTTP passthrough; a state directory listens to it.
+    {"format": "sfn-emulator-moto-journal", "version": 1, "requests": [entry, ...]}
+    entry = {"type": "sdk", "method", "url", "headers", "body" (base64), "seed"}
+          | {"type": "http", "environ" (its CGI variables), "body" (base64), "seed"}
+          | {"type": "reset", "account"}
 """
 
 from __future__ import annotations
 
-import copy
-import copyreg
-import hashlib
-import importlib
 import io
-import json
-import pickle
+import secrets
 import sys
 import threading
-import weakref
-from collections import defaultdict
-from typing import Any, Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
+from random import Random
+from typing import TYPE_CHECKING, Any, Callable, Union
 
-from msgspec import Struct, field
+import msgspec
+from msgspec import Struct
 
-FORMAT = "sfn-emulator-moto-state"
+if TYPE_CHECKING:
+    from botocore.awsrequest import AWSPreparedRequest
+
+FORMAT = "sfn-emulator-moto-journal"
 VERSION = 1
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})  # HTTP: requests that change nothing
+_NOT_STATE = ("/moto-api/recorder/",)  # moto's own request recorder acts on files, not on backends
 
-_listeners: list[Callable[[], None]] = []
+
+class SdkRequest(Struct, tag="sdk", frozen=True):
+    """A request from an integration's botocore client, as moto's botocore dispatcher received it."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: bytes
+    seed: int
+
+
+class HttpRequest(Struct, tag="http", frozen=True):
+    """A request through the HTTP passthrough: its WSGI environment's CGI variables and its body."""
+
+    environ: dict[str, str]
+    body: bytes
+    seed: int
+
+
+class AccountReset(Struct, tag="reset", frozen=True):
+    """Every backend of one account forgotten (`POST /_emulator/reset` with an account)."""
+
+    account: str
+
+
+Entry = Union[SdkRequest, HttpRequest, AccountReset]
+_ENTRY_DECODER = msgspec.json.Decoder(Entry)
 
 
 class MotoStateError(ValueError):
-    """A blob that cannot be loaded; the message says why."""
+    """A journal that cannot be loaded; the message says why."""
 
 
-def listen(listener: Callable[[], None]) -> None:
-    """Call `listener` after every moto request that may have changed a backend."""
+# A listener hears each kept entry, and None when every backend was forgotten.
+Listener = Callable[[Union[Entry, None]], None]
+_listeners: list[Listener] = []
+_journal: list[Entry] = []  # the process's: what a snapshot carries
+_journal_lock = threading.Lock()  # listeners hear entries in the journal's order
+
+
+def listen(listener: Listener) -> None:
     _listeners.append(listener)
 
 
-def stop_listening(listener: Callable[[], None]) -> None:
+def stop_listening(listener: Listener) -> None:
     if listener in _listeners:
         _listeners.remove(listener)
 
 
-def changed(method: str) -> None:
-    """A request with HTTP `method` was answered by moto (called before its answer is used)."""
-    if method.upper() not in SAFE_METHODS:
+def _tell(entry: Entry | None) -> None:
+    with _journal_lock:
+        if entry is None:
+            _journal.clear()
+        else:
+            _journal.append(entry)
         for listener in list(_listeners):
-            listener()
+            listener(entry)
 
 
-def _recreated(kind: Callable[[], Any]) -> Callable[[Any], tuple[Callable[[], Any], tuple[()]]]:
-    return lambda _: (kind, ())
+def journal() -> list[Entry]:
+    """The requests that built moto's backends as they stand, oldest first."""
+    with _journal_lock:
+        return list(_journal)
 
 
-_THREAD_PRIMITIVES: dict[type, Callable[[], Any]] = {
-    type(threading.Lock()): threading.Lock,
-    type(threading.RLock()): threading.RLock,
-    threading.Condition: threading.Condition,
-    threading.Event: threading.Event,
-    threading.Semaphore: threading.Semaphore,
-}
+# -- recording ------------------------------------------------------------------------------------
+
+def sdk_request(request: AWSPreparedRequest) -> SdkRequest:
+    """The journal entry of a botocore request about to reach moto (its body read into bytes once,
+    and given back to the request as bytes)."""
+    body = request.body
+    if hasattr(body, "read"):
+        body = body.read()
+    data = body.encode("utf-8") if isinstance(body, str) else bytes(body or b"")
+    request.body = data
+    headers = {str(name): value.decode("latin-1") if isinstance(value, bytes) else str(value)
+               for name, value in request.headers.items()}
+    return SdkRequest(str(request.method), str(request.url), headers, data, _fresh_seed())
 
 
-class _CopyOf:
-    """A `defaultdict`'s factory that pickle cannot name (a lambda), as what it makes: a copy of the
-    empty container it made once."""
-
-    def __init__(self, made: Any) -> None:
-        self.made = made
-
-    def __call__(self) -> Any:
-        return copy.deepcopy(self.made)
-
-
-def _reduce_weak_values(mapping: weakref.WeakValueDictionary[Any, Any]) -> tuple[Any, ...]:
-    # Its values are pickled once, shared with where the backend holds them strongly (moto's indexes).
-    return weakref.WeakValueDictionary, (dict(mapping.items()),)
-
-
-class _BackendPickler(pickle.Pickler):
-    """A Pickler for moto's backends: thread primitives recreated empty, weak-value indexes kept,
-    lambda default factories of empty containers and cryptography's keys copied by what they are.
-    Its own dispatch table and `reducer_override`: nothing else in the process pickles differently."""
-
-    dispatch_table = {**copyreg.dispatch_table, **{kind: _recreated(make) for kind, make in _THREAD_PRIMITIVES.items()},
-                      weakref.WeakValueDictionary: _reduce_weak_values}
-
-    def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is defaultdict and _unnamed(obj.default_factory):
-            made = obj.default_factory()  # type: ignore[misc]
-            if isinstance(made, (dict, list, set)) and not made:
-                return defaultdict, (_CopyOf(made),), None, None, iter(obj.items())
-        key = _key_reduction(obj)
-        return key if key is not None else NotImplemented
+def http_request(environ: dict[str, Any]) -> HttpRequest:
+    """The journal entry of a WSGI request about to reach moto; its body is read and put back."""
+    length = str(environ.get("CONTENT_LENGTH") or "")
+    stream = environ.get("wsgi.input")
+    if stream is None:
+        body = b""
+    elif length.isdigit():
+        body = stream.read(int(length))
+    elif environ.get("wsgi.input_terminated"):  # a chunked body the server ends itself
+        body = stream.read()
+    else:
+        body = b""
+    environ["wsgi.input"] = io.BytesIO(body)
+    cgi = {key: value for key, value in environ.items() if key.isupper() and isinstance(value, str)}
+    return HttpRequest(cgi, body, _fresh_seed())
 
 
-def _unnamed(factory: Any) -> bool:
-    """Whether pickle cannot find `factory` by its name (a lambda or a function defined in a function)."""
-    return factory is not None and "<" in getattr(factory, "__qualname__", "")
+def served(entry: SdkRequest | HttpRequest, status: int) -> None:
+    """moto answered `entry` with `status` (called before the answer is used): kept if it may have changed something."""
+    method = entry.method if isinstance(entry, SdkRequest) else entry.environ.get("REQUEST_METHOD", "GET")
+    path = entry.url if isinstance(entry, SdkRequest) else entry.environ.get("PATH_INFO", "")
+    if method.upper() not in SAFE_METHODS and status < 400 and not any(part in path for part in _NOT_STATE):
+        _tell(entry)
 
 
-def _key_reduction(obj: Any) -> tuple[Any, ...] | None:
-    """A cryptography private or public key (KMS's keys) as its DER bytes, loaded back by cryptography."""
-    module = type(obj).__module__
-    if not module.startswith("cryptography."):
-        return None
-    from cryptography.hazmat.primitives import serialization
-
-    if hasattr(obj, "private_bytes") and hasattr(obj, "public_key"):
-        der = obj.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
-        return _private_key, (der,)
-    if hasattr(obj, "public_bytes") and hasattr(obj, "verify"):
-        der = obj.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-        return _public_key, (der,)
-    return None
+def reset(account: str | None = None) -> None:
+    """Forget every moto backend's resources in this process, or only those of `account`, and say so."""
+    _reset_backends(account)
+    _tell(AccountReset(account) if account is not None else None)
 
 
-def _private_key(der: bytes) -> Any:
-    """(Named here: cryptography's loaders live in a compiled module pickle cannot import by name.)"""
-    from cryptography.hazmat.primitives import serialization
-
-    return serialization.load_der_private_key(der, None)
-
-
-def _public_key(der: bytes) -> Any:
-    from cryptography.hazmat.primitives import serialization
-
-    return serialization.load_der_public_key(der)
-
-
-def _pickle(value: Any) -> bytes:
-    buffer = io.BytesIO()
-    _BackendPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return buffer.getvalue()
-
-
-class Dumped(Struct):
-    blob: bytes
-    skipped: list[str] = field(default_factory=list)  # "service account region: why" of backends left out
-
-
-def _moto_version() -> str:
-    import moto
-
-    return str(moto.__version__)
-
-
-def _holder(backends: Any) -> tuple[str, str] | None:
-    """(module, attribute) holding a BackendDict, where loading finds it again."""
-    module = sys.modules.get(backends.backend.__module__)
-    for name, value in vars(module or object()).items():
-        if value is backends:
-            return backends.backend.__module__, name
-    return None
-
-
-def dump() -> Dumped:
-    """Every backend moto has in this process, as a blob (moto imported only when it already is)."""
-    if "moto.core.base_backend" not in sys.modules:
-        return Dumped(_encode([]))
+def _reset_backends(account: str | None) -> None:
     from moto.core.base_backend import BackendDict, backend_lock
-
-    services: list[tuple[str, str, dict[str, dict[str, bytes]]]] = []
-    skipped: list[str] = []
-    with backend_lock:
-        instances = list(BackendDict._instances)
-    for backends in instances:
-        holder = _holder(backends)
-        if holder is None:
-            skipped.append(f"{backends.service_name}: no module attribute holds its backends")
-            continue
-        accounts: dict[str, dict[str, bytes]] = {}
-        for account, regions in list(backends.items()):
-            for region, backend in list(regions.items()):
-                try:
-                    data = _pickle(backend)
-                    _check_loads_back(type(backend), data)
-                except Exception as error:  # noqa: BLE001 - one service's limit must not lose the others
-                    skipped.append(f"{backends.service_name} {account} {region}: {type(error).__name__}: {error}")
-                else:
-                    accounts.setdefault(account, {})[region] = data
-        services.append((*holder, accounts))
-    return Dumped(_encode(services), skipped)
-
-
-_LOADS_BACK: dict[type, BaseException | None] = {}  # per backend class: why its pickle does not load back
-
-
-def _check_loads_back(kind: type, data: bytes) -> None:
-    """Raise when a backend of this class, once pickled, does not load back (tried once per class:
-    a class whose pickle loads is sound whatever it holds later)."""
-    if kind not in _LOADS_BACK:
-        try:
-            pickle.loads(data)
-            _LOADS_BACK[kind] = None
-        except Exception as error:  # noqa: BLE001 - e.g. a dict subclass whose __init__ takes arguments
-            _LOADS_BACK[kind] = error
-    problem = _LOADS_BACK[kind]
-    if problem is not None:
-        raise TypeError(f"its pickle does not load back ({type(problem).__name__}: {problem})")
-
-
-def _encode(services: list[tuple[str, str, dict[str, dict[str, bytes]]]]) -> bytes:
-    payload = pickle.dumps(services, protocol=pickle.HIGHEST_PROTOCOL)
-    header = {"format": FORMAT, "version": VERSION, "moto": _moto_version() if services else None,
-              "sha256": hashlib.sha256(payload).hexdigest()}
-    return json.dumps(header, separators=(",", ":")).encode("utf-8") + b"\n" + payload
-
-
-def _decode(blob: bytes) -> tuple[str | None, list[tuple[str, str, dict[str, dict[str, bytes]]]]]:
-    """(the moto version that wrote it, its services); MotoStateError when it is not a sound blob."""
-    line, newline, payload = bytes(blob).partition(b"\n")
-    try:
-        header = json.loads(line)
-    except ValueError:
-        header = None
-    if not newline or not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise MotoStateError("moto's state is not an sfn-emulator moto-state blob")
-    version = header.get("version")
-    if not isinstance(version, int) or version > VERSION:
-        raise MotoStateError(f"moto's state has format version {version!r}; this sfn-emulator reads up to {VERSION}")
-    if header.get("sha256") != hashlib.sha256(payload).hexdigest():
-        raise MotoStateError("moto's state is corrupted: it does not match its sha256 digest")
-    try:
-        services = pickle.loads(payload)
-        return header.get("moto"), [(module, name, accounts) for module, name, accounts in services]
-    except Exception as error:  # noqa: BLE001 - any failure means the blob cannot be used
-        raise MotoStateError(f"moto's state cannot be read: {type(error).__name__}: {error}") from None
-
-
-def check(blob: bytes) -> None:
-    """MotoStateError when `blob` could not be loaded (nothing in moto changes)."""
-    _decode(blob)
-
-
-def load(blob: bytes | None) -> None:
-    """Make moto's backends exactly the blob's (every backend empty when `blob` is None); on
-    MotoStateError moto is left as it was."""
-    written_by, services = _decode(blob) if blob is not None else (None, [])
-    if blob is None and "moto.core.base_backend" not in sys.modules:
-        return  # moto never loaded: its backends are empty already
-    try:
-        holders = [getattr(importlib.import_module(module), name) for module, name, _ in services]
-        _unpickled(services)  # tried before anything changes; made again after the reset, which
-        # disposes of every tracked model instance, those just unpickled included (S3's keys)
-    except Exception as error:  # noqa: BLE001 - a moto that cannot take this blob back
-        raise MotoStateError(f"moto's state (written by moto {written_by}) cannot be loaded by moto "
-                             f"{_moto_version()}: {type(error).__name__}: {error}") from None
     from moto.moto_api._internal.models import moto_api_backend
 
-    moto_api_backend.reset()
-    for holder, backends in zip(holders, _unpickled(services)):
-        for account, region, backend in backends:
-            dict.__setitem__(holder[account], region, backend)  # holder[account] registers the service in use
+    if account is None:
+        moto_api_backend.reset()
+        return
+    with backend_lock:
+        for backends in list(BackendDict._instances):
+            if account in backends.keys():
+                backends[account].reset()
 
 
-def _unpickled(services: list[tuple[str, str, dict[str, dict[str, bytes]]]]) -> list[list[tuple[str, str, Any]]]:
-    return [[(account, region, pickle.loads(data)) for account, regions in accounts.items()
-             for region, data in regions.items()] for _, _, accounts in services]
+# -- moto's randomness, per request -----------------------------------------------------------------
+
+_seeds = threading.local()
+
+
+def _fresh_seed() -> int:
+    return secrets.randbits(63)
+
+
+@contextmanager
+def seeded(seed: int) -> Iterator[None]:
+    """While the block runs, moto's identifiers drawn on this thread come from a generator seeded by `seed`."""
+    _install_thread_seeding()
+    previous = getattr(_seeds, "generator", None)
+    _seeds.generator = Random(seed)
+    try:
+        yield
+    finally:
+        _seeds.generator = previous
+
+
+def _install_thread_seeding() -> None:
+    """Make moto's one generator (`moto.moto_api._internal.mock_random`) draw from the calling
+    thread's own seeded generator when it has one (once; moto's own behaviour otherwise)."""
+    from moto.moto_api._internal import mock_random
+    from moto.moto_api._internal.moto_random import MotoRandom
+
+    if type(mock_random) is not MotoRandom:
+        return  # done already
+
+    class ThreadSeeded(MotoRandom):
+        def random(self) -> float:
+            generator = getattr(_seeds, "generator", None)
+            return generator.random() if generator is not None else super().random()
+
+        def getrandbits(self, k: int) -> int:
+            generator = getattr(_seeds, "generator", None)
+            return generator.getrandbits(k) if generator is not None else super().getrandbits(k)
+
+    mock_random.__class__ = ThreadSeeded
+
+
+# -- the journal as a document, and back into moto -----------------------------------------------------
+
+def document(entries: list[Entry]) -> dict[str, Any]:
+    """The journal as JSON-ready data (bodies in base64)."""
+    return {"format": FORMAT, "version": VERSION, "requests": msgspec.to_builtins(entries)}
+
+
+def entries_of(journal: Any) -> list[Entry]:
+    """The entries of a journal document, each checked for its shape; MotoStateError otherwise.
+    Nothing is run: a journal is data."""
+    if not isinstance(journal, dict) or journal.get("format") != FORMAT:
+        raise MotoStateError(f'moto\'s state is not a journal of requests (a JSON object with "format": "{FORMAT}")')
+    version = journal.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
+        raise MotoStateError(f"moto's journal has format version {version!r:.40}; this sfn-emulator reads {VERSION}")
+    try:
+        return msgspec.convert(journal.get("requests"), list[Entry])
+    except msgspec.ValidationError as error:
+        raise MotoStateError(f"moto's journal is malformed: {error}") from None
+
+
+def encode_entry(entry: Entry) -> bytes:
+    return msgspec.json.encode(entry)
+
+
+def decode_entry(text: str | bytes) -> Entry:
+    """One stored entry; MotoStateError when it is not one."""
+    try:
+        return _ENTRY_DECODER.decode(text)
+    except msgspec.DecodeError as error:
+        raise MotoStateError(f"a request in moto's journal is malformed: {error}") from None
+
+
+def load(entries: list[Entry]) -> list[str]:
+    """Make moto's backends those the journal's requests build: every backend emptied, then each
+    request handed to moto again, in order, with its seed. Listeners hear nothing. Answers what
+    moto refused on the way (a request a later moto no longer answers), each named."""
+    with _journal_lock:
+        _journal[:] = entries
+    if not entries and "moto.core.base_backend" not in sys.modules:
+        return []  # moto never loaded: its backends are empty already
+    _reset_backends(None)
+    refused: list[str] = []
+    for number, entry in enumerate(entries, 1):
+        try:
+            status = _replay(entry)
+        except Exception as error:  # noqa: BLE001 - one request moto cannot take must not lose the others
+            refused.append(f"request {number}: {type(error).__name__}: {error}")
+            continue
+        if status >= 400:
+            refused.append(f"request {number}: moto answered {status}")
+    return refused
+
+
+def _replay(entry: Entry) -> int:
+    if isinstance(entry, AccountReset):
+        _reset_backends(entry.account)
+        return 200
+    with seeded(entry.seed):
+        if isinstance(entry, SdkRequest):
+            return _replay_sdk(entry)
+        return _replay_http(entry)
+
+
+def _replay_sdk(entry: SdkRequest) -> int:
+    from botocore.awsrequest import AWSPreparedRequest, HTTPHeaders
+
+    headers = HTTPHeaders()
+    for name, value in entry.headers.items():
+        headers[name] = value
+    answer = dispatcher().process_request(AWSPreparedRequest(entry.method, entry.url, headers, entry.body, False))
+    if answer is None:
+        raise LookupError(f"moto has no backend for {entry.method} {entry.url}")
+    return int(answer[0])
+
+
+def _replay_http(entry: HttpRequest) -> int:
+    statuses: list[int] = []
+    environ: dict[str, Any] = {**entry.environ, "wsgi.input": io.BytesIO(entry.body), "wsgi.errors": sys.stderr,
+                               "wsgi.url_scheme": "http", "wsgi.version": (1, 0), "wsgi.multithread": True,
+                               "wsgi.multiprocess": False, "wsgi.run_once": False}
+    answer = server_app()(environ, lambda status, headers, *_: statuses.append(int(status.split()[0])))
+    for _ in answer:  # the body is not needed, only its making
+        pass
+    close = getattr(answer, "close", None)
+    if close is not None:
+        close()
+    return statuses[0] if statuses else 500
+
+
+_made: dict[str, Any] = {}
+_made_lock = threading.Lock()
+
+
+def dispatcher() -> Any:
+    """moto's botocore request dispatcher, the one `mock_aws` uses (made on first use)."""
+    with _made_lock:
+        if "dispatcher" not in _made:
+            from moto.core.botocore_stubber import BotocoreStubber
+
+            _made["dispatcher"] = BotocoreStubber()
+        return _made["dispatcher"]
+
+
+def server_app() -> Any:
+    """moto's multi-service server WSGI app (made, and moto imported, on first use)."""
+    with _made_lock:
+        if "server" not in _made:
+            from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+            _made["server"] = DomainDispatcherApplication(create_backend_app)
+        return _made["server"]
