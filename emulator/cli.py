@@ -15,6 +15,7 @@ from sfn_emulator import long_lived
 from sfn_emulator.cli_definitions import add_commands as add_definition_commands
 from sfn_emulator.cli_insight import add_commands as add_insight_commands
 from sfn_emulator.cli_snapshot import add_commands as add_snapshot_commands
+from sfn_emulator.cli_stacks import add_commands as add_stack_commands
 from sfn_emulator.config import Settings, SettingsError, add_arguments
 
 SNIPPET = """\
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_definition_commands(commands)
     add_insight_commands(commands)
     add_snapshot_commands(commands)
+    add_stack_commands(commands)
     return parser
 
 
@@ -100,6 +102,14 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return 2
     with instance:
+        if settings.stacks:
+            from sfn_emulator.cli_stacks import StackProblem, load_all
+
+            try:  # a stack that does not load whole must not serve
+                load_all(instance, settings.stacks, settings.stack_parameters)
+            except StackProblem as error:
+                print(f"sfn-emulator: {error}", file=sys.stderr)
+                return 2
         try:
             server = HttpServer(instance.server_app, settings.host, settings.port, allowed_hosts=settings.allowed_hosts)
         except OSError as error:

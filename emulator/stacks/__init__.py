@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from sfn_emulator.stacks.loader import StackLoader, Target
-from sfn_emulator.stacks.model import StackError, Unresolved
+from sfn_emulator.stacks.loader import STATE_MACHINE, StackLoader, Target
+from sfn_emulator.stacks.model import StackError, Template, Unresolved
 from sfn_emulator.stacks.records import LoadedFunction, LoadedResource, LoadedStateMachine, Stack
 
 __all__ = ["LoadedFunction", "LoadedResource", "LoadedStateMachine", "Stack", "StackError", "StackLoader", "Target",
@@ -25,15 +25,13 @@ def load_stack(target: Target, path: str | Path, parameters: Mapping[str, str] |
     from sfn_emulator.stacks.readers import read_stack
 
     templates = read_stack(Path(path), parameters=parameters or {}, account=target.account, region=target.region)
+    if not any(_has_state_machine(template) for template in templates):
+        raise StackError(f"{path}: no state machine (AWS::StepFunctions::StateMachine or "
+                         "AWS::Serverless::StateMachine) in the stack")
     return StackLoader(target, exports).load(templates, parameters or {})
 
 
-def parse_parameters(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
-    """`KEY=VALUE` (or `Stack.KEY=VALUE`) pairs as a mapping; ValueError naming a pair without `=`."""
-    parameters = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--stack-parameter {pair!r} is not KEY=VALUE (or Stack.KEY=VALUE)")
-        parameters[key] = value
-    return parameters
+def _has_state_machine(template: Template) -> bool:
+    return any(isinstance(resource, dict) and resource.get("Type") == STATE_MACHINE
+               for resource in template.resources.values()) or \
+        any(_has_state_machine(child) for child in template.nested.values())

@@ -60,7 +60,9 @@ class StackLoader:
         """Load each template (in the given order) and answer what was made."""
         stack = Stack()
         for template in templates:
-            _TemplateLoad(self, template, _parameters_for(template, parameters), stack).run()
+            load = _TemplateLoad(self, template, _parameters_for(template, parameters), stack)
+            for name, value in load.run().items():
+                load._add(stack.outputs, name, value)
         return stack
 
 
@@ -301,6 +303,7 @@ class _TemplateLoad:
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def _add(self, table: dict[str, Any], logical_id: str, record: Any) -> None:
+        """Record under the logical id, or `Stack/LogicalId` where another loaded stack took it."""
         key = logical_id if logical_id not in table else f"{self.template.name}/{logical_id}"
         table[key] = record
 

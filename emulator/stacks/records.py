@@ -62,13 +62,14 @@ class LoadedResource(Struct, frozen=True):
 
 
 class Stack(Struct):
-    """The stacks loaded from one path: each a mapping from logical id (`Stack/LogicalId` when two of the
-    loaded stacks use the same one)."""
+    """The stacks loaded from one path: `state_machines`, `functions`, `resources` and `unresolved`, each
+    a mapping from logical id (`Stack/LogicalId` when two of the loaded stacks use the same one)."""
 
     state_machines: dict[str, LoadedStateMachine] = field(default_factory=dict)
     functions: dict[str, LoadedFunction] = field(default_factory=dict)
     resources: dict[str, LoadedResource] = field(default_factory=dict)
     unresolved: dict[str, list[Unresolved]] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)  # the Outputs' values, by output name
 
     def state_machine(self, name_or_logical_id: str) -> LoadedStateMachine:
         """The machine with this logical id or name; KeyError naming the ones there are."""
@@ -87,4 +88,5 @@ class Stack(Struct):
             "unresolved": [{"logical_id": key, "what": problem.what, "file": problem.where.file,
                             "line": problem.where.line, "path": problem.where.path}
                            for key, problems in self.unresolved.items() for problem in problems],
+            "outputs": self.outputs,
         }
