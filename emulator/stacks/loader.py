@@ -237,6 +237,8 @@ class _TemplateLoad:
     def _local_path(self, logical_id: str, property_name: str, location: Any, path: tuple[str, ...]) -> Path | None:
         """The local file or directory a code, content or definition location stands for; a zip is unpacked."""
         found = self.template.local_paths.get((logical_id, property_name))
+        if found is None and isinstance(location, str) and not location.startswith("s3://"):
+            found = self.template.source.parent / location  # a local path, as `aws cloudformation package` takes
         if found is None and isinstance(location, dict):
             if isinstance(location.get("ZipFile"), str):
                 return _inline_code(self.resolver.value(location["ZipFile"], (*path, property_name, "ZipFile")))
