@@ -120,6 +120,9 @@ class _TemplateLoad:
         properties_path = (*path, "Properties")
         if kind in MAKERS:
             properties = self.resolver.value(raw, properties_path)
+            missing = _first_missing(properties)
+            if missing is not None:  # CloudFormation would not create it either; the cause is reported already
+                return Identity(missing)
             return self._make_resource(logical_id, kind, properties, path)
         if kind == NESTED_STACK:
             return self._nested(logical_id, raw, properties_path)
@@ -311,6 +314,13 @@ class _TemplateLoad:
 
     def _add_problem(self, key: str, problem: Unresolved) -> None:
         self.stack.unresolved.setdefault(key, []).append(problem)
+
+
+def _first_missing(value: Any) -> Missing | None:
+    if isinstance(value, Missing):
+        return value
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return next((found for child in children if (found := _first_missing(child)) is not None), None)
 
 
 def _definition_text(path: Path) -> str:
