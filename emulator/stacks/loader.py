@@ -207,10 +207,12 @@ class _TemplateLoad:
         name, arn = str(identity.ref), str(identity.attributes["Arn"])
         runtime, handler = str(properties.get("Runtime", "")), str(properties.get("Handler", ""))
         served_by = self.target.function_fallback
-        why = f"its runtime {runtime or '(a container image)'} is not Python"
-        if runtime.startswith("python3"):
+        why = (f"its runtime {runtime or '(a container image)'} is not Python" if not runtime.startswith("python3")
+               else "its code cannot be read")
+        code = self._local_path(logical_id, "Code", properties.get("Code"), path) if runtime.startswith("python3") else None
+        if code is not None:
             try:
-                callable_ = self._python_handler(logical_id, properties, path)
+                callable_ = self._python_handler(logical_id, code, properties)
                 timeout = float(properties.get("Timeout", LAMBDA_DEFAULT_TIMEOUT))
                 self.target.register_function(arn, callable_, timeout)
                 served_by = PYTHON
@@ -225,10 +227,7 @@ class _TemplateLoad:
             arn, name=name, runtime=runtime or None, handler=handler or None, served_by=served_by,
             stack=self.template.name))
 
-    def _python_handler(self, logical_id: str, properties: dict[str, Any], path: tuple[str, ...]) -> Any:
-        code = self._local_path(logical_id, "Code", properties.get("Code"), path)
-        if code is None:
-            raise python_functions.FunctionImportError("its code is not a local directory, zip file or asset")
+    def _python_handler(self, logical_id: str, code: Path, properties: dict[str, Any]) -> Any:
         layers = [self.layer_paths[str(arn)] for arn in properties.get("Layers") or [] if str(arn) in self.layer_paths]
         environment = (properties.get("Environment") or {}).get("Variables") or {}
         variables = {str(key): attribute_text(value) for key, value in environment.items()}
@@ -249,6 +248,8 @@ class _TemplateLoad:
             key = self.resolver.value(key, (*path, property_name, "Key")) if key is not None else None
             found = self.template.assets.get(str(key)) if isinstance(key, str) else None
         if found is None:
+            self.resolver.report(f"{property_name} of {logical_id} is not a local file or directory, zip file or "
+                                 "CDK asset (in S3, the emulator cannot read it)", (*path, property_name))
             return None
         if not found.exists():
             self.resolver.report(f"{property_name} of {logical_id}: {found} does not exist", (*path, property_name))
@@ -298,9 +299,7 @@ class _TemplateLoad:
             return (str(text) if isinstance(text, str) else json.dumps(text)), "DefinitionString"
         if "DefinitionS3Location" in raw:
             location = self._local_path(logical_id, "DefinitionS3Location", raw["DefinitionS3Location"], path)
-            if location is None:
-                self.resolver.report(f"the definition of {logical_id} is in S3, not in a local file or asset",
-                                     (*path, "DefinitionS3Location"))
+            if location is None:  # reported
                 return None, ""
             return _definition_text(location), str(location)
         self.resolver.report(f"{logical_id} has no Definition, DefinitionString or DefinitionS3Location", path)
