@@ -265,6 +265,9 @@ def _sub(resolver: Resolver, argument: Any, path: Path) -> Any:
     if not isinstance(text, str):
         raise Unresolvable("Fn::Sub's first argument must be a string")
 
+    missing: list[Missing] = [value for value in variables.values() if isinstance(value, Missing)] \
+        if isinstance(variables, dict) else []
+
     def replace(match: re.Match[str]) -> str:
         name = match.group(1)
         if name.startswith("!"):
@@ -279,9 +282,12 @@ def _sub(resolver: Resolver, argument: Any, path: Path) -> Any:
             value = resolver._ref(name, path)
         if isinstance(value, list) or isinstance(value, dict):
             raise Unresolvable(f"Fn::Sub: ${{{name}}} is not a string")
+        if isinstance(value, Missing):
+            missing.append(value)
         return str(value)
 
-    return _SUB_VARIABLE.sub(replace, text)
+    result = _SUB_VARIABLE.sub(replace, text)
+    return missing[0] if missing else result
 
 
 def _join(resolver: Resolver, argument: Any, path: Path) -> Any:

@@ -130,6 +130,9 @@ class _TemplateLoad:
         for name in ("FifoQueue", "FifoTopic", "Path", NAME_PROPERTIES.get(kind, ("",))[0]):
             if name and name in raw:
                 naming[name] = self.resolver.value(raw[name], (*properties_path, name))
+        missing = _first_missing(naming)
+        if missing is not None:  # reported already
+            return Identity(missing)
         identity = identity_of(kind, logical_id, naming, self.place)
         if kind == LAYER:
             content = self._local_path(logical_id, "Content", raw.get("Content"), properties_path)
@@ -263,8 +266,8 @@ class _TemplateLoad:
         properties = self.resolver.value({key: value for key, value in raw.items()
                                           if key not in ("Definition", "DefinitionString")}, path)
         definition, source = self._definition(logical_id, raw, properties, path)
-        if definition is None:
-            return
+        if definition is None or _first_missing(properties) is not None:
+            return  # what is missing is reported already; CloudFormation would not create it either
         substitutions = properties.get("DefinitionSubstitutions") or {}
         for key, value in substitutions.items():
             definition = definition.replace("${" + str(key) + "}", attribute_text(value))
@@ -292,11 +295,12 @@ class _TemplateLoad:
 
     def _definition(self, logical_id: str, raw: dict[str, Any], properties: dict[str, Any],
                     path: tuple[str, ...]) -> tuple[str | None, str]:
-        if "Definition" in raw:
-            return json.dumps(self.resolver.value(raw["Definition"], (*path, "Definition"))), "Definition"
-        if "DefinitionString" in raw:
-            text = self.resolver.value(raw["DefinitionString"], (*path, "DefinitionString"))
-            return (str(text) if isinstance(text, str) else json.dumps(text)), "DefinitionString"
+        if "Definition" in raw or "DefinitionString" in raw:
+            source = "Definition" if "Definition" in raw else "DefinitionString"
+            value = self.resolver.value(raw[source], (*path, source))
+            if _first_missing(value) is not None:  # reported already
+                return None, source
+            return (value if isinstance(value, str) else json.dumps(value)), source
         if "DefinitionS3Location" in raw:
             location = self._local_path(logical_id, "DefinitionS3Location", raw["DefinitionS3Location"], path)
             if location is None:  # reported
