@@ -141,10 +141,13 @@ def sfn_emulator(sfn_emulator_server: SessionEmulator, request: pytest.FixtureRe
         if stacks:
             from sfn_emulator.stacks import StackError
 
+            problem = None
             try:
                 emulator.stacks = [emulator.load_stack(path) for path in stacks]
             except StackError as error:
-                pytest.fail(f"sfn_emulator_stacks: {error}", pytrace=False)
+                problem = f"sfn_emulator_stacks: {error}"
+            if problem is not None:
+                pytest.fail(problem, pytrace=False)
         yield emulator
     finally:
         emulator.finish()
