@@ -13,6 +13,7 @@ import re
 import uuid
 from typing import Any, Callable, Mapping
 
+from sfn_emulator.partitions import partition_for
 from sfn_emulator.stacks.model import Template, Unresolved
 
 Path = tuple[str, ...]
@@ -39,14 +40,6 @@ class Identity:
     def __init__(self, ref: Any, attributes: Mapping[str, Any] | None = None) -> None:
         self.ref = ref
         self.attributes = dict(attributes or {})
-
-
-def partition_of(region: str) -> str:
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
 
 
 def url_suffix_of(region: str) -> str:
@@ -104,7 +97,7 @@ class Resolver:
 
     def pseudo_parameters(self) -> dict[str, Any]:
         stack_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{self.account}/{self.region}/{self.template.name}")
-        partition = partition_of(self.region)
+        partition = partition_for(self.region)
         return {
             "AWS::AccountId": self.account, "AWS::Region": self.region, "AWS::Partition": partition,
             "AWS::StackName": self.template.name, "AWS::URLSuffix": url_suffix_of(self.region),

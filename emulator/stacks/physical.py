@@ -12,7 +12,8 @@ from typing import Any, Callable, Mapping
 
 from msgspec import Struct
 
-from sfn_emulator.stacks.intrinsics import Identity, partition_of, url_suffix_of
+from sfn_emulator.partitions import partition_for
+from sfn_emulator.stacks.intrinsics import Identity, url_suffix_of
 
 
 class Place(Struct, frozen=True):
@@ -24,7 +25,7 @@ class Place(Struct, frozen=True):
 
     @property
     def partition(self) -> str:
-        return partition_of(self.region)
+        return partition_for(self.region)
 
     def arn(self, service: str, resource: str, *, region: bool = True, account: bool = True) -> str:
         return (f"arn:{self.partition}:{service}:{self.region if region else ''}:"
