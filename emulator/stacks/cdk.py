@@ -19,7 +19,8 @@ def is_assembly(path: Path) -> bool:
     return path.is_dir() and (path / "manifest.json").is_file()
 
 
-def _json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
+    """A JSON file; StackError with file and line when it cannot be read."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -30,7 +31,7 @@ def _json(path: Path) -> Any:
 
 def read_assembly(directory: Path) -> list[Template]:
     """The assembly's stacks, each after the stacks it depends on."""
-    manifest = _json(directory / "manifest.json")
+    manifest = read_json(directory / "manifest.json")
     artifacts: dict[str, Any] = manifest.get("artifacts") or {}
     assets = _assets(directory, artifacts)
     stacks = {artifact_id: artifact for artifact_id, artifact in artifacts.items()
@@ -60,7 +61,7 @@ def _assets(directory: Path, artifacts: dict[str, Any]) -> dict[str, Path]:
     for artifact in artifacts.values():
         if artifact.get("type") != ASSET_MANIFEST:
             continue
-        manifest = _json(directory / artifact["properties"]["file"])
+        manifest = read_json(directory / artifact["properties"]["file"])
         for entry in (manifest.get("files") or {}).values():
             source = directory / entry["source"]["path"]
             for destination in (entry.get("destinations") or {}).values():

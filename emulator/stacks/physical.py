@@ -45,6 +45,7 @@ def generated_name(place: Place, logical_id: str, limit: int, *, lower: bool = F
 NAME_PROPERTIES: Mapping[str, tuple[str, int]] = {
     "AWS::Lambda::Function": ("FunctionName", 64),
     "AWS::Lambda::LayerVersion": ("LayerName", 64),
+    "AWS::Lambda::Version": ("FunctionName", 140),  # the version's function, by name or ARN
     "AWS::StepFunctions::StateMachine": ("StateMachineName", 80),
     "AWS::StepFunctions::Activity": ("Name", 80),
     "AWS::SQS::Queue": ("QueueName", 80),
@@ -130,6 +131,12 @@ def _rule(name: str, place: Place, properties: Mapping[str, Any]) -> Identity:
     return Identity(name, {"Arn": place.arn("events", f"rule/{name}")})
 
 
+def _version(name: str, place: Place, properties: Mapping[str, Any]) -> Identity:
+    """A published version (the first, `1`: each load publishes the code once)."""
+    function = name if name.startswith("arn:") else place.arn("lambda", f"function:{name}")
+    return Identity(f"{function}:1", {"Version": "1"})
+
+
 def _layer(name: str, place: Place, properties: Mapping[str, Any]) -> Identity:
     return Identity(place.arn("lambda", f"layer:{name}:1"))
 
@@ -139,7 +146,7 @@ IDENTITIES: Mapping[str, Callable[[str, Place, Mapping[str, Any]], Identity]] = 
     "AWS::StepFunctions::Activity": _activity, "AWS::SQS::Queue": _queue, "AWS::SNS::Topic": _topic,
     "AWS::DynamoDB::Table": _table, "AWS::S3::Bucket": _bucket, "AWS::Events::EventBus": _event_bus,
     "AWS::SecretsManager::Secret": _secret, "AWS::IAM::Role": _role, "AWS::Logs::LogGroup": _log_group,
-    "AWS::Events::Rule": _rule, "AWS::Lambda::LayerVersion": _layer,
+    "AWS::Events::Rule": _rule, "AWS::Lambda::LayerVersion": _layer, "AWS::Lambda::Version": _version,
 }
 
 

@@ -11,10 +11,14 @@ from sfn_emulator.stacks.model import StackError, Template
 
 def read_stack(path: Path, *, parameters: Mapping[str, str], account: str, region: str) -> list[Template]:
     """The stacks at `path`, in the order they load; StackError when it cannot be read."""
-    from sfn_emulator.stacks import cdk
+    from sfn_emulator.stacks import cdk, serverless
 
     if cdk.is_assembly(path):
         return cdk.read_assembly(path)
+    if serverless.is_package(path):
+        return [serverless.read_package(path)]
+    if path.is_dir() and serverless.is_package(path / ".serverless"):
+        return [serverless.read_package(path / ".serverless")]
     if path.is_dir():
         raise StackError(f"{path}: a directory that is no CDK cloud assembly (manifest.json) or Serverless "
                          "package (.serverless/ with cloudformation-template-update-stack.json)")

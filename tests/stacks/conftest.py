@@ -15,6 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SAM_STOCK_TRADER = FIXTURES / "sam-stock-trader" / "template.yaml"
 CDK_ORDERS = FIXTURES / "cdk-orders" / "cdk.out"
 CFN_MIXED = FIXTURES / "cfn-mixed" / "template.json"
+SERVERLESS_INVOICES = FIXTURES / "serverless-invoices" / ".serverless"
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 import logging
 
 import pytest
-from conftest import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER
+from conftest import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER, SERVERLESS_INVOICES
 
 from sfn_emulator.api import ExecutionRunner
 from sfn_emulator.config import Settings
@@ -18,7 +18,8 @@ from sfn_emulator.runtime import Emulator
     (SAM_STOCK_TRADER, {"StockTradingStateMachine": ("StockTradingStateMachine", "STANDARD")}),
     (CDK_ORDERS, {"OrderFlowA028A46E": ("OrderFlow", "STANDARD"), "RefundFlowFE67B7FA": ("RefundFlowFE67B7FA", "EXPRESS")}),
     (CFN_MIXED, {"Flow": ("notify-then-bill", "STANDARD")}),
-], ids=["sam", "cdk", "cloudformation"])
+    (SERVERLESS_INVOICES, {"InvoiceDashflowDashdev": ("invoice-flow-dev", "STANDARD")}),
+], ids=["sam", "cdk", "cloudformation", "serverless"])
 def test_machines_are_named_by_their_name_property_else_their_logical_id(emulator: Emulator, path, machines) -> None:
     stack = emulator.load_stack(path)
     account = emulator.settings.account
@@ -151,3 +152,21 @@ def test_the_fixture_runs_a_loaded_machine_by_its_arn(sfn_emulator) -> None:
     result = sfn_emulator.run(stack.state_machines["StockTradingStateMachine"], {"stock_price": 50})
     result.assert_succeeded()
     assert result.visited_states[2] == "Buy Stock"
+
+
+@pytest.mark.parametrize("path", [SERVERLESS_INVOICES, SERVERLESS_INVOICES.parent], ids=[".serverless", "service"])
+def test_the_serverless_invoice_flow_runs_its_packaged_functions(emulator: Emulator, runner: ExecutionRunner, path) -> None:
+    stack = emulator.load_stack(path)
+    assert {key: (function.name, function.served_by) for key, function in stack.functions.items()} == {
+        "RenderLambdaFunction": ("invoices-dev-render", "python"), "TotalLambdaFunction": ("invoices-dev-total", "python")}
+    result = runner.run(stack.state_machines["InvoiceDashflowDashdev"],
+                        {"items": [{"name": "tea", "price": 3}, {"name": "cake", "price": 4}]})
+    result.assert_succeeded()
+    assert result.output == {"invoice": "tea: 3\ncake: 4\ntotal: 7", "template": "plain",
+                             "bucket": "invoices-dev-invoices"}
+    sqs = emulator._moto_clients().client("sqs", account=emulator.settings.account, region="us-east-1")
+    [message] = sqs.receive_message(QueueUrl=stack.resources["InvoiceQueue"].url)["Messages"]
+    assert json.loads(message["Body"])["template"] == "plain"
+    timeouts = {key: emulator.functions.lookup(function, "us-east-1", emulator.settings.account)[0].timeout_seconds
+                for key, function in stack.functions.items()}
+    assert timeouts == {"RenderLambdaFunction": 15, "TotalLambdaFunction": 20}
