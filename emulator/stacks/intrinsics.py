@@ -46,6 +46,8 @@ def url_suffix_of(region: str) -> str:
     return "amazonaws.com.cn" if region.startswith("cn-") else "amazonaws.com"
 
 
+# What the Terraform reader writes for a value a plan does not know yet.
+KNOWN_AFTER_APPLY = "SfnEmulator::KnownAfterApply"
 _SUB_VARIABLE = re.compile(r"\$\{([^}]*)\}")
 _CONDITION_FUNCTIONS = ("Fn::Equals", "Fn::And", "Fn::Or", "Fn::Not", "Condition")
 
@@ -111,14 +113,15 @@ class Resolver:
         key = (".".join(path), what)
         if key not in self._reported:
             self._reported.add(key)
-            self.unresolved.append(Unresolved(what, self.template.where(path)))
+            subject = path[1] if path[0] == "Resources" and len(path) > 1 else ".".join(path[:2])
+            self.unresolved.append(Unresolved(what, self.template.where(path), subject))
         return Missing(f"<unresolved: {what}>")
 
     def _evaluate(self, node: Any, path: Path) -> Any:
         if isinstance(node, dict):
             if len(node) == 1:
                 (key, argument), = node.items()
-                if key == "Ref" or key.startswith("Fn::"):
+                if key == "Ref" or key.startswith("Fn::") or key == KNOWN_AFTER_APPLY:
                     try:
                         return self._intrinsic(key, argument, (*path, key))
                     except Unresolvable as problem:
@@ -137,6 +140,8 @@ class Resolver:
     def _intrinsic(self, name: str, argument: Any, path: Path) -> Any:
         if name == "Ref":
             return self._ref(argument, path)
+        if name == KNOWN_AFTER_APPLY:
+            raise Unresolvable(f"{argument} is known only after apply: load `terraform show -json` of the state")
         function = _FUNCTIONS.get(name)
         if function is None:
             if name == "Fn::Transform":

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from sfn_emulator.stacks import functions as python_functions
 from sfn_emulator.stacks.intrinsics import Identity, Missing, Resolver
-from sfn_emulator.stacks.model import Template, Unresolved
+from sfn_emulator.stacks.model import Template
 from sfn_emulator.stacks.physical import NAME_PROPERTIES, Place, identity_of, resource_name
 from sfn_emulator.stacks.records import (ENDPOINT, MOCK, NONE, PYTHON, LoadedFunction, LoadedResource,
                                          LoadedStateMachine, Stack)
@@ -181,9 +181,7 @@ class _TemplateLoad:
                 self.target.create_activity(str(self.identity(logical_id).attributes["Name"]))
         outputs = self._outputs()
         for problem in self.resolver.unresolved:
-            key = problem.where.path.split(".")[1] if problem.where.path.startswith("Resources.") else \
-                ".".join(problem.where.path.split(".")[:2])
-            self._add_problem(key, problem)
+            self.stack.unresolved.setdefault(problem.subject, []).append(problem)
         return outputs
 
     def _outputs(self) -> dict[str, Any]:
@@ -314,9 +312,6 @@ class _TemplateLoad:
         """Record under the logical id, or `Stack/LogicalId` where another loaded stack took it."""
         key = logical_id if logical_id not in table else f"{self.template.name}/{logical_id}"
         table[key] = record
-
-    def _add_problem(self, key: str, problem: Unresolved) -> None:
-        self.stack.unresolved.setdefault(key, []).append(problem)
 
 
 def _first_missing(value: Any) -> Missing | None:

@@ -31,10 +31,12 @@ class Where(Struct, frozen=True):
 
 
 class Unresolved(Struct, frozen=True):
-    """A reference, intrinsic or file the loader could not turn into a value."""
+    """A reference, intrinsic or file the loader could not turn into a value; `subject` is the logical
+    id of the resource it belongs to (or `Parameters.X`, `Outputs.Y`, `Conditions.Z`)."""
 
     what: str
     where: Where
+    subject: str
 
 
 class Template(Struct):
@@ -55,7 +57,6 @@ class Template(Struct):
     assets: dict[str, Path] = field(default_factory=dict)  # S3 object key -> local file or directory
     nested: dict[str, Template] = field(default_factory=dict)  # logical id of a nested stack -> its template
     line_of: Callable[[tuple[str, ...]], int | None] = field(default=lambda path: None)
-    depends_on: tuple[str, ...] = ()  # the names of templates whose exports this one imports (CDK)
 
     def where(self, path: tuple[str, ...]) -> Where:
         return Where(str(self.source), self.line_of(path), ".".join(path))

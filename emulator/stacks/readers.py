@@ -24,6 +24,13 @@ def read_stack(path: Path, *, parameters: Mapping[str, str], account: str, regio
                          "package (.serverless/ with cloudformation-template-update-stack.json)")
     if not path.exists():
         raise StackError(f"{path}: no such file or directory")
+    if path.suffix.lower() == ".json":
+        from sfn_emulator.stacks.cdk import read_json
+        from sfn_emulator.stacks.terraform import is_terraform_json, read_terraform
+
+        document = read_json(path)
+        if is_terraform_json(document):
+            return [read_terraform(path, document, account=account, region=region)]
     from sfn_emulator.stacks.cloudformation import read_template
 
     return [read_template(path, parameters=dict(parameters), account=account, region=region)]

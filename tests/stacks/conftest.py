@@ -16,6 +16,8 @@ SAM_STOCK_TRADER = FIXTURES / "sam-stock-trader" / "template.yaml"
 CDK_ORDERS = FIXTURES / "cdk-orders" / "cdk.out"
 CFN_MIXED = FIXTURES / "cfn-mixed" / "template.json"
 SERVERLESS_INVOICES = FIXTURES / "serverless-invoices" / ".serverless"
+TERRAFORM_STATE = FIXTURES / "terraform-orders" / "show-state.json"
+TERRAFORM_PLAN = FIXTURES / "terraform-orders" / "show-plan.json"
 
 
 @pytest.fixture

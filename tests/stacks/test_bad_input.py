@@ -43,6 +43,14 @@ UNREADABLE = [
     ("cdk-manifest-json", {"cdk.out/manifest.json": '{"version": "55.0.0", "artifacts": {'}, "manifest.json:1: "),
     ("cdk-no-stack", {"cdk.out/manifest.json": '{"version": "55.0.0", "artifacts": {}}'},
      "the cloud assembly has no stack"),
+    ("serverless-without-state", {".serverless/cloudformation-template-update-stack.json":
+                                  '{"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}'},
+     "serverless-state.json: no service name and stage"),
+    ("terraform-without-aws", {"show.json": '{"format_version": "1.0", "values": {"root_module": {"resources": '
+                               '[{"address": "null_resource.x", "mode": "managed", "type": "null_resource", '
+                               '"values": {}}]}}}'},
+     "no AWS resource of a kind the emulator loads in this Terraform JSON"),
+    ("terraform-json-error", {"show.json": '{"format_version": "1.0",\n "values": [\n'}, "show.json:3: "),
 ]
 
 

@@ -7,7 +7,7 @@ import json
 import logging
 
 import pytest
-from conftest import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER, SERVERLESS_INVOICES
+from conftest import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER, SERVERLESS_INVOICES, TERRAFORM_PLAN, TERRAFORM_STATE
 
 from sfn_emulator.api import ExecutionRunner
 from sfn_emulator.config import Settings
@@ -19,7 +19,8 @@ from sfn_emulator.runtime import Emulator
     (CDK_ORDERS, {"OrderFlowA028A46E": ("OrderFlow", "STANDARD"), "RefundFlowFE67B7FA": ("RefundFlowFE67B7FA", "EXPRESS")}),
     (CFN_MIXED, {"Flow": ("notify-then-bill", "STANDARD")}),
     (SERVERLESS_INVOICES, {"InvoiceDashflowDashdev": ("invoice-flow-dev", "STANDARD")}),
-], ids=["sam", "cdk", "cloudformation", "serverless"])
+    (TERRAFORM_STATE, {"aws_sfn_state_machine.order_flow": ("tf-order-flow", "STANDARD")}),
+], ids=["sam", "cdk", "cloudformation", "serverless", "terraform"])
 def test_machines_are_named_by_their_name_property_else_their_logical_id(emulator: Emulator, path, machines) -> None:
     stack = emulator.load_stack(path)
     account = emulator.settings.account
@@ -170,3 +171,31 @@ def test_the_serverless_invoice_flow_runs_its_packaged_functions(emulator: Emula
     timeouts = {key: emulator.functions.lookup(function, "us-east-1", emulator.settings.account)[0].timeout_seconds
                 for key, function in stack.functions.items()}
     assert timeouts == {"RenderLambdaFunction": 15, "TotalLambdaFunction": 20}
+
+
+def test_a_terraform_state_runs_in_the_loading_account_with_its_zipped_function(sfn_emulator) -> None:
+    stack = sfn_emulator.load_stack(TERRAFORM_STATE)
+    assert stack.functions["aws_lambda_function.validate"] == \
+        f"arn:aws:lambda:us-east-1:{sfn_emulator.account}:function:tf-validate"
+    result = sfn_emulator.run(stack.state_machines["aws_sfn_state_machine.order_flow"], {"orderId": "o-3", "items": ["a"]})
+    result.assert_succeeded()
+    assert result.visited_states == ["Validate", "Save", "Ship", "Tell"]
+    assert result.output == {"orderId": "o-3", "items": 1, "table": "tf-orders"}
+    item = sfn_emulator.client("dynamodb").get_item(TableName="tf-orders", Key={"orderId": {"S": "o-3"}})["Item"]
+    assert item["status"] == {"S": "VALID"}
+    [message] = sfn_emulator.client("sqs").receive_message(QueueUrl=stack.resources["aws_sqs_queue.shipments"].url)["Messages"]
+    assert json.loads(message["Body"])["orderId"] == "o-3"
+    failed = sfn_emulator.run(stack.state_machines["aws_sfn_state_machine.order_flow"], {"orderId": "o-4", "items": []})
+    assert (failed.status, failed.error) == ("FAILED", "ValueError")
+
+
+def test_a_terraform_plan_names_what_is_known_only_after_apply(emulator: Emulator) -> None:
+    stack = emulator.load_stack(TERRAFORM_PLAN)
+    assert stack.state_machines == {}
+    assert stack.functions["aws_lambda_function.validate"].served_by == "python"
+    assert {key: [problem.what for problem in problems] for key, problems in stack.unresolved.items()} == {
+        "aws_sfn_state_machine.order_flow": [
+            "aws_sfn_state_machine.order_flow.role_arn is known only after apply: load `terraform show -json` of the state",
+            "aws_sfn_state_machine.order_flow.definition is known only after apply: load `terraform show -json` of the "
+            "state"]}
+    assert {problem.where.line for problems in stack.unresolved.values() for problem in problems} == {None}
