@@ -76,16 +76,14 @@ def _stack(directory: Path, artifact_id: str, artifact: dict[str, Any], assets: 
 
 
 def _template(path: Path, name: str, assets: dict[str, Path]) -> Template:
-    from sfn_emulator.stacks.cloudformation import decode_file, line_finder
+    from sfn_emulator.stacks.cloudformation import decode_file, plain, template_from
 
-    decoded, tree = decode_file(path)
-    template = json.loads(json.dumps(decoded))  # cfn-lint's nodes as plain values
+    tree = decode_file(path)
+    template = plain(tree)
     resources = template.get("Resources") or {}
     nested = {}
     for logical_id, resource in resources.items():
         asset_path = (resource.get("Metadata") or {}).get("aws:asset:path")
         if resource.get("Type") == NESTED_STACK and isinstance(asset_path, str):
             nested[logical_id] = _template(path.parent / asset_path, f"{name}-{logical_id}", assets)
-    return Template(name=name, source=path, resources=resources, parameters=template.get("Parameters") or {},
-                    conditions=template.get("Conditions") or {}, mappings=template.get("Mappings") or {},
-                    outputs=template.get("Outputs") or {}, assets=assets, nested=nested, line_of=line_finder(tree))
+    return template_from(template, tree, path, name, assets=assets, nested=nested)

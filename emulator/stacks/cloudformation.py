@@ -36,8 +36,9 @@ def stack_name_for(path: Path) -> str:
     return name if name[:1].isalpha() else f"stack-{name}" if name else "stack"
 
 
-def decode_file(path: Path) -> tuple[dict[str, Any], Any]:
-    """The template at `path` as cfn-lint decodes it; StackError with file and line when it cannot."""
+def decode_file(path: Path) -> dict[str, Any]:
+    """The template at `path` as cfn-lint decodes it (its nodes know their lines); StackError with
+    file and line when it cannot."""
     if not path.is_file():
         raise StackError(f"{path}: no such file")
     from cfnlint.decode import decode
@@ -50,7 +51,7 @@ def decode_file(path: Path) -> tuple[dict[str, Any], Any]:
         raise StackError(f"{where}: {message}")
     if not isinstance(template, dict) or not isinstance(template.get("Resources"), dict):
         raise StackError(f"{path}: not a CloudFormation template (it has no Resources section)")
-    return template, template
+    return template
 
 
 def line_finder(tree: Any) -> Any:
@@ -80,8 +81,8 @@ def line_finder(tree: Any) -> Any:
 def read_template(path: Path, *, name: str | None = None, parameters: dict[str, str] | None = None,
                   region: str = "us-east-1", account: str = "123456789012") -> Template:
     """One SAM or CloudFormation template file as the common model."""
-    decoded, tree = decode_file(path)
-    template = _plain(decoded)
+    tree = decode_file(path)
+    template = plain(tree)
     transforms = template.get("Transform") or []
     transforms = [transforms] if isinstance(transforms, str) else transforms
     unsupported = [str(entry) for entry in transforms if entry != SERVERLESS_TRANSFORM]
@@ -92,20 +93,24 @@ def read_template(path: Path, *, name: str | None = None, parameters: dict[str, 
     local_paths: dict[tuple[str, str], Path] = {}
     if transforms:
         template = _translate_sam(template, path, stack_name, parameters or {}, region, account, local_paths)
-    return Template(
-        name=stack_name, source=path, resources=template.get("Resources") or {},
-        parameters=template.get("Parameters") or {}, conditions=template.get("Conditions") or {},
-        mappings=template.get("Mappings") or {}, outputs=template.get("Outputs") or {},
-        local_paths=local_paths, line_of=line_finder(tree),
-    )
+    return template_from(template, tree, path, stack_name, local_paths=local_paths)
 
 
-def _plain(node: Any) -> Any:
+def template_from(template: dict[str, Any], tree: Any, path: Path, name: str, **found: Any) -> Template:
+    """The model of a CloudFormation template's sections; `tree` (the decoded file) answers lines;
+    `found` gives what the format knows of local files (`local_paths`, `assets`, `nested`)."""
+    return Template(name=name, source=path, resources=template.get("Resources") or {},
+                    parameters=template.get("Parameters") or {}, conditions=template.get("Conditions") or {},
+                    mappings=template.get("Mappings") or {}, outputs=template.get("Outputs") or {},
+                    line_of=line_finder(tree), **found)
+
+
+def plain(node: Any) -> Any:
     """cfn-lint's nodes as plain dicts, lists and strings (the translator deep-copies and compares them)."""
     if isinstance(node, dict):
-        return {str(key): _plain(value) for key, value in node.items()}
+        return {str(key): plain(value) for key, value in node.items()}
     if isinstance(node, list):
-        return [_plain(value) for value in node]
+        return [plain(value) for value in node]
     if isinstance(node, str):
         return str(node)
     return node
@@ -147,9 +152,6 @@ def _translate_sam(template: dict[str, Any], path: Path, stack_name: str, parame
 
 class _ManagedPolicies(dict):  # type: ignore[type-arg]
     """IAM managed policy names to ARNs, as IAM would list them (the translator asks only for names it meets)."""
-
-    def __init__(self) -> None:
-        super().__init__()
 
     def __missing__(self, name: str) -> str:
         return f"arn:aws:iam::aws:policy/{name}"

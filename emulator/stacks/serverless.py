@@ -5,7 +5,6 @@ template names by S3 keys ending in their file names."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +20,18 @@ def is_package(path: Path) -> bool:
 
 def read_package(directory: Path) -> Template:
     from sfn_emulator.stacks.cdk import read_json
-    from sfn_emulator.stacks.cloudformation import decode_file, line_finder
+    from sfn_emulator.stacks.cloudformation import decode_file, plain, template_from
 
-    decoded, tree = decode_file(directory / TEMPLATE_FILE)
-    template = json.loads(json.dumps(decoded))
+    tree = decode_file(directory / TEMPLATE_FILE)
+    template = plain(tree)
     state = read_json(directory / STATE_FILE) if (directory / STATE_FILE).is_file() else {}
     service = state.get("service") or {}
     name = service.get("service")
     stage = (service.get("provider") or {}).get("stage")
     if not isinstance(name, str) or not isinstance(stage, str):
         raise StackError(f"{directory / STATE_FILE}: no service name and stage (is this a `serverless package` output?)")
-    return Template(name=f"{name}-{stage}", source=directory / TEMPLATE_FILE, resources=template.get("Resources") or {},
-                    parameters=template.get("Parameters") or {}, conditions=template.get("Conditions") or {},
-                    mappings=template.get("Mappings") or {}, outputs=template.get("Outputs") or {},
-                    assets=_artifacts(directory, template.get("Resources") or {}), line_of=line_finder(tree))
+    return template_from(template, tree, directory / TEMPLATE_FILE, f"{name}-{stage}",
+                         assets=_artifacts(directory, template.get("Resources") or {}))
 
 
 def _artifacts(directory: Path, resources: dict[str, Any]) -> dict[str, Path]:
