@@ -16,7 +16,8 @@ from sfn_emulator.runtime import Emulator
 
 @pytest.mark.parametrize(("path", "machines"), [
     (SAM_STOCK_TRADER, {"StockTradingStateMachine": ("StockTradingStateMachine", "STANDARD")}),
-    (CDK_ORDERS, {"OrderFlowA028A46E": ("OrderFlow", "STANDARD"), "RefundFlowFE67B7FA": ("RefundFlowFE67B7FA", "EXPRESS")}),
+    (CDK_ORDERS, {"OrderFlowA028A46E": ("OrderFlow", "STANDARD"), "RefundFlowFE67B7FA": ("RefundFlowFE67B7FA", "EXPRESS"),
+                  "AuditFlow7EA94166": ("AuditFlow", "STANDARD")}),
     (CFN_MIXED, {"Flow": ("notify-then-bill", "STANDARD")}),
     (SERVERLESS_INVOICES, {"InvoiceDashflowDashdev": ("invoice-flow-dev", "STANDARD")}),
     (TERRAFORM_STATE, {"aws_sfn_state_machine.order_flow": ("tf-order-flow", "STANDARD")}),
@@ -199,3 +200,15 @@ def test_a_terraform_plan_names_what_is_known_only_after_apply(emulator: Emulato
             "aws_sfn_state_machine.order_flow.definition is known only after apply: load `terraform show -json` of the "
             "state"]}
     assert {problem.where.line for problems in stack.unresolved.values() for problem in problems} == {None}
+
+
+def test_a_cdk_nested_stack_is_loaded_and_its_outputs_reach_the_parent(emulator: Emulator, runner: ExecutionRunner) -> None:
+    stack = emulator.load_stack(CDK_ORDERS)
+    audit_queue = stack.resources["AuditLogA5B7094E"]
+    assert audit_queue.stack == "OrdersStack-AuditNestedStackAuditNestedStackResourceF69BD105"
+    assert stack.outputs["AuditQueueUrl"] == audit_queue.url  # Fn::GetAtt NestedStack.Outputs.X
+    result = runner.run(stack.state_machines["AuditFlow7EA94166"], {"who": "ada", "did": "refund"})
+    result.assert_succeeded()
+    sqs = emulator._moto_clients().client("sqs", account=emulator.settings.account, region="us-east-1")
+    [message] = sqs.receive_message(QueueUrl=audit_queue.url)["Messages"]
+    assert json.loads(message["Body"]) == {"who": "ada", "did": "refund"}

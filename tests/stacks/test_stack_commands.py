@@ -76,7 +76,7 @@ def test_serve_loads_every_stack_and_answers_boto3_over_http() -> None:
             sfn = boto3.client("stepfunctions", endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
                                aws_secret_access_key="test", config=Config(inject_host_prefix=False))
             names = sorted(machine["name"] for machine in sfn.list_state_machines()["stateMachines"])
-            assert names == ["OrderFlow", "RefundFlowFE67B7FA", "StockTradingStateMachine", "notify-then-bill"]
+            assert names == ["AuditFlow", "OrderFlow", "RefundFlowFE67B7FA", "StockTradingStateMachine", "notify-then-bill"]
             arn = next(machine["stateMachineArn"] for machine in sfn.list_state_machines()["stateMachines"]
                        if machine["name"] == "StockTradingStateMachine")
             execution = sfn.start_execution(stateMachineArn=arn, input='{"stock_price": 10}')
