@@ -10,6 +10,7 @@ translator only knows S3) and found again by those locations afterwards."""
 from __future__ import annotations
 
 import copy
+import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,15 @@ _GLOBALS_SECTION = {"AWS::Serverless::Function": "Function", "AWS::Serverless::L
                     "AWS::Serverless::StateMachine": "StateMachine"}
 
 
+def _extra(module: str, name: str) -> Any:
+    """`name` from a library of the `stacks` extra; StackError saying how to install it when it is missing."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError:
+        raise StackError(f"loading stacks needs the libraries of the `stacks` extra ({module.split('.')[0]} is "
+                         "missing): install it with `pip install \".[stacks]\"` in a clone of sfn-emulator") from None
+
+
 def stack_name_for(path: Path) -> str:
     """CloudFormation names a stack at deploy time; here it is the template's directory name,
     made a valid stack name (letters, digits, hyphens, starting with a letter)."""
@@ -41,7 +51,7 @@ def decode_file(path: Path) -> dict[str, Any]:
     file and line when it cannot."""
     if not path.is_file():
         raise StackError(f"{path}: no such file")
-    from cfnlint.decode import decode
+    decode = _extra("cfnlint.decode", "decode")
 
     template, problems = decode(str(path))
     if problems or template is None:
@@ -119,9 +129,9 @@ def plain(node: Any) -> Any:
 def _translate_sam(template: dict[str, Any], path: Path, stack_name: str, parameters: dict[str, str],
                    region: str, account: str, local_paths: dict[tuple[str, str], Path]) -> dict[str, Any]:
     """SAM to CloudFormation with aws-sam-translator; local paths come back in `local_paths`."""
-    from samtranslator.model.exceptions import InvalidDocumentException
-    from samtranslator.parser.parser import Parser
-    from samtranslator.translator.translator import Translator
+    InvalidDocumentException = _extra("samtranslator.model.exceptions", "InvalidDocumentException")
+    Parser = _extra("samtranslator.parser.parser", "Parser")
+    Translator = _extra("samtranslator.translator.translator", "Translator")
 
     template = copy.deepcopy(template)
     _swap_local_paths(template, path.parent)

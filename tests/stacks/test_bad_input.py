@@ -119,3 +119,11 @@ def test_a_missing_cdk_asset_is_unresolved(tmp_path: Path, capsys) -> None:
     assert [problem["logical_id"] for problem in shown["unresolved"]] == ["RefundFlowFE67B7FA"]
     assert refund_definition in shown["unresolved"][0]["what"]
     assert sorted(shown["state_machines"]) == ["AuditFlow7EA94166", "OrderFlowA028A46E"]
+
+
+def test_without_the_stacks_extra_the_message_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "cfnlint.decode", None)  # as if cfn-lint were not installed
+    with Emulator(Settings()) as emulator, pytest.raises(StackError, match=r"the `stacks` extra \(cfnlint is missing\)"):
+        emulator.load_stack(SAM_STOCK_TRADER)
