@@ -39,6 +39,13 @@ Resources:
     Type: AWS::StepFunctions::StateMachine
     Properties:
       DefinitionString: !Sub '{"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": "${Queue.QueueName}", "End": true}}}'
+      LoggingConfiguration:
+        Level: ALL
+        IncludeExecutionData: true
+        Destinations: [{CloudWatchLogsLogGroup: {LogGroupArn: !GetAtt Logs.Arn}}]
+      TracingConfiguration: {Enabled: true}
+      Tags: [{Key: team, Value: !Ref Env}]
+  Logs: {Type: AWS::Logs::LogGroup, Properties: {LogGroupName: /aws/vendedlogs/states/flow}}
   Queue: {Type: AWS::SQS::Queue, Properties: {QueueName: orders}}
   Fifo: {Type: AWS::SQS::Queue, Properties: {FifoQueue: true}}
   Topic: {Type: AWS::SNS::Topic, Properties: {TopicName: events}}
@@ -153,19 +160,19 @@ def loaded(tmp_path_factory: pytest.TempPathFactory):
     template.write_text(RESOURCES + outputs)
     with Emulator(Settings(account=ACCOUNT, region=REGION)) as emulator:
         emulator.load_stack(exporting)
-        yield template, emulator.load_stack(template)
+        yield template, emulator.load_stack(template), emulator
 
 
 @pytest.mark.parametrize(("name", "written", "expected"), RESOLVED, ids=[case[0] for case in RESOLVED])
 def test_an_intrinsic_resolves_as_cloudformation_resolves_it(loaded, name, written, expected) -> None:
-    _, stack = loaded
+    _, stack, _ = loaded
     assert stack.outputs[name] == expected
     assert f"Outputs.{name}" not in stack.unresolved
 
 
 @pytest.mark.parametrize(("name", "written", "what"), UNRESOLVED, ids=[case[0] for case in UNRESOLVED])
 def test_what_cannot_be_resolved_is_reported_where_it_was_written(loaded, name, written, what) -> None:
-    template, stack = loaded
+    template, stack, _ = loaded
     problems = [problem for problems in stack.unresolved.values() for problem in problems if what in problem.what]
     assert problems, f"nothing reported {what!r}: {stack.unresolved}"
     lines = template.read_text().splitlines()
@@ -181,7 +188,7 @@ def test_what_cannot_be_resolved_is_reported_where_it_was_written(loaded, name, 
 
 
 def test_resources_are_made_in_moto_with_the_names_definitions_use(loaded) -> None:
-    _, stack = loaded
+    _, stack, _ = loaded
     made = {key: (resource.type, resource.name) for key, resource in stack.resources.items()}
     assert made["Queue"] == ("AWS::SQS::Queue", "orders")
     assert made["Fifo"][1].startswith(f"{STACK}-Fifo-") and made["Fifo"][1].endswith(".fifo")
@@ -194,7 +201,7 @@ def test_resources_are_made_in_moto_with_the_names_definitions_use(loaded) -> No
 
 
 def test_a_table_has_its_keys_indexes_and_stream(loaded) -> None:
-    _, stack = loaded
+    _, stack, _ = loaded
     from sfn_emulator.resources.aws.backends import MotoBackends
 
     table = MotoBackends().client("dynamodb", account=ACCOUNT, region=REGION).describe_table(TableName="orders-table")["Table"]
@@ -215,3 +222,19 @@ def test_a_parameter_given_on_loading_overrides_its_default_and_flips_conditions
     assert (stack.outputs["Chosen"], stack.outputs["Stage"]) == ("prod-path", "prod")
     assert [problem.what for problem in refused.unresolved["Parameters.Env"]] == [
         "parameter Env: 'qa' is not one of its AllowedValues dev, prod"]
+
+
+def test_a_machine_keeps_its_logging_tracing_and_tags(loaded) -> None:
+    _, stack, emulator = loaded
+    from sfn_emulator.resources.aws.backends import MotoBackends
+
+    machine = stack.state_machines["Flow"]
+    described = emulator.service.describe_state_machine(stateMachineArn=machine)
+    assert described["loggingConfiguration"] == {
+        "level": "ALL", "includeExecutionData": True,
+        "destinations": [{"cloudWatchLogsLogGroup": {
+            "logGroupArn": f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/aws/vendedlogs/states/flow:*"}}]}
+    assert described["tracingConfiguration"] == {"enabled": True}
+    assert emulator.service.list_tags_for_resource(resourceArn=machine)["tags"] == [{"key": "team", "value": "dev"}]
+    groups = MotoBackends().client("logs", account=ACCOUNT, region=REGION).describe_log_groups()["logGroups"]
+    assert "/aws/vendedlogs/states/flow" in [group["logGroupName"] for group in groups]
