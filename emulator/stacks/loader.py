@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
 from sfn_emulator.stacks import functions as python_functions
-from sfn_emulator.stacks.intrinsics import Identity, Missing, Resolver
+from sfn_emulator.stacks.intrinsics import Identity, Missing, Resolver, Unresolvable
 from sfn_emulator.stacks.model import Template
 from sfn_emulator.stacks.physical import NAME_PROPERTIES, Place, identity_of, resource_name
 from sfn_emulator.stacks.records import (ENDPOINT, MOCK, NONE, PYTHON, LoadedFunction, LoadedResource,
@@ -99,14 +99,8 @@ class _TemplateLoad:
             return Identity(self.resolver.report(f"circular reference: {cycle}", path))
         resource = self.template.resources[logical_id]
         kind = str(resource.get("Type", ""))
-        condition = resource.get("Condition")
-        if isinstance(condition, str):
-            truth = self.resolver.condition(condition, (*path, "Condition"))
-            if truth is not True:
-                missing = truth if isinstance(truth, Missing) else self.resolver.report(
-                    f"{logical_id} is not created: its condition {condition} is false", path)
-                self.identities[logical_id] = Identity(missing)
-                return self.identities[logical_id]
+        if not self._exists(logical_id):  # reported where it is referred to
+            raise Unresolvable(f"{logical_id} is not created: its condition {resource.get('Condition')} is not true")
         self.in_progress.append(logical_id)
         try:
             made = self._make(logical_id, kind, resource, path)
@@ -163,10 +157,18 @@ class _TemplateLoad:
         return Identity(load.resolver.pseudo_parameters()["AWS::StackId"],
                         {f"Outputs.{key}": value for key, value in outputs.items()})
 
+    def _exists(self, logical_id: str) -> bool:
+        """Is the resource created: it has no `Condition`, or its condition is true."""
+        condition = self.template.resources[logical_id].get("Condition")
+        if not isinstance(condition, str):
+            return True
+        return self.resolver.condition(condition, ("Resources", logical_id, "Condition")) is True
+
     # -- the whole template --------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
         """Make every resource, function and state machine; answer the Outputs' values."""
-        resources = self.template.resources
+        resources = {logical_id: resource for logical_id, resource in self.template.resources.items()
+                     if self._exists(logical_id)}
         for logical_id in resources:
             self.identity(logical_id)
         for logical_id, resource in resources.items():

@@ -133,7 +133,7 @@ UNRESOLVED = [
     ("CircularCondition", "!If [LoopA, a, b]", "circular reference between conditions: LoopA -> LoopB -> LoopA"),
     ("Macro", "{'Fn::Transform': {Name: 'AWS::Include'}}", "the macro AWS::Include (Fn::Transform) runs only in CloudFormation"),
     ("CircularResources", "!GetAtt Left.Arn", "circular reference: Left -> Right -> Left"),
-    ("ResourceOfFalseCondition", "!Ref ProdQueue", "ProdQueue is not created: its condition ProdOnly is false"),
+    ("ResourceOfFalseCondition", "!Ref ProdQueue", "ProdQueue is not created: its condition ProdOnly is not true"),
     ("SubOfUnknown", "!Sub '${Missing}'", "Ref Missing: no parameter or resource of that name"),
 ]
 
@@ -238,3 +238,16 @@ def test_a_machine_keeps_its_logging_tracing_and_tags(loaded) -> None:
     assert emulator.service.list_tags_for_resource(resourceArn=machine)["tags"] == [{"key": "team", "value": "dev"}]
     groups = MotoBackends().client("logs", account=ACCOUNT, region=REGION).describe_log_groups()["logGroups"]
     assert "/aws/vendedlogs/states/flow" in [group["logGroupName"] for group in groups]
+
+
+def test_a_resource_whose_condition_is_false_is_not_made_and_unresolved_only_where_referred_to(tmp_path: Path) -> None:
+    template = tmp_path / "alarms" / "template.yaml"
+    template.parent.mkdir()
+    template.write_text("Parameters:\n  Env: {Type: String, Default: dev}\nConditions:\n  IsProd: !Equals [!Ref Env, prod]\n"
+                        "Resources:\n  Pager: {Type: AWS::SNS::Topic, Condition: IsProd, Properties: {TopicName: pager}}\n"
+                        + EXPORTING.split("Resources:\n")[1].split("Outputs:")[0])
+    with Emulator(Settings(account="161803398874")) as emulator:
+        development = emulator.load_stack(template)
+        production = emulator.load_stack(template, {"Env": "prod"})
+    assert (development.unresolved, list(development.resources)) == ({}, ["Shared"])
+    assert production.resources["Pager"].name == "pager"
