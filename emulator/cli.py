@@ -106,10 +106,13 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
             from sfn_emulator.cli_stacks import StackProblem, load_all
 
             try:  # a stack that does not load whole must not serve
-                load_all(instance, settings.stacks, settings.stack_parameters)
+                stacks = load_all(instance, settings.stacks, settings.stack_parameters)
             except StackProblem as error:
                 print(f"sfn-emulator: {error}", file=sys.stderr)
                 return 2
+            for path, stack in zip(settings.stacks, stacks):
+                print(f"Loaded {path}: state machines {', '.join(machine.name for machine in stack.state_machines.values())}; "
+                      f"{len(stack.functions)} function(s), {len(stack.resources)} resource(s)", flush=True)
         try:
             server = HttpServer(instance.server_app, settings.host, settings.port, allowed_hosts=settings.allowed_hosts)
         except OSError as error:

@@ -151,9 +151,10 @@ class _StackTarget:
         self.account = account
         self.region = region
         self._register = register
-        settings = emulator.settings
-        self.function_fallback = ("endpoint" if settings.lambda_endpoint else
-                                  "mock" if emulator.mocks is not None else "none")
+        from sfn_emulator.stacks.records import ENDPOINT, MOCK, NONE
+
+        self.function_fallback = (ENDPOINT if emulator.settings.lambda_endpoint else
+                                  MOCK if emulator.mocks is not None else NONE)
 
     def create_state_machine(self, **request: Any) -> str:
         service = self.emulator.service

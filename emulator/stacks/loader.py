@@ -19,8 +19,7 @@ from sfn_emulator.stacks import functions as python_functions
 from sfn_emulator.stacks.intrinsics import Identity, Missing, Resolver, Unresolvable
 from sfn_emulator.stacks.model import Template
 from sfn_emulator.stacks.physical import NAME_PROPERTIES, Place, identity_of, resource_name
-from sfn_emulator.stacks.records import (ENDPOINT, MOCK, NONE, PYTHON, LoadedFunction, LoadedResource,
-                                         LoadedStateMachine, Stack)
+from sfn_emulator.stacks.records import NONE, PYTHON, LoadedFunction, LoadedResource, LoadedStateMachine, Stack
 from sfn_emulator.stacks.resources import MAKERS, attribute_text
 
 log = logging.getLogger(__name__)

@@ -92,7 +92,7 @@ def test_a_task_calling_a_function_nothing_serves_fails_as_aws_fails_a_missing_f
     result = runner.run(stack.state_machines["Flow"], {"name": "Ada"})
     assert result.status == "FAILED"
     assert result.error == "Lambda.ResourceNotFoundException"
-    assert f"function:legacy-billing" in result.cause
+    assert "function:legacy-billing" in result.cause
     assert result.visited_states == ["Notify", "Bill"]
 
 
