@@ -151,6 +151,8 @@ def _translate_sam(template: dict[str, Any], path: Path, stack_name: str, parame
     except InvalidDocumentException as error:
         causes = "; ".join(str(cause.message) for cause in error.causes)
         raise StackError(f"{path}: SAM cannot translate the template: {causes}") from None
+    finally:
+        translator.metrics.publish()  # to its dummy publisher: timings SAM would send, kept from warning at exit
     for logical_id, resource in (translated.get("Resources") or {}).items():
         properties = resource.get("Properties") or {}
         for _, _, cfn_property in _LOCAL_PROPERTIES:
