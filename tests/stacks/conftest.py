@@ -1,23 +1,14 @@
-"""Stacks of every format, built for real (see fixtures/README.md), and an in-process emulator to load them."""
+"""An in-process emulator of its own for each test that loads stacks (tests/helpers/stack_fixtures.py names them)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from sfn_emulator.api import ExecutionRunner, in_process_runner
 from sfn_emulator.config import Settings
 from sfn_emulator.runtime import Emulator
-
-FIXTURES = Path(__file__).parent / "fixtures"
-SAM_STOCK_TRADER = FIXTURES / "sam-stock-trader" / "template.yaml"
-CDK_ORDERS = FIXTURES / "cdk-orders" / "cdk.out"
-CFN_MIXED = FIXTURES / "cfn-mixed" / "template.json"
-SERVERLESS_INVOICES = FIXTURES / "serverless-invoices" / ".serverless"
-TERRAFORM_STATE = FIXTURES / "terraform-orders" / "show-state.json"
-TERRAFORM_PLAN = FIXTURES / "terraform-orders" / "show-plan.json"
 
 
 @pytest.fixture

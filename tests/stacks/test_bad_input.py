@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import CDK_ORDERS, SAM_STOCK_TRADER
+from helpers.stack_fixtures import CDK_ORDERS, SAM_STOCK_TRADER
 
 from sfn_emulator.cli import main
 from sfn_emulator.config import Settings

@@ -7,7 +7,7 @@ import json
 import logging
 
 import pytest
-from conftest import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER, SERVERLESS_INVOICES, TERRAFORM_PLAN, TERRAFORM_STATE
+from helpers.stack_fixtures import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER, SERVERLESS_INVOICES, TERRAFORM_PLAN, TERRAFORM_STATE
 
 from sfn_emulator.api import ExecutionRunner
 from sfn_emulator.config import Settings

@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import SAM_STOCK_TRADER
+from helpers.stack_fixtures import SAM_STOCK_TRADER
 
 pytest_plugins = ["pytester"]
 QUIET = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider", "-p", "no:randomly")

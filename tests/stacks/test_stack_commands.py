@@ -9,7 +9,7 @@ import os
 import boto3
 import pytest
 from botocore.config import Config
-from conftest import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER
+from helpers.stack_fixtures import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER
 from helpers.real_endpoints import emulator_process
 
 from sfn_emulator.api import ExecutionRunner
