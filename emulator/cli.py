@@ -16,6 +16,7 @@ from sfn_emulator.cli_definitions import add_commands as add_definition_commands
 from sfn_emulator.cli_insight import add_commands as add_insight_commands
 from sfn_emulator.cli_replay import add_commands as add_replay_commands
 from sfn_emulator.cli_snapshot import add_commands as add_snapshot_commands
+from sfn_emulator.cli_stacks import add_commands as add_stack_commands
 from sfn_emulator.config import Settings, SettingsError, add_arguments
 
 SNIPPET = """\
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_insight_commands(commands)
     add_snapshot_commands(commands)
     add_replay_commands(commands)
+    add_stack_commands(commands)
     return parser
 
 
@@ -102,6 +104,17 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return 2
     with instance:
+        if settings.stacks:
+            from sfn_emulator.cli_stacks import StackProblem, load_all
+
+            try:  # a stack that does not load whole must not serve
+                stacks = load_all(instance, settings.stacks, settings.stack_parameters)
+            except StackProblem as error:
+                print(f"sfn-emulator: {error}", file=sys.stderr)
+                return 2
+            for path, stack in zip(settings.stacks, stacks):
+                print(f"Loaded {path}: state machines {', '.join(machine.name for machine in stack.state_machines.values())}; "
+                      f"{len(stack.functions)} function(s), {len(stack.resources)} resource(s)", flush=True)
         try:
             server = HttpServer(instance.server_app, settings.host, settings.port, allowed_hosts=settings.allowed_hosts)
         except OSError as error:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.cli_callbacks import add_arguments as add_answer_arguments
 from sfn_emulator.cli_callbacks import prompt_on_terminal, wait_answering
+from sfn_emulator.cli_stacks import StackProblem, add_stack_arguments, definition_given, stack_machine_arn
 from sfn_emulator.clock import Clock, format_time
 from sfn_emulator.config import REMOTE_ENDPOINT_FIELDS, Settings, add_arguments
 from sfn_emulator.definition_files import STDIN, UnreadableDefinition, default_machine_name, source_label
@@ -34,7 +35,7 @@ DEFAULT_RUN_TIMEOUT = 60.0  # wall seconds `run` waits for someone to answer (th
 
 # The settings that mean something for one execution run in-process (no host or port: nothing is served).
 RUN_SETTINGS = ("account", "region", "clock", "clock_start", "wait_time_scale", "functions", "mock_config",
-                "log_level", *REMOTE_ENDPOINT_FIELDS.values())
+                "log_level", "stack_parameters", *REMOTE_ENDPOINT_FIELDS.values())
 
 
 class UnusableInput(Exception):
@@ -50,7 +51,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         "status, output or error and cause, and the states it visited. Exit code: 0 SUCCEEDED; "
         "1 FAILED, TIMED_OUT, ABORTED or still running after --timeout; 2 unusable definition or options.",
     )
-    run.add_argument("definition", metavar="DEFINITION", help="ASL file (JSON or YAML), or - for standard input")
+    run.add_argument("definition", metavar="DEFINITION", nargs="?",
+                     help="ASL file (JSON or YAML), or - for standard input")
+    add_stack_arguments(run)
     run.add_argument("--input", default="{}", metavar="JSON",
                      help="execution input: JSON text, or @FILE to read it from a file (default {})")
     run.add_argument("--name", metavar="NAME",
@@ -71,8 +74,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         description="Print the diagnostics AWS's ValidateStateMachineDefinition reports for a definition, "
         "warnings included. Exit code: 0 valid (warnings allowed), 1 errors, 2 unreadable definition.",
     )
-    validate.add_argument("definition", metavar="DEFINITION",
+    validate.add_argument("definition", metavar="DEFINITION", nargs="?",
                           help="ASL file (JSON or YAML), or - for standard input")
+    add_stack_arguments(validate)
+    add_arguments(validate, ("stack_parameters",))
     validate.add_argument("--type", choices=("STANDARD", "EXPRESS"), default="STANDARD",
                           help="the state machine type to validate for (default STANDARD)")
     validate.add_argument("--json", action="store_true",
@@ -106,11 +111,19 @@ def validate_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.engine import Engine
     from sfn_emulator.service import StepFunctionsService
 
+    problem = definition_given(arguments)
+    if problem is not None:
+        print(f"sfn-emulator: {problem}", file=sys.stderr)
+        return EXIT_UNUSABLE
     try:
-        definition = read_anchored(arguments.definition)
+        definition = (read_anchored(arguments.definition) if arguments.stack_path is None
+                      else _stack_definition(settings, arguments))
     except UnreadableDefinition as error:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
+    except StackProblem as error:
+        print(f"sfn-emulator: {error}", file=sys.stderr)
+        return EXIT_UNUSABLE if error.unreadable else EXIT_NOT_OK
     engine = Engine(Clock())
     try:
         response = StepFunctionsService(engine).validate_state_machine_definition(
@@ -121,8 +134,17 @@ def validate_command(settings: Settings, arguments: argparse.Namespace) -> int:
     if arguments.json:
         print(json.dumps(response, indent=2))
     else:
-        print(_diagnostics_text(arguments.definition, response))
+        print(_diagnostics_text(arguments.definition or arguments.state_machine, response))
     return EXIT_OK if response["result"] == "OK" else EXIT_NOT_OK
+
+
+def _stack_definition(settings: Settings, arguments: argparse.Namespace) -> str:
+    """The definition of `--state-machine` as the stack makes it (loaded into a scratch emulator)."""
+    from sfn_emulator.runtime import Emulator
+
+    with Emulator(settings) as instance:
+        arn = stack_machine_arn(instance, arguments, settings)
+        return str(instance.service.describe_state_machine(stateMachineArn=arn)["definition"])
 
 
 def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
@@ -154,8 +176,12 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
         print("sfn-emulator: --test-case needs a mock configuration (--mock-config or SFN_MOCK_CONFIG)",
               file=sys.stderr)
         return EXIT_UNUSABLE
+    problem = definition_given(arguments)
+    if problem is not None:
+        print(f"sfn-emulator: {problem}", file=sys.stderr)
+        return EXIT_UNUSABLE
     try:
-        definition = read_anchored(arguments.definition)
+        definition = read_anchored(arguments.definition) if arguments.stack_path is None else None
         input_text = read_input(arguments.input)
     except (UnreadableDefinition, UnusableInput) as error:
         print(f"sfn-emulator: {error}", file=sys.stderr)
@@ -171,12 +197,15 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     with instance:
         runner = in_process_runner(instance, role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator-run")
         try:
-            machine_arn = runner.create_state_machine_from_json(
-                definition, name=machine_name(arguments.definition, arguments.name)
-            )
+            machine_arn = (stack_machine_arn(instance, arguments, settings) if definition is None else
+                           runner.create_state_machine_from_json(
+                               definition, name=machine_name(arguments.definition, arguments.name)))
             execution_arn = runner.start(machine_arn, input_text, test_case=arguments.test_case)
         except ApiError as error:
             print(f"sfn-emulator: {error.code}: {error.message}", file=sys.stderr)
+            return EXIT_UNUSABLE
+        except StackProblem as error:
+            print(f"sfn-emulator: {error}", file=sys.stderr)
             return EXIT_UNUSABLE
         # Nobody else holds the task tokens here: the command answers them (flags, or a terminal's prompt).
         prompt = prompt_on_terminal if sys.stdin.isatty() and arguments.definition != "-" else None

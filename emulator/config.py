@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
@@ -54,6 +55,8 @@ class Settings(Struct, frozen=True):
     eventbridge_endpoint: str | None = None
     s3_endpoint: str | None = None
     step_functions_endpoint: str | None = None
+    stacks: tuple[Path, ...] = ()
+    stack_parameters: tuple[str, ...] = ()
 
     def remote_endpoints(self) -> dict[str, str]:
         """botocore service name -> URL, for each service sent to a real endpoint instead of moto."""
@@ -84,9 +87,17 @@ class Option(Struct, frozen=True):
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
     const: str | None = None  # the value of the flag given alone (boolean switches)
+    # A flag given several times; its environment variable holds several values, split by this.
+    split: Callable[[str], list[str]] | None = None
 
     def convert(self, value: Any, source: str) -> Any:
         """The typed value; a bad one raises SettingsError naming where it came from."""
+        if self.split is not None:
+            values = self.split(value) if isinstance(value, str) else value
+            return tuple(self.convert_single(item, source) for item in values)
+        return self.convert_single(value, source)
+
+    def convert_single(self, value: Any, source: str) -> Any:
         if not isinstance(value, str):
             return value
         try:
@@ -169,6 +180,17 @@ def _endpoint_url(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"an endpoint is a URL such as http://localhost:4566, not {text!r}")
     return text.strip().rstrip("/")
+def _paths(text: str) -> list[str]:
+    return [item for item in text.split(os.pathsep) if item]
+
+
+def _stack_parameter(text: str) -> str:
+    key, sep, _ = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"a stack parameter is KEY=VALUE (or Stack.KEY=VALUE), not {text!r}")
+    return text
+
+
 def _seed(text: str) -> int:
     try:
         return int(text)
@@ -243,6 +265,14 @@ OPTIONS: tuple[Option, ...] = (
              f"send {label} integrations to this real endpoint (boto3, dummy credentials) instead of "
              f"{'the emulator itself' if service == 'stepfunctions' else 'moto'}", metavar="URL")
       for service, field_name, label in _REMOTE_ENDPOINTS),
+    Option("stacks", "--stack", "SFN_EMULATOR_STACKS", _path,
+           "load this SAM/CloudFormation template, CDK assembly (cdk.out), Serverless package (.serverless/) or "
+           "Terraform JSON at start: its state machines, Python functions and resources (repeatable; the "
+           "variable separates paths by the path separator)", metavar="PATH", split=_paths),
+    Option("stack_parameters", "--stack-parameter", "SFN_EMULATOR_STACK_PARAMETERS", _stack_parameter,
+           "a template parameter for the loaded stacks, KEY=VALUE, or Stack.KEY=VALUE for one stack (repeatable; "
+           "the variable holds several, separated as a shell separates words)", metavar="KEY=VALUE",
+           split=shlex.split),
     Option("seed", "--seed", "SFN_EMULATOR_SEED", _seed,
            "seed of every id and random value executions draw (task tokens, generated names, States.UUID, "
            "$random(), jitter), so a run repeats itself (default: a fresh seed per process)", metavar="N"),
@@ -268,6 +298,7 @@ def add_arguments(parser: argparse.ArgumentParser, fields: Collection[str] | Non
             dest=option.field,
             default=None,
             **({"nargs": "?", "const": option.const} if option.const is not None else {}),
+            **({"action": "append"} if option.split is not None else {}),
             metavar=option.metavar or ("|".join(option.choices) if option.choices else None),
             help=f"{option.help} [env {option.env}{shown_default}]",
         )

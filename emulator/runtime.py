@@ -25,7 +25,7 @@ from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import msgspec
 
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from sfn_emulator.persistence import StateDirectory
     from sfn_emulator.replay import ReplayResult
     from sfn_emulator.resources.mocks import MockConfig
+    from sfn_emulator.stacks import Stack
     from sfn_emulator.swf import SwfService
     from sfn_emulator.wire.app import JsonProtocolEndpoint
     from sfn_emulator.wire.front import Front
@@ -158,6 +159,39 @@ def _open_state_dir(directory: Path | None) -> StateDirectory | None:
     return StateDirectory(directory)
 
 
+class _StackTarget:
+    """An emulator as a stack loader sees it (`sfn_emulator.stacks.loader.Target`): one account and
+    region, its control plane, its moto backends and its Lambda callables."""
+
+    def __init__(self, emulator: Emulator, account: str, region: str,
+                 register: Callable[[str, Callable[[Any, Any], Any], float], None] | None) -> None:
+        self.emulator = emulator
+        self.account = account
+        self.region = region
+        self._register = register
+        from sfn_emulator.stacks.records import ENDPOINT, MOCK, NONE
+
+        self.function_fallback = (ENDPOINT if emulator.settings.lambda_endpoint else
+                                  MOCK if emulator.mocks is not None else NONE)
+
+    def create_state_machine(self, **request: Any) -> str:
+        service = self.emulator.service
+        return str(service.create_state_machine(account=self.account, region=self.region, **request)["stateMachineArn"])
+
+    def create_activity(self, name: str) -> str:
+        service = self.emulator.service
+        return str(service.create_activity(account=self.account, region=self.region, name=name)["activityArn"])
+
+    def client(self, service: str) -> Any:
+        return self.emulator._moto_clients().client(service, account=self.account, region=self.region)
+
+    def register_function(self, arn: str, handler: Callable[[Any, Any], Any], timeout: float) -> None:
+        if self._register is not None:
+            self._register(arn, handler, timeout)
+        else:
+            self.emulator.functions.register(arn, handler, timeout=timeout)
+
+
 class Emulator:
     """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
     (of every execution it finished), `.events` (the CloudEvents bus), the WSGI `.app` and `.server_app`,
@@ -199,8 +233,23 @@ class Emulator:
         self.engine.on_finished.append(self.coverage.record)
         self._swf: SwfService | None = None
         self._swf_lock = threading.Lock()
+        self._stack_exports: dict[tuple[str, str], dict[str, Any]] = {}  # (account, region) -> Outputs' exports
         if self.state is not None:
             self.state.attach(self.service, self.engine, self.clock)
+
+    def load_stack(self, path: str | Path, parameters: Mapping[str, str] | None = None, *,
+                   account: str | None = None, region: str | None = None,
+                   register: Callable[[str, Callable[[Any, Any], Any], float], None] | None = None) -> Stack:
+        """Load the SAM or CloudFormation template, CDK assembly, Serverless package or Terraform JSON at
+        `path`: its resources in moto, its Python functions as callables, its state machines created, in
+        `account` and `region` (default: the settings'). `parameters` gives template parameters
+        (`KEY` or `Stack.KEY`); `register(arn, handler, timeout)` replaces the function registration.
+        Raises `sfn_emulator.stacks.StackError` for input it cannot read."""
+        from sfn_emulator.stacks import load_stack
+
+        target = _StackTarget(self, account or self.settings.account, region or self.settings.region, register)
+        exports = self._stack_exports.setdefault((target.account, target.region), {})
+        return load_stack(target, path, parameters, exports)
 
     def _moto_clients(self) -> Any:
         """The clients the AWS integrations call moto with: execution logs go to the same log groups."""

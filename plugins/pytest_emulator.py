@@ -31,6 +31,7 @@ from sfn_emulator.wire import HttpServer
 
 if TYPE_CHECKING:
     from sfn_emulator.replay import ReplayResult  # imported by a replay, not by every test session
+    from sfn_emulator.stacks import Stack
 
 CLOCK_PATH = "/_emulator/clock"
 Handler = Callable[[Any, Any], Any]
@@ -160,6 +161,7 @@ class EmulatorFixture:
         self.base_dir = base_dir
         self._registered: list[str] = []
         self._runner: ExecutionRunner | None = None
+        self.stacks: list[Stack] = []  # the stacks of ini `sfn_emulator_stacks`, loaded for this test
 
     @property
     def endpoint_url(self) -> str:
@@ -211,6 +213,18 @@ class EmulatorFixture:
         self._local("register a Lambda callable").functions.register(name_or_arn, handler, timeout=timeout)
         self._registered.append(name_or_arn)
         return handler
+
+    def load_stack(self, path: str | Path, parameters: Mapping[str, str] | None = None) -> Stack:
+        """Load a SAM/CloudFormation template, CDK assembly, Serverless package or Terraform JSON (relative
+        paths from the test's directory) into this test's account: its resources in moto, its Python
+        functions registered for this test, its state machines created. See `Emulator.load_stack`."""
+        local = self._local("load a stack")
+        path = Path(path)
+        return local.load_stack(path if path.is_absolute() else self.base_dir / path, parameters,
+                                account=self.account, region=self.region, register=self._register_for_test)
+
+    def _register_for_test(self, arn: str, handler: Handler, timeout: float) -> None:
+        self.register(arn, handler, timeout=timeout)
 
     def use_mock_config(self, config: str | Path | Mapping[str, Any] | None) -> None:
         """Answer mocked test cases from this mock configuration (a file, relative paths from the

@@ -4,7 +4,9 @@ Fixtures:
 - `sfn_emulator`: a running emulator for this test (`sfn_emulator_plugins.pytest_emulator.EmulatorFixture`):
   `.endpoint_url`, `.account`, `.region`, `.clock`, `.register(name_or_arn, handler)`,
   `.use_mock_config(path_or_dict)`, `.client(service)`, `.run(definition, input)` -> `ExecutionResult`,
-  `.publish_event(cloud_event)` (to executions waiting for it), `.produced_events(execution_arn)`.
+  `.publish_event(cloud_event)` (to executions waiting for it), `.produced_events(execution_arn)`,
+  `.load_stack(path, parameters=None)` -> `Stack` (a SAM/CloudFormation template, CDK assembly, Serverless
+  package or Terraform JSON, loaded into the test's account), `.stacks` (those of ini `sfn_emulator_stacks`).
 - `sfn_client`: a boto3 Step Functions client on it (dummy credentials, `inject_host_prefix=False`).
 - `sfn_emulator_inprocess`: `sfn_emulator`, with boto3 clients that have no `endpoint_url` answered
   by it in-process (`sfn_emulator.inprocess`); dummy AWS credentials and the emulator's region are put
@@ -16,6 +18,9 @@ each test acts in an account of its own (a fresh 12-digit account id), and its L
 mock configuration and clock mode are undone after it. A test marked `sfn_emulator_shared` acts in
 the emulator's default account, which all such tests share. The clock is the session's: time a test
 moved stays moved.
+
+Ini `sfn_emulator_stacks`: stack paths (one per line, relative to the ini file's directory) loaded into
+each test's account before it runs, as `sfn_emulator.stacks`.
 
 Options (or ini keys `sfn_emulator_endpoint`, `sfn_emulator_clock`): `--sfn-emulator-endpoint URL`
 uses a server already running there instead of starting one; `--sfn-emulator-clock
@@ -61,6 +66,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("sfn_emulator_snapshot", "snapshot file the session's emulator starts from", default="")
     parser.addini("sfn_emulator_endpoint", "URL of an sfn-emulator to use instead of starting one", default="")
     parser.addini("sfn_emulator_clock", "clock mode of the emulator: auto, manual or real", default="")
+    parser.addini("sfn_emulator_stacks", "stacks (SAM/CloudFormation template, cdk.out, .serverless, Terraform JSON) "
+                  "loaded into each test's account", type="paths", default=[])
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -130,6 +137,17 @@ def sfn_emulator(sfn_emulator_server: SessionEmulator, request: pytest.FixtureRe
     account = sfn_emulator_server.default_account if shared else new_account_id()
     emulator = EmulatorFixture(sfn_emulator_server, account, request.path.parent)
     try:
+        stacks = request.config.getini("sfn_emulator_stacks")
+        if stacks:
+            from sfn_emulator.stacks import StackError
+
+            problem = None
+            try:
+                emulator.stacks = [emulator.load_stack(path) for path in stacks]
+            except StackError as error:
+                problem = f"sfn_emulator_stacks: {error}"
+            if problem is not None:
+                pytest.fail(problem, pytrace=False)
         yield emulator
     finally:
         emulator.finish()

@@ -12,7 +12,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF", "Serverless Workflow", "SM4C")
+SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF", "Serverless Workflow", "SM4C",
+            "Load your stack")
 
 
 def _section(title: str) -> str:
@@ -34,6 +35,11 @@ def test_the_readmes_code_is_the_examples_code(title: str) -> None:
 def test_the_sm4c_sections_document_is_the_example_fixture() -> None:
     [block] = re.findall(r"```yaml\n(.*?)```", _section("SM4C"), flags=re.S)
     assert block == (EXAMPLES / "fixtures" / "order.sm4c.yaml").read_text()
+
+
+def test_the_stack_sections_template_is_the_example_sam_app() -> None:
+    [block] = re.findall(r"```yaml\n(.*?)```", _section("Load your stack"), flags=re.S)
+    assert block == (EXAMPLES / "sam-app" / "template.yaml").read_text()
 
 
 def test_every_readme_python_block_is_run_as_written() -> None:
