@@ -22,9 +22,10 @@ from typing import Any, Callable, Mapping
 import boto3
 from botocore.config import Config
 
-from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionRunner, write_mock_config
+from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionRunner, load_definition, write_mock_config
 from sfn_emulator.clock import Clock, format_time, parse_time
 from sfn_emulator.config import Settings
+from sfn_emulator.coverage.recorder import definition_id
 from sfn_emulator.execution_result import ExecutionResult
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
@@ -88,6 +89,7 @@ class SessionEmulator:
         self.region = region
         self.default_account = default_account
         self.scratch = scratch  # where mock configurations given as dicts are written
+        self.definition_sources: dict[str, Path] = {}  # definition id -> the file it was read from
         self.clock_mode = clock.mode  # what each test's clock mode is put back to
         self._server = server
 
@@ -124,11 +126,18 @@ class SessionEmulator:
             raise ValueError(json.loads(error.read() or b"{}").get("message", error.reason)) from None
 
     def coverage_json(self) -> dict[str, Any]:
-        """The workflow coverage of every execution this emulator finished (see `sfn_emulator.coverage`)."""
+        """The workflow coverage of every execution this emulator finished (see `sfn_emulator.coverage`),
+        each machine with the file its definition was read from (`source`) where a test named one."""
         if self.local is not None:
-            return self.local.coverage.json()
-        with urllib.request.urlopen(f"{self.endpoint_url}/_emulator/coverage", timeout=30) as answer:
-            return dict(json.loads(answer.read()))
+            report = self.local.coverage.json()
+        else:
+            with urllib.request.urlopen(f"{self.endpoint_url}/_emulator/coverage", timeout=30) as answer:
+                report = dict(json.loads(answer.read()))
+        for machine in report["stateMachines"]:
+            source = self.definition_sources.get(machine["definitionId"])
+            if source is not None:
+                machine["source"] = str(source)
+        return report
 
     def close(self) -> None:
         if self._server is not None:
@@ -225,11 +234,23 @@ class EmulatorFixture:
         """Run `definition` (a dict, JSON text, a JSON/YAML file, or a state machine ARN) once with
         `input` and return the execution once it has ended or waits for someone; see
         `sfn_emulator.api.ExecutionRunner.run`."""
+        definition, name = self._note_source(definition, name)
         return self.runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
 
     def create_state_machine(self, definition: Definition, *, name: str | None = None,
                              type: str = "STANDARD") -> str:
+        definition, name = self._note_source(definition, name)
         return self.runner.create_state_machine(definition, name=name, type=type)
+
+    def _note_source(self, definition: Definition, name: str | None) -> tuple[Definition, str | None]:
+        """A definition file read here, its file noted for coverage reports that show it (Cobertura, Sonar)."""
+        if isinstance(definition, Mapping) or (isinstance(definition, str)
+                                               and definition.lstrip().startswith(("{", "arn:"))):
+            return definition, name
+        text, file_name = load_definition(definition, self.base_dir)
+        path = Path(definition)
+        self.session.definition_sources[definition_id(text)] = (path if path.is_absolute() else self.base_dir / path).resolve()
+        return text, name or file_name
 
     def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """An execution started some other way, once it has ended or waits for someone."""
