@@ -42,6 +42,7 @@ class ExecutionResult(Struct, frozen=True):
     stop_date: datetime | None
     history: tuple[dict[str, Any], ...]  # GetExecutionHistory's events; empty for EXPRESS executions
     definition: str | None = None  # the definition that ran (JSON text), for `graph`
+    notes: tuple[str, ...] = ()  # what the reader of a failure should know (who holds the clock, ...)
 
     @classmethod
     def from_api(cls, description: Mapping[str, Any], events: Sequence[Mapping[str, Any]] = (),
@@ -132,6 +133,7 @@ class ExecutionResult(Struct, frozen=True):
             lines.append(f"  cause: {self.cause}")
         if self.succeeded:
             lines.append(f"  output: {_compact(self.output)}")
+        lines += [f"  note: {note}" for note in self.notes]
         if self.history:
             from sfn_emulator.graphs.render import path_text  # the graph renderer only when an assertion fails
 

@@ -234,7 +234,7 @@ class Emulator:
         mount_insight_api(app, self.service, self.coverage)
         mount_console(app, self.service, self.engine, self.clock, self.coverage)
         mount_aws_passthrough(app, default_account=self.settings.account)
-        mount_reset_api(app, self.reset, self.service.reset)
+        mount_reset_api(app, self.reset, self.service.reset, self.service.stop_running)
         mount_events_api(app, self.events)
         mount_snapshot_api(app, self.export_snapshot, self.import_snapshot)
         return app

@@ -10,28 +10,35 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import boto3
+import msgspec
 from botocore.config import Config
 
 from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionRunner, load_definition, write_mock_config
 from sfn_emulator.clock import Clock, format_time, parse_time
 from sfn_emulator.config import Settings
 from sfn_emulator.coverage.recorder import definition_id
-from sfn_emulator.execution_result import ExecutionResult
+from sfn_emulator.execution_result import RUNNING, ExecutionResult
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
 
 CLOCK_PATH = "/_emulator/clock"
+STOP_RUNNING_PATH = "/_emulator/stop-running"
 Handler = Callable[[Any, Any], Any]
+_FUNCTION_NOT_FOUND = "Lambda.ResourceNotFoundException"
+_MISSING_FUNCTION = re.compile(r"Function not found: (arn:[^ ]+?:function:[^:\s]+)")
 
 
 class RemoteClock:
@@ -60,6 +67,10 @@ class RemoteClock:
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=timezone.utc)
         return parse_time(self._send({"set": format_time(moment)})["now"])
+
+    def held_by(self) -> list[str]:
+        """The executions whose outsiders' deadlines keep the auto clock from jumping (`heldBy`)."""
+        return list(self._send(None).get("heldBy", []))
 
     def run_until_idle(self, timeout: float | None = None) -> bool:
         """Let everything runnable run (a move of zero seconds waits for the engine to settle)."""
@@ -139,6 +150,22 @@ class SessionEmulator:
                 machine["source"] = str(source)
         return report
 
+    def clock_holders(self) -> list[str]:
+        """The executions whose outsiders' deadlines keep the auto clock from jumping."""
+        if self.local is not None:
+            return self.local.engine.clock_holders()
+        return list(self.clock.held_by()) if isinstance(self.clock, RemoteClock) else []
+
+    def stop_running(self, account: str) -> list[str]:
+        """Abort the running executions of `account`; their ARNs."""
+        if self.local is not None:
+            return self.local.service.stop_running(account)
+        request = urllib.request.Request(f"{self.endpoint_url}{STOP_RUNNING_PATH}", method="POST",
+                                         data=json.dumps({"account": account}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=DEFAULT_TIMEOUT) as answer:  # noqa: S310 - the emulator's URL
+            return list(json.loads(answer.read())["stopped"])
+
     def close(self) -> None:
         if self._server is not None:
             self._server.stop()
@@ -151,6 +178,10 @@ def new_account_id() -> str:
     return f"{uuid.uuid4().int % 10**12:012d}"
 
 
+class ExecutionsLeftRunning(UserWarning):
+    """A test ended with executions of its own account still running (stopped at its teardown)."""
+
+
 class EmulatorFixture:
     """The `sfn_emulator` fixture: the session's emulator, seen from one test.
 
@@ -160,9 +191,10 @@ class EmulatorFixture:
     directory.
     """
 
-    def __init__(self, session: SessionEmulator, account: str, base_dir: Path) -> None:
+    def __init__(self, session: SessionEmulator, account: str, base_dir: Path, *, own_account: bool = True) -> None:
         self.session = session
         self.account = account
+        self.own_account = own_account  # False: the shared default account, whose executions are not the test's
         self.base_dir = base_dir
         self._registered: list[str] = []
         self._runner: ExecutionRunner | None = None
@@ -235,7 +267,8 @@ class EmulatorFixture:
         `input` and return the execution once it has ended or waits for someone; see
         `sfn_emulator.api.ExecutionRunner.run`."""
         definition, name = self._note_source(definition, name)
-        return self.runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
+        return self._explained(self.runner.run(definition, input, name=name, test_case=test_case, type=type,
+                                               timeout=timeout))
 
     def create_state_machine(self, definition: Definition, *, name: str | None = None,
                              type: str = "STANDARD") -> str:
@@ -254,7 +287,33 @@ class EmulatorFixture:
 
     def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """An execution started some other way, once it has ended or waits for someone."""
-        return self.runner.wait(execution_arn, timeout=timeout)
+        return self._explained(self.runner.wait(execution_arn, timeout=timeout))
+
+    def _explained(self, result: ExecutionResult) -> ExecutionResult:
+        """The result with notes for its failure message: who holds the clock it waits for, how to
+        serve the Lambda function it did not find."""
+        notes = []
+        if result.status == RUNNING and self.clock.mode == "auto":
+            holders = [arn for arn in self.session.clock_holders() if arn != result.execution_arn]
+            if holders:
+                notes.append("the auto clock cannot jump to this execution's next timer while "
+                             + ", ".join(f"execution {arn} (account {arn.split(':')[4]})" for arn in holders)
+                             + " waits for a callback or an activity worker with a deadline running; answer or "
+                             "stop it (the plugin stops a test's leftovers at its teardown)")
+        missing = _MISSING_FUNCTION.search(result.cause or "") if result.error == _FUNCTION_NOT_FOUND else None
+        if missing is not None:
+            notes.append(self._function_hint(missing.group(1)))
+        return msgspec.structs.replace(result, notes=result.notes + tuple(notes)) if notes else result
+
+    def _function_hint(self, arn: str) -> str:
+        name = arn.rsplit(":", 1)[-1]
+        if self.is_remote:
+            return (f"no function is mapped for {arn} on the emulator at {self.endpoint_url}: serve it there "
+                    "(sfn-emulator serve --functions FILE)")
+        close = difflib.get_close_matches(name, [known.rsplit(":", 1)[-1] for known in self._registered], n=3)
+        guess = f"; did you mean {' or '.join(repr(known) for known in close)}?" if close else "."
+        return (f"no function mapped for ARN {arn}{guess} Register one with "
+                f"sfn_emulator.register({name!r}, handler)")
 
     def publish_event(self, event: Mapping[str, Any] | list[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Publish one CloudEvents 1.0 event (or a list) to the executions waiting for it, through
@@ -287,7 +346,15 @@ class EmulatorFixture:
         return self._runner
 
     def finish(self) -> None:
-        """Undo what the test changed on the shared emulator: callables, mocks, clock mode."""
+        """Undo what the test changed on the shared emulator: executions it left running in its own
+        account are stopped (with one warning naming them), callables, mocks and clock mode put back."""
+        if self.own_account:
+            left = self.session.stop_running(self.account)
+            if left:
+                warnings.warn(ExecutionsLeftRunning(
+                    f"the test left {len(left)} execution(s) running in its account {self.account}; sfn-emulator "
+                    f"stopped them at teardown, so they cannot hold the clock or change another test: {', '.join(left)}"
+                ), stacklevel=1)
         local = self.session.local
         if local is not None:
             for name in self._registered:

@@ -128,7 +128,7 @@ def sfn_emulator(sfn_emulator_server: SessionEmulator, request: pytest.FixtureRe
 
     shared = request.node.get_closest_marker(SHARED_MARKER) is not None
     account = sfn_emulator_server.default_account if shared else new_account_id()
-    emulator = EmulatorFixture(sfn_emulator_server, account, request.path.parent)
+    emulator = EmulatorFixture(sfn_emulator_server, account, request.path.parent, own_account=not shared)
     try:
         yield emulator
     finally:

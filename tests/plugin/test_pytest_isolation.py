@@ -1,0 +1,111 @@
+"""A suite is many tests: what one test leaves behind (a callback racing its timeout, a long Wait)
+changes no other test's outcome, in one process, on pytest-xdist workers and against a server;
+the test that left it gets one warning naming what was stopped."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+
+import sfn_emulator.inprocess  # noqa: F401  (imported once: see test_pytest_plugin.py)
+import sfn_emulator_plugins.pytest_emulator  # noqa: F401
+
+pytest_plugins = ["pytester"]
+QUIET = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider", "-p", "no:randomly")
+
+# The first test starts an activity task with a timeout (someone outside races it: the auto clock
+# may not jump while it waits) and a year-long Wait, and ends without answering either.
+SUITE = """
+YEAR = {"StartAt": "Sleep", "States": {"Sleep": {"Type": "Wait", "Seconds": 31536000, "End": True}}}
+COOLING_OFF = {"StartAt": "CoolingOffPeriod", "States": {
+    "CoolingOffPeriod": {"Type": "Wait", "Seconds": 86400, "Next": "Refund"},
+    "Refund": {"Type": "Pass", "Result": "refunded", "End": True}}}
+
+
+def test_leaves_a_callback_and_a_wait_behind(sfn_emulator, sfn_client):
+    activity = sfn_client.create_activity(name="approve")["activityArn"]
+    approval = {"StartAt": "AwaitApproval", "States": {"AwaitApproval": {
+        "Type": "Task", "Resource": activity, "TimeoutSeconds": 300, "End": True}}}
+    assert sfn_emulator.run(approval, name="Approval").status == "RUNNING"
+    machine = sfn_emulator.create_state_machine(YEAR, name="Year")
+    sfn_client.start_execution(stateMachineArn=machine, name="sleeper")
+
+
+def test_a_day_long_wait_after_it(sfn_emulator):
+    sfn_emulator.run(COOLING_OFF, name="Refund").assert_succeeded(output="refunded")
+
+
+def test_another_day_long_wait(sfn_emulator):
+    sfn_emulator.run(COOLING_OFF, name="Refund").assert_succeeded(output="refunded")
+"""
+
+
+def _suite(pytester: pytest.Pytester) -> None:
+    # Two files, each run whole by one worker under --dist loadfile: on each worker the leftovers
+    # come first and the day-long Waits after them.
+    pytester.makepyfile(test_first=textwrap.dedent(SUITE), test_second=textwrap.dedent(SUITE))
+
+
+def _assert_isolated(result: pytest.RunResult) -> None:
+    result.assert_outcomes(passed=6, warnings=2)
+    result.stdout.fnmatch_lines([
+        "*ExecutionsLeftRunning: the test left 2 execution(s) running in its account *; sfn-emulator stopped them "
+        "at teardown*:execution:Approval:*, arn:aws:states:*:execution:Year:sleeper",
+    ])
+
+
+def test_leftovers_change_nothing_in_one_process(pytester: pytest.Pytester) -> None:
+    _suite(pytester)
+    _assert_isolated(pytester.runpytest(*QUIET))
+
+
+def test_leftovers_change_nothing_on_xdist_workers(pytester: pytest.Pytester) -> None:
+    _suite(pytester)
+    _assert_isolated(pytester.runpytest_subprocess(*QUIET, "-p", "xdist", "-n", "2", "--dist", "loadfile"))
+
+
+def test_leftovers_change_nothing_against_a_server(pytester: pytest.Pytester, emulator_server: Any) -> None:
+    _suite(pytester)
+    _assert_isolated(pytester.runpytest(*QUIET, f"--sfn-emulator-endpoint={emulator_server.endpoint_url}"))
+
+
+def test_without_the_teardown_the_day_long_wait_would_stall(pytester: pytest.Pytester) -> None:
+    """The case the teardown answers: leftovers kept running (the shared account, which the plugin
+    leaves alone) hold the auto clock, and the next test's Wait does not end."""
+    pytester.makeconftest("""
+        import pytest
+
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                item.add_marker(pytest.mark.sfn_emulator_shared)
+    """)
+    pytester.makepyfile(test_first=textwrap.dedent(SUITE))
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines([
+        "*waiting in state 'CoolingOffPeriod' (Wait) with input {}",
+        "*note: the auto clock cannot jump to this execution's next timer while execution "
+        "arn:aws:states:us-east-1:123456789012:execution:Approval:* (account 123456789012) waits for a callback or "
+        "an activity worker with a deadline running*",
+    ])
+
+
+def test_a_missing_function_is_named_in_the_failure_with_a_guess(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_typo=textwrap.dedent("""
+        CHARGE = {"StartAt": "Charge", "States": {"Charge": {
+            "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+            "Parameters": {"FunctionName": "chrage"}, "End": True}}}
+
+        def test_typo(sfn_emulator):
+            sfn_emulator.register("charge", lambda event, context: {})
+            sfn_emulator.run(CHARGE).assert_succeeded()
+    """))
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*error: Lambda.ResourceNotFoundException",
+        "*note: no function mapped for ARN arn:aws:lambda:us-east-1:*:function:chrage; did you mean 'charge'? "
+        "Register one with sfn_emulator.register('chrage', handler)",
+    ])
