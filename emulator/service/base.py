@@ -111,7 +111,8 @@ class ServiceBase:
     def _abort_running(self, stores: list[Store], cause: str | None) -> list[str]:
         running = [entry.execution for store in stores for entry in list(store.executions.values())
                    if entry.execution.is_running]
-        self.engine.stop_together(running, None, cause)  # a map run's children already stopped are left alone
+        if running:  # a map run's children already stopped with their parent are left alone
+            self.engine.stop_together(running, None, cause)
         return [execution.arn for execution in running]
 
     def _changed(self, store: Store | None, action: str, params: dict[str, Any], result: Any) -> None:
