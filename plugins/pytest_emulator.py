@@ -22,9 +22,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import boto3
 import msgspec
-from botocore.config import Config
 
 from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionRunner, load_definition, write_mock_config
 from sfn_emulator.clock import Clock, format_time, parse_time
@@ -33,6 +31,7 @@ from sfn_emulator.coverage.recorder import definition_id
 from sfn_emulator.execution_result import RUNNING, ExecutionResult
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
+from sfn_emulator_plugins.pytest_clients import TestClients
 
 CLOCK_PATH = "/_emulator/clock"
 STOP_RUNNING_PATH = "/_emulator/stop-running"
@@ -103,19 +102,7 @@ class SessionEmulator:
         self.definition_sources: dict[str, Path] = {}  # definition id -> the file it was read from
         self.clock_mode = clock.mode  # what each test's clock mode is put back to
         self._server = server
-        self._boto_session: boto3.session.Session | None = None
-
-    def client(self, service_name: str, account: str, **config: Any) -> Any:
-        """A new boto3 client on the emulator acting in `account`. Its clients come from one boto3
-        session, which reads and parses each service's model once: a session of its own would cost
-        each test more than most workflows do. Each client is the test's own (its event handlers,
-        stubs and credentials go with it)."""
-        if self._boto_session is None:
-            self._boto_session = boto3.session.Session(region_name=self.region)
-        options: dict[str, Any] = {"inject_host_prefix": False, "retries": {"total_max_attempts": 1}, **config}
-        return self._boto_session.client(service_name, endpoint_url=self.endpoint_url, region_name=self.region,
-                                         aws_access_key_id=account, aws_secret_access_key="testing",
-                                         config=Config(**options))
+        self.clients = TestClients(self.endpoint_url, region)  # each test's, in its account
 
     @classmethod
     def start(cls, settings: Settings, scratch: Path) -> SessionEmulator:
@@ -230,7 +217,7 @@ class EmulatorFixture:
         """A boto3 client on the emulator's endpoint, acting in this test's account; other services
         (SQS, DynamoDB, ...) are answered there by moto's backends, as Task states see them.
         `config` adds botocore `Config` options."""
-        return self.session.client(service_name, self.account, **config)
+        return self.session.clients.client(service_name, self.account, **config)
 
     @property
     def is_remote(self) -> bool:

@@ -109,3 +109,30 @@ def test_a_missing_function_is_named_in_the_failure_with_a_guess(pytester: pytes
         "*note: no function mapped for ARN arn:aws:lambda:us-east-1:*:function:chrage; did you mean 'charge'? "
         "Register one with sfn_emulator.register('chrage', handler)",
     ])
+
+
+def test_clients_are_shared_by_no_state(pytester: pytest.Pytester) -> None:
+    """The session's clients go from test to test, each acting in its test's account; one a test
+    changed (a botocore Stubber left active) is not handed on."""
+    pytester.makepyfile(test_clients=textwrap.dedent("""
+        import pytest
+        from botocore.exceptions import ClientError
+        from botocore.stub import Stubber
+
+        PASS = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
+
+        def test_leaves_a_stub_active(sfn_client):
+            stub = Stubber(sfn_client)
+            stub.add_client_error("list_state_machines", "Stubbed")
+            stub.activate()
+            with pytest.raises(ClientError, match="Stubbed"):
+                sfn_client.list_state_machines()
+
+        @pytest.mark.parametrize("test", ["first", "second"])
+        def test_own_account_and_unstubbed_client(sfn_client, sfn_emulator, test):
+            assert sfn_client.list_state_machines()["stateMachines"] == []
+            arn = sfn_emulator.create_state_machine(PASS, name="Mine")
+            assert arn.split(":")[4] == sfn_emulator.account
+            assert [m["stateMachineArn"] for m in sfn_client.list_state_machines()["stateMachines"]] == [arn]
+    """))
+    pytester.runpytest(*QUIET).assert_outcomes(passed=3)
