@@ -122,13 +122,13 @@ def _remote_endpoints(settings: Settings) -> list[TaskResource]:
     return remote_resources(endpoints)
 
 
-def _load_mocks(path: str | Path | None) -> MockConfig | None:
+def _load_mocks(path: str | Path | None, shown_as: str | None = None) -> MockConfig | None:
     """The mock configuration at `path` (its modules imported only when there is one)."""
     if path is None:
         return None
     from sfn_emulator.resources.mocks import MockConfig
 
-    return MockConfig.load(path)
+    return MockConfig.load(path, shown_as)
 
 
 def _open_state_dir(directory: Path | None) -> StateDirectory | None:
@@ -268,11 +268,12 @@ class Emulator:
 
         return StepFunctionsSdk(self.service)
 
-    def use_mock_config(self, path: str | Path | None) -> None:
-        """Answer test cases from the mock configuration at `path` from now on (None: no mocks).
+    def use_mock_config(self, path: str | Path | None, *, shown_as: str | None = None) -> None:
+        """Answer test cases from the mock configuration at `path` from now on (None: no mocks);
+        messages name it `shown_as` (default: its path).
 
         A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
-        self.mocks = _load_mocks(path)
+        self.mocks = _load_mocks(path, shown_as)
         self.engine.resources = self._task_resources()
 
     def _task_resources(self) -> TaskResources:

@@ -24,7 +24,9 @@ from typing import Any, Callable, Mapping
 
 import msgspec
 
-from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionRunner, load_definition, write_mock_config
+from sfn_emulator.api import (
+    DEFAULT_TIMEOUT, MOCK_CONFIG_DICT, Definition, ExecutionRunner, load_definition, write_mock_config,
+)
 from sfn_emulator.clock import Clock, format_time, parse_time
 from sfn_emulator.config import Settings
 from sfn_emulator.coverage.recorder import definition_id
@@ -251,11 +253,12 @@ class EmulatorFixture:
         """Answer mocked test cases from this mock configuration (a file, relative paths from the
         test's directory, or a dict) for this test; None: no mocks."""
         local = self._local("choose a mock configuration")
+        shown_as = None
         if isinstance(config, Mapping):
-            config = write_mock_config(config, self.session.scratch)
+            config, shown_as = write_mock_config(config, self.session.scratch), MOCK_CONFIG_DICT
         elif config is not None and not Path(config).is_absolute():
             config = self.base_dir / config
-        local.use_mock_config(config)
+        local.use_mock_config(config, shown_as=shown_as)
 
     def run(self, definition: Definition, input: Any = None, *, name: str | None = None,
             test_case: str | None = None, type: str | None = None,
