@@ -95,19 +95,23 @@ class ExecutionResult(Struct, frozen=True):
                         break
         return open_visits[-1][1] if open_visits else None
 
-    def graph(self, format: str = "mermaid") -> str:
+    def graph(self, format: str = "mermaid", *, script_src: str | None = None) -> str:
         """The definition drawn with this execution's path on it (format mermaid, dot or html):
         states visited (with counts), the states it failed in, the edges it took. Read from the
-        history alone: where several Choice rules lead to the same state, the first is shown."""
+        history alone: where several Choice rules lead to the same state, the first is shown.
+        An html page shows the status, error and cause above the drawing; it carries Mermaid
+        inline (5.5 MB) unless `script_src` names where to load it from (a copy beside the page)."""
         from sfn_emulator.dialects import graph_of
         from sfn_emulator.graphs import Overlay, render, trace
+        from sfn_emulator.graphs.render import execution_summary
 
         if self.definition is None:
             raise ValueError("this result does not know the definition that ran")
         graph = graph_of(self.definition)
         path = trace(graph, self.history)
         overlay = Overlay(visited=dict(path.entered), failed=frozenset(path.failed_states), taken=frozenset(path.taken))
-        return render(graph, format, overlay=overlay, title=self.execution_arn.rsplit(":", 2)[-2])
+        return render(graph, format, overlay=overlay, title=self.execution_arn.rsplit(":", 2)[-2],
+                      body=execution_summary(self.status, self.error, self.cause), script_src=script_src)
 
     def task_token(self, state_name: str) -> str:
         """The task token handed out by the latest task of state `state_name` (read from its
