@@ -12,10 +12,14 @@ Fixtures:
 - `sfn_emulator_server` (session): the session's emulator, started on first use.
 
 Isolation: the server is started once per session (per xdist worker, each on its own free port);
-each test acts in an account of its own (a fresh 12-digit account id), and its Lambda callables,
-mock configuration and clock mode are undone after it. A test marked `sfn_emulator_shared` acts in
-the emulator's default account, which all such tests share. The clock is the session's: time a test
-moved stays moved.
+each test acts in an account of its own (a fresh 12-digit account id). At its teardown the
+executions still running in that account are stopped, all at one moment, with one
+`ExecutionsLeftRunning` warning naming them, so nothing a test left (a callback racing its
+timeout, a long Wait) can hold the auto clock for the next; its Lambda callables, mock
+configuration and clock mode are undone. A test marked `sfn_emulator_shared` acts in the
+emulator's default account, which all such tests share, and is not cleaned. The clock is the
+session's: time a test moved stays moved. Clients come from one boto3 session per worker (see
+`sfn_emulator_plugins.pytest_clients`).
 
 Options (or ini keys `sfn_emulator_endpoint`, `sfn_emulator_clock`): `--sfn-emulator-endpoint URL`
 uses a server already running there instead of starting one; `--sfn-emulator-clock
