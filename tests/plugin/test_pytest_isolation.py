@@ -136,3 +136,50 @@ def test_clients_are_shared_by_no_state(pytester: pytest.Pytester) -> None:
             assert [m["stateMachineArn"] for m in sfn_client.list_state_machines()["stateMachines"]] == [arn]
     """))
     pytester.runpytest(*QUIET).assert_outcomes(passed=3)
+
+
+# Two tests on two workers of one server: one races a callback deadline while the other's day-long
+# Wait has started; the Wait's test waits for the other to end, and both pass.
+RACING = """
+import pathlib
+
+def test_races_a_callback_deadline(sfn_emulator, sfn_client):
+    activity = sfn_client.create_activity(name="approve")["activityArn"]
+    approval = {"StartAt": "AwaitApproval", "States": {"AwaitApproval": {
+        "Type": "Task", "Resource": activity, "TimeoutSeconds": 300, "End": True}}}
+    execution = sfn_emulator.run(approval, name="Approval")
+    assert execution.status == "RUNNING"
+    pathlib.Path("racing").touch()
+    for _ in range(6000):  # until the other worker's Wait has started (bounded: a minute)
+        if pathlib.Path("waiting").exists():
+            break
+        __import__("time").sleep(0.01)
+    task = sfn_client.get_activity_task(activityArn=activity)
+    sfn_client.send_task_success(taskToken=task["taskToken"], output='"approved"')
+    sfn_emulator.wait(execution.execution_arn).assert_succeeded(output="approved")
+"""
+WAITING = """
+import pathlib
+
+COOLING_OFF = {"StartAt": "CoolingOffPeriod", "States": {
+    "CoolingOffPeriod": {"Type": "Wait", "Seconds": 86400, "Next": "Refund"},
+    "Refund": {"Type": "Pass", "Result": "refunded", "End": True}}}
+
+def test_a_day_long_wait_meanwhile(sfn_emulator, sfn_client):
+    for _ in range(6000):  # until the other worker races its deadline (bounded: a minute)
+        if pathlib.Path("racing").exists():
+            break
+        __import__("time").sleep(0.01)
+    machine = sfn_emulator.create_state_machine(COOLING_OFF, name="Refund")
+    execution = sfn_client.start_execution(stateMachineArn=machine)["executionArn"]
+    pathlib.Path("waiting").touch()
+    sfn_emulator.wait(execution).assert_succeeded(output="refunded")
+"""
+
+
+def test_a_test_on_another_worker_racing_a_deadline_delays_but_does_not_fail_a_wait(
+        pytester: pytest.Pytester, emulator_server: Any) -> None:
+    pytester.makepyfile(test_racing=textwrap.dedent(RACING), test_waiting=textwrap.dedent(WAITING))
+    result = pytester.runpytest_subprocess(*QUIET, "-p", "xdist", "-n", "2", "--dist", "loadfile",
+                                           f"--sfn-emulator-endpoint={emulator_server.endpoint_url}")
+    result.assert_outcomes(passed=2)
