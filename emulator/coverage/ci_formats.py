@@ -44,7 +44,7 @@ def cobertura_xml(placed: list[PlacedMachine], root: str) -> str:
         package = ElementTree.SubElement(packages, "package", _short_rates(file_lines), name=path, complexity="0")
         classes = ElementTree.SubElement(package, "classes")
         for entry, lines in machines:
-            klass = ElementTree.SubElement(classes, "class", _short_rates(lines), name=_label(entry.machine),
+            klass = ElementTree.SubElement(classes, "class", _short_rates(lines), name=str(entry.machine["name"]),
                                            filename=path, complexity="0")
             methods = ElementTree.SubElement(klass, "methods")
             for line in lines:
@@ -84,23 +84,24 @@ def _line_element(parent: ElementTree.Element, line: StateLine) -> None:
 
 
 def _rates(lines: list[StateLine]) -> dict[str, str]:
-    covered = sum(1 for line in lines if line.covered)
-    branches = sum(line.branches for line in lines if line.branches > 1)
-    covered_branches = sum(line.covered_branches for line in lines if line.branches > 1)
-    return {**_short_rates(lines), "lines-covered": str(covered), "lines-valid": str(len(lines)),
+    """The root's rates with the counts they come from (the DTD asks those of the root only)."""
+    covered, total, covered_branches, branches = _counts(lines)
+    return {**_short_rates(lines), "lines-covered": str(covered), "lines-valid": str(total),
             "branches-covered": str(covered_branches), "branches-valid": str(branches)}
 
 
 def _short_rates(lines: list[StateLine]) -> dict[str, str]:
-    covered = sum(1 for line in lines if line.covered)
-    branches = sum(line.branches for line in lines if line.branches > 1)
-    covered_branches = sum(line.covered_branches for line in lines if line.branches > 1)
-    return {"line-rate": _rate(covered, len(lines)), "branch-rate": _rate(covered_branches, branches)}
+    covered, total, covered_branches, branches = _counts(lines)
+    return {"line-rate": _rate(covered, total), "branch-rate": _rate(covered_branches, branches)}
+
+
+def _counts(lines: list[StateLine]) -> tuple[int, int, int, int]:
+    """(lines covered, lines, branches covered, branches), counting branches where a line has several."""
+    branching = [line for line in lines if line.branches > 1]
+    return (sum(1 for line in lines if line.covered), len(lines),
+            sum(line.covered_branches for line in branching), sum(line.branches for line in branching))
 
 
 def _rate(covered: int, total: int) -> str:
     return f"{covered / total:.4f}" if total else "1"
 
-
-def _label(machine: dict[str, Any]) -> str:
-    return str(machine["name"])
