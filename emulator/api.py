@@ -212,11 +212,14 @@ def run_definition(
 
     settings = settings or Settings()
     with tempfile.TemporaryDirectory(prefix="sfn-emulator-") as scratch:
+        shown_as = None
         if isinstance(mock_config, Mapping):
-            mock_config = write_mock_config(mock_config, Path(scratch))
+            mock_config, shown_as = write_mock_config(mock_config, Path(scratch)), MOCK_CONFIG_DICT
         if mock_config is not None:
-            settings = msgspec.structs.replace(settings, mock_config=Path(mock_config))
+            settings = msgspec.structs.replace(settings, mock_config=None)
         with Emulator(settings, function_hint="pass `functions={name: handler}` to run_definition") as instance:
+            if mock_config is not None:
+                instance.use_mock_config(mock_config, shown_as=shown_as)
             instance.functions.update(functions or {})
             runner = in_process_runner(instance, role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator")
             return runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
@@ -227,6 +230,9 @@ def in_process_runner(instance: Emulator, *, role_arn: str) -> ExecutionRunner:
     service = instance.service
     return ExecutionRunner(service, instance.clock, role_arn=role_arn, ids=Randomness(f"{instance.seed}:runner"),
                            read_history=lambda execution_arn: service.execution_events(executionArn=execution_arn))
+
+
+MOCK_CONFIG_DICT = "given as a dict"  # how messages name a mock configuration given as a dict: "mock config given as a dict: ..."
 
 
 def write_mock_config(config: Mapping[str, Any], directory: Path) -> Path:

@@ -95,6 +95,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.wire import HttpServer
     from sfn_emulator.wire.console_address import console_url
+    from sfn_emulator.wire.server_log import log_executions
 
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -103,6 +104,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     except _start_errors(settings) as error:  # a bad functions map, mock file or store must not serve
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return 2
+    log_executions(instance.service, instance.engine)
     with instance:
         if settings.stacks:
             from sfn_emulator.cli_stacks import StackProblem, load_all

@@ -153,7 +153,9 @@ def _diagnostics_text(source: str, response: dict[str, Any]) -> str:
     lines = [f"{source_label(source)}: {'valid' if response['result'] == 'OK' else 'invalid'} "
              f"({errors} error(s), {len(diagnostics) - errors} warning(s))"]
     for diagnostic in diagnostics:
-        where = f" at {diagnostic['location']}" if "location" in diagnostic else ""
+        location = diagnostic.get("location")
+        # A JSON syntax error's message ends with its location already (AWS's text): said once.
+        where = f" at {location}" if location and location not in diagnostic["message"] else ""
         lines.append(f"  {diagnostic['severity']} {diagnostic['code']}{where}: {diagnostic['message']}")
     if response["truncated"]:
         lines.append("  (more diagnostics not shown)")

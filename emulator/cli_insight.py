@@ -58,12 +58,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.dialects import graph_of, read_anchored
     from sfn_emulator.graphs import render
+    from sfn_emulator.graphs.render import MERMAID_SCRIPT
 
     if arguments.execution:
         if arguments.definition or not arguments.endpoint:
             return _unusable("--execution needs --endpoint, and no DEFINITION: the graph is of the definition "
                              "that execution ran")
-        query = urllib.parse.urlencode({"executionArn": arguments.execution, "format": arguments.format})
+        # A saved page loads Mermaid from beside it, a printed one from the server.
+        script = MERMAID_SCRIPT if arguments.output else f"{arguments.endpoint.rstrip('/')}/_emulator/graph/{MERMAID_SCRIPT}"
+        where = {"script": script} if arguments.format == "html" else {}
+        query = urllib.parse.urlencode({"executionArn": arguments.execution, "format": arguments.format, **where})
         try:
             text = request(arguments.endpoint, f"/_emulator/graph?{query}").decode("utf-8")
         except EndpointError as error:
@@ -73,7 +77,9 @@ def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
             return _unusable("give a DEFINITION file, or --endpoint and --execution")
         try:
             title = Path(arguments.definition).name if arguments.definition != "-" else "definition"
-            text = render(graph_of(read_anchored(arguments.definition)), arguments.format, title=title)
+            script = MERMAID_SCRIPT if arguments.output else None  # beside the file; printed pages inline it
+            text = render(graph_of(read_anchored(arguments.definition)), arguments.format, title=title,
+                          script_src=script)
         except (UnreadableDefinition, ValueError) as error:
             return _unusable(f"cannot draw {arguments.definition}: {error}")
     _write(text, arguments.output)
@@ -96,8 +102,13 @@ def coverage_command(settings: Settings, arguments: argparse.Namespace) -> int:
 
 
 def _write(text: str, output: str | None) -> None:
+    """Print `text`, or write it to `output`, with Mermaid's script beside an html page that loads it."""
     if output:
         Path(output).write_text(text, encoding="utf-8")
+        from sfn_emulator.graphs.render import MERMAID_SCRIPT, mermaid_script
+
+        if f'src="{MERMAID_SCRIPT}"' in text:
+            (Path(output).resolve().parent / MERMAID_SCRIPT).write_text(mermaid_script(), encoding="utf-8")
     else:
         sys.stdout.write(text)
 

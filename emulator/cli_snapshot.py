@@ -64,10 +64,21 @@ def snapshot_command(settings: Settings, arguments: argparse.Namespace) -> int:
     else:
         loaded = json.loads(data).get("loaded", {})
         print(f"Loaded {arguments.file} into {arguments.endpoint}: "
-              + ", ".join(f"{count} {name}" for name, count in loaded.items()), file=sys.stderr)
+              + ", ".join(_counted(count, name) for name, count in loaded.items()), file=sys.stderr)
     return EXIT_OK
 
 
 def _unusable(message: str) -> int:
     print(f"sfn-emulator: {message}", file=sys.stderr)
     return EXIT_UNUSABLE
+
+
+# The snapshot endpoint's count keys as words: (one, several).
+_WORDS = {"stateMachines": ("state machine", "state machines"), "activities": ("activity", "activities"),
+          "executions": ("execution", "executions"), "resumed": ("resumed", "resumed")}
+
+
+def _counted(count: int, key: str) -> str:
+    """`1 state machine`, `4 state machines`: a count of what the snapshot held, as a sentence says it."""
+    one, several = _WORDS.get(key, (key, key))
+    return f"{count} {one if count == 1 else several}"

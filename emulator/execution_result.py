@@ -42,6 +42,7 @@ class ExecutionResult(Struct, frozen=True):
     stop_date: datetime | None
     history: tuple[dict[str, Any], ...]  # GetExecutionHistory's events; empty for EXPRESS executions
     definition: str | None = None  # the definition that ran (JSON text), for `graph`
+    notes: tuple[str, ...] = ()  # what the reader of a failure should know (who holds the clock, ...)
 
     @classmethod
     def from_api(cls, description: Mapping[str, Any], events: Sequence[Mapping[str, Any]] = (),
@@ -94,19 +95,23 @@ class ExecutionResult(Struct, frozen=True):
                         break
         return open_visits[-1][1] if open_visits else None
 
-    def graph(self, format: str = "mermaid") -> str:
+    def graph(self, format: str = "mermaid", *, script_src: str | None = None) -> str:
         """The definition drawn with this execution's path on it (format mermaid, dot or html):
         states visited (with counts), the states it failed in, the edges it took. Read from the
-        history alone: where several Choice rules lead to the same state, the first is shown."""
+        history alone: where several Choice rules lead to the same state, the first is shown.
+        An html page shows the status, error and cause above the drawing; it carries Mermaid
+        inline (5.5 MB) unless `script_src` names where to load it from (a copy beside the page)."""
         from sfn_emulator.dialects import graph_of
         from sfn_emulator.graphs import Overlay, render, trace
+        from sfn_emulator.graphs.render import execution_summary
 
         if self.definition is None:
             raise ValueError("this result does not know the definition that ran")
         graph = graph_of(self.definition)
         path = trace(graph, self.history)
         overlay = Overlay(visited=dict(path.entered), failed=frozenset(path.failed_states), taken=frozenset(path.taken))
-        return render(graph, format, overlay=overlay, title=self.execution_arn.rsplit(":", 2)[-2])
+        return render(graph, format, overlay=overlay, title=self.execution_arn.rsplit(":", 2)[-2],
+                      body=execution_summary(self.status, self.error, self.cause), script_src=script_src)
 
     def task_token(self, state_name: str) -> str:
         """The task token handed out by the latest task of state `state_name` (read from its
@@ -132,6 +137,7 @@ class ExecutionResult(Struct, frozen=True):
             lines.append(f"  cause: {self.cause}")
         if self.succeeded:
             lines.append(f"  output: {_compact(self.output)}")
+        lines += [f"  note: {note}" for note in self.notes]
         if self.history:
             from sfn_emulator.graphs.render import path_text  # the graph renderer only when an assertion fails
 

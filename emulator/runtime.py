@@ -25,7 +25,7 @@ from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
 import msgspec
 
@@ -129,13 +129,13 @@ def _remote_endpoints(settings: Settings) -> list[TaskResource]:
     return remote_resources(endpoints)
 
 
-def _load_mocks(path: str | Path | None) -> MockConfig | None:
+def _load_mocks(path: str | Path | None, shown_as: str | None = None) -> MockConfig | None:
     """The mock configuration at `path` (its modules imported only when there is one)."""
     if path is None:
         return None
     from sfn_emulator.resources.mocks import MockConfig
 
-    return MockConfig.load(path)
+    return MockConfig.load(path, shown_as)
 
 
 def _definition_text(definition: Mapping[str, Any] | str | Path) -> str:
@@ -154,7 +154,6 @@ def _open_state_dir(directory: Path | None) -> StateDirectory | None:
     if directory is None:
         return None
     from sfn_emulator.persistence import StateDirectory
-    from sfn_emulator.replay import ReplayResult
 
     return StateDirectory(directory)
 
@@ -305,7 +304,7 @@ class Emulator:
         mount_console(app, self.service, self.engine, self.clock, self.coverage)
         mount_test_case_download(app, self.service)
         mount_aws_passthrough(app, default_account=self.settings.account)
-        mount_reset_api(app, self.reset, self.service.reset)
+        mount_reset_api(app, self.reset, self.service.reset, self.service.stop_running)
         mount_events_api(app, self.events)
         mount_snapshot_api(app, self.export_snapshot, self.import_snapshot)
         answer_faults_in_json(app, self._api_endpoint.request_id)
@@ -367,11 +366,12 @@ class Emulator:
             options = ReplayOptions(test_case, until_divergence, check_redrive, timeout)
             return replay(own, events, _definition_text(definition), input, options)
 
-    def use_mock_config(self, path: str | Path | None) -> None:
-        """Answer test cases from the mock configuration at `path` from now on (None: no mocks).
+    def use_mock_config(self, path: str | Path | None, *, shown_as: str | None = None) -> None:
+        """Answer test cases from the mock configuration at `path` from now on (None: no mocks);
+        messages name it `shown_as` (default: its path).
 
         A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
-        self.mocks = _load_mocks(path)
+        self.mocks = _load_mocks(path, shown_as)
         self.engine.resources = self._task_resources()
 
     def _task_resources(self) -> TaskResources:

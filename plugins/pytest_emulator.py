@@ -10,31 +10,42 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-import boto3
-from botocore.config import Config
+import msgspec
 
-from sfn_emulator.api import DEFAULT_TIMEOUT, Definition, ExecutionRunner, write_mock_config
+from sfn_emulator.api import (
+    DEFAULT_TIMEOUT, MOCK_CONFIG_DICT, Definition, ExecutionRunner, load_definition, write_mock_config,
+)
 from sfn_emulator.clock import Clock, format_time, parse_time
 from sfn_emulator.config import Settings
-from sfn_emulator.execution_result import ExecutionResult
+from sfn_emulator.coverage.recorder import definition_id
+from sfn_emulator.execution_result import RUNNING, ExecutionResult
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer
+from sfn_emulator_plugins.pytest_clients import TestClients
 
 if TYPE_CHECKING:
     from sfn_emulator.replay import ReplayResult  # imported by a replay, not by every test session
     from sfn_emulator.stacks import Stack
 
 CLOCK_PATH = "/_emulator/clock"
+STOP_RUNNING_PATH = "/_emulator/stop-running"
 Handler = Callable[[Any, Any], Any]
+_FUNCTION_NOT_FOUND = "Lambda.ResourceNotFoundException"
+_OTHER_TESTS_POLL = 0.05  # wall seconds between looks at the executions of other tests holding the clock
+_MISSING_FUNCTION = re.compile(r"Function not found: (arn:[^ ]+?:function:[^:\s]+)")
 
 
 class RemoteClock:
@@ -64,6 +75,10 @@ class RemoteClock:
             moment = moment.replace(tzinfo=timezone.utc)
         return parse_time(self._send({"set": format_time(moment)})["now"])
 
+    def held_by(self) -> list[str]:
+        """The executions whose outsiders' deadlines keep the auto clock from jumping (`heldBy`)."""
+        return list(self._send(None).get("heldBy", []))
+
     def run_until_idle(self, timeout: float | None = None) -> bool:
         """Let everything runnable run (a move of zero seconds waits for the engine to settle)."""
         self._send({"advance": 0}, timeout)
@@ -92,8 +107,10 @@ class SessionEmulator:
         self.region = region
         self.default_account = default_account
         self.scratch = scratch  # where mock configurations given as dicts are written
+        self.definition_sources: dict[str, Path] = {}  # definition id -> the file it was read from
         self.clock_mode = clock.mode  # what each test's clock mode is put back to
         self._server = server
+        self.clients = TestClients(self.endpoint_url, region)  # each test's, in its account
 
     @classmethod
     def start(cls, settings: Settings, scratch: Path) -> SessionEmulator:
@@ -128,11 +145,34 @@ class SessionEmulator:
             raise ValueError(json.loads(error.read() or b"{}").get("message", error.reason)) from None
 
     def coverage_json(self) -> dict[str, Any]:
-        """The workflow coverage of every execution this emulator finished (see `sfn_emulator.coverage`)."""
+        """The workflow coverage of every execution this emulator finished (see `sfn_emulator.coverage`),
+        each machine with the file its definition was read from (`source`) where a test named one."""
         if self.local is not None:
-            return self.local.coverage.json()
-        with urllib.request.urlopen(f"{self.endpoint_url}/_emulator/coverage", timeout=30) as answer:
-            return dict(json.loads(answer.read()))
+            report = self.local.coverage.json()
+        else:
+            with urllib.request.urlopen(f"{self.endpoint_url}/_emulator/coverage", timeout=30) as answer:
+                report = dict(json.loads(answer.read()))
+        for machine in report["stateMachines"]:
+            source = self.definition_sources.get(machine["definitionId"])
+            if source is not None:
+                machine["source"] = str(source)
+        return report
+
+    def clock_holders(self) -> list[str]:
+        """The executions whose outsiders' deadlines keep the auto clock from jumping."""
+        if self.local is not None:
+            return self.local.engine.clock_holders()
+        return list(self.clock.held_by()) if isinstance(self.clock, RemoteClock) else []
+
+    def stop_running(self, account: str) -> list[str]:
+        """Abort the running executions of `account`; their ARNs."""
+        if self.local is not None:
+            return self.local.service.stop_running(account)
+        request = urllib.request.Request(f"{self.endpoint_url}{STOP_RUNNING_PATH}", method="POST",
+                                         data=json.dumps({"account": account}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=DEFAULT_TIMEOUT) as answer:  # noqa: S310 - the emulator's URL
+            return list(json.loads(answer.read())["stopped"])
 
     def close(self) -> None:
         if self._server is not None:
@@ -146,6 +186,10 @@ def new_account_id() -> str:
     return f"{uuid.uuid4().int % 10**12:012d}"
 
 
+class ExecutionsLeftRunning(UserWarning):
+    """A test ended with executions of its own account still running (stopped at its teardown)."""
+
+
 class EmulatorFixture:
     """The `sfn_emulator` fixture: the session's emulator, seen from one test.
 
@@ -155,9 +199,10 @@ class EmulatorFixture:
     directory.
     """
 
-    def __init__(self, session: SessionEmulator, account: str, base_dir: Path) -> None:
+    def __init__(self, session: SessionEmulator, account: str, base_dir: Path, *, own_account: bool = True) -> None:
         self.session = session
         self.account = account
+        self.own_account = own_account  # False: the shared default account, whose executions are not the test's
         self.base_dir = base_dir
         self._registered: list[str] = []
         self._runner: ExecutionRunner | None = None
@@ -181,10 +226,7 @@ class EmulatorFixture:
         """A boto3 client on the emulator's endpoint, acting in this test's account; other services
         (SQS, DynamoDB, ...) are answered there by moto's backends, as Task states see them.
         `config` adds botocore `Config` options."""
-        session = boto3.session.Session(aws_access_key_id=self.account, aws_secret_access_key="testing",
-                                        region_name=self.region)
-        options: dict[str, Any] = {"inject_host_prefix": False, "retries": {"total_max_attempts": 1}, **config}
-        return session.client(service_name, endpoint_url=self.endpoint_url, config=Config(**options))
+        return self.session.clients.client(service_name, self.account, **config)
 
     @property
     def is_remote(self) -> bool:
@@ -230,11 +272,12 @@ class EmulatorFixture:
         """Answer mocked test cases from this mock configuration (a file, relative paths from the
         test's directory, or a dict) for this test; None: no mocks."""
         local = self._local("choose a mock configuration")
+        shown_as = None
         if isinstance(config, Mapping):
-            config = write_mock_config(config, self.session.scratch)
+            config, shown_as = write_mock_config(config, self.session.scratch), MOCK_CONFIG_DICT
         elif config is not None and not Path(config).is_absolute():
             config = self.base_dir / config
-        local.use_mock_config(config)
+        local.use_mock_config(config, shown_as=shown_as)
 
     def run(self, definition: Definition, input: Any = None, *, name: str | None = None,
             test_case: str | None = None, type: str | None = None,
@@ -242,7 +285,9 @@ class EmulatorFixture:
         """Run `definition` (a dict, JSON text, a JSON/YAML file, or a state machine ARN) once with
         `input` and return the execution once it has ended or waits for someone; see
         `sfn_emulator.api.ExecutionRunner.run`."""
-        return self.runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
+        definition, name = self._note_source(definition, name)
+        result = self.runner.run(definition, input, name=name, test_case=test_case, type=type, timeout=timeout)
+        return self._explained(self._past_other_tests(result, timeout))
 
     def replay(self, history: Any, definition: Definition, input: Any = None, *, test_case: str | None = None,
                mock_config: str | Path | None = None, until_divergence: bool = False,
@@ -281,11 +326,68 @@ class EmulatorFixture:
 
     def create_state_machine(self, definition: Definition, *, name: str | None = None,
                              type: str = "STANDARD") -> str:
+        definition, name = self._note_source(definition, name)
         return self.runner.create_state_machine(definition, name=name, type=type)
+
+    def _note_source(self, definition: Definition, name: str | None) -> tuple[Definition, str | None]:
+        """A definition file read here, its file noted for coverage reports that show it (Cobertura, Sonar)."""
+        if isinstance(definition, Mapping) or (isinstance(definition, str)
+                                               and definition.lstrip().startswith(("{", "arn:"))):
+            return definition, name
+        text, file_name = load_definition(definition, self.base_dir)
+        path = Path(definition)
+        self.session.definition_sources[definition_id(text)] = (path if path.is_absolute() else self.base_dir / path).resolve()
+        return text, name or file_name
 
     def wait(self, execution_arn: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> ExecutionResult:
         """An execution started some other way, once it has ended or waits for someone."""
-        return self.runner.wait(execution_arn, timeout=timeout)
+        return self._explained(self._past_other_tests(self.runner.wait(execution_arn, timeout=timeout), timeout))
+
+    def _past_other_tests(self, result: ExecutionResult, timeout: float | None) -> ExecutionResult:
+        """The execution once no other account's execution holds the auto clock: on a server shared by
+        several workers, another test racing a callback deadline keeps the clock from jumping until it
+        ends (its teardown stops what it leaves), which may make this test wait but never changes
+        what its execution does. (In this process, tests run one at a time: nothing else can end.)"""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        settled = False  # waited for since the clock was last seen held by others
+        while result.status == RUNNING and self.is_remote and self.clock.mode == "auto":
+            others = [arn for arn in self.session.clock_holders() if arn.split(":")[4] != self.account]
+            if others and (deadline is None or time.monotonic() < deadline):
+                time.sleep(_OTHER_TESTS_POLL)
+                settled = False
+                continue
+            if settled or others:
+                return result
+            # It may have settled while others held the clock, which they have let go of since.
+            result = self.runner.wait(result.execution_arn, timeout=timeout)
+            settled = True
+        return result
+
+    def _explained(self, result: ExecutionResult) -> ExecutionResult:
+        """The result with notes for its failure message: who holds the clock it waits for, how to
+        serve the Lambda function it did not find."""
+        notes = []
+        if result.status == RUNNING and self.clock.mode == "auto":
+            holders = [arn for arn in self.session.clock_holders() if arn != result.execution_arn]
+            if holders:
+                notes.append("the auto clock cannot jump to this execution's next timer while "
+                             + ", ".join(f"execution {arn} (account {arn.split(':')[4]})" for arn in holders)
+                             + " waits for a callback or an activity worker with a deadline running; answer or "
+                             "stop it (the plugin stops a test's leftovers at its teardown)")
+        missing = _MISSING_FUNCTION.search(result.cause or "") if result.error == _FUNCTION_NOT_FOUND else None
+        if missing is not None:
+            notes.append(self._function_hint(missing.group(1)))
+        return msgspec.structs.replace(result, notes=result.notes + tuple(notes)) if notes else result
+
+    def _function_hint(self, arn: str) -> str:
+        name = arn.rsplit(":", 1)[-1]
+        if self.is_remote:
+            return (f"no function is mapped for {arn} on the emulator at {self.endpoint_url}: serve it there "
+                    "(sfn-emulator serve --functions FILE)")
+        close = difflib.get_close_matches(name, [known.rsplit(":", 1)[-1] for known in self._registered], n=3)
+        guess = f"; did you mean {' or '.join(repr(known) for known in close)}?" if close else "."
+        return (f"no function mapped for ARN {arn}{guess} Register one with "
+                f"sfn_emulator.register({name!r}, handler)")
 
     def publish_event(self, event: Mapping[str, Any] | list[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Publish one CloudEvents 1.0 event (or a list) to the executions waiting for it, through
@@ -318,7 +420,15 @@ class EmulatorFixture:
         return self._runner
 
     def finish(self) -> None:
-        """Undo what the test changed on the shared emulator: callables, mocks, clock mode."""
+        """Undo what the test changed on the shared emulator: executions it left running in its own
+        account are stopped (with one warning naming them), callables, mocks and clock mode put back."""
+        if self.own_account:
+            left = self.session.stop_running(self.account)
+            if left:
+                warnings.warn(ExecutionsLeftRunning(
+                    f"the test left {len(left)} execution(s) running in its account {self.account}; sfn-emulator "
+                    f"stopped them at teardown, so they cannot hold the clock or change another test: {', '.join(left)}"
+                ), stacklevel=1)
         local = self.session.local
         if local is not None:
             for name in self._registered:

@@ -14,10 +14,14 @@ Fixtures:
 - `sfn_emulator_server` (session): the session's emulator, started on first use.
 
 Isolation: the server is started once per session (per xdist worker, each on its own free port);
-each test acts in an account of its own (a fresh 12-digit account id), and its Lambda callables,
-mock configuration and clock mode are undone after it. A test marked `sfn_emulator_shared` acts in
-the emulator's default account, which all such tests share. The clock is the session's: time a test
-moved stays moved.
+each test acts in an account of its own (a fresh 12-digit account id). At its teardown the
+executions still running in that account are stopped, all at one moment, with one
+`ExecutionsLeftRunning` warning naming them, so nothing a test left (a callback racing its
+timeout, a long Wait) can hold the auto clock for the next; its Lambda callables, mock
+configuration and clock mode are undone. A test marked `sfn_emulator_shared` acts in the
+emulator's default account, which all such tests share, and is not cleaned. The clock is the
+session's: time a test moved stays moved. Clients come from one boto3 session per worker (see
+`sfn_emulator_plugins.pytest_clients`).
 
 Ini `sfn_emulator_stacks`: stack paths (one per line, relative to the ini file's directory) loaded into
 each test's account before it runs, as `sfn_emulator.stacks`.
@@ -135,7 +139,7 @@ def sfn_emulator(sfn_emulator_server: SessionEmulator, request: pytest.FixtureRe
 
     shared = request.node.get_closest_marker(SHARED_MARKER) is not None
     account = sfn_emulator_server.default_account if shared else new_account_id()
-    emulator = EmulatorFixture(sfn_emulator_server, account, request.path.parent)
+    emulator = EmulatorFixture(sfn_emulator_server, account, request.path.parent, own_account=not shared)
     try:
         stacks = request.config.getini("sfn_emulator_stacks")
         if stacks:

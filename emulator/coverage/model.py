@@ -11,8 +11,10 @@ The JSON report (`GET /_emulator/coverage`, `--sfn-coverage-json`) is
 `{"stateMachines": [{"name", "definitionId", "definition", "states": {"total", "covered", "missed": [...]},
 "transitions": {..., "missed": [[from, to], ...]}, "choiceRules", "catchers", "retriers"}],
 "totals": {"states": {"total", "covered", "percent"}, ...}}`. `definitionId` tells apart
-definitions that share a name; reports merge by (name, definitionId), so per-worker reports of a
-pytest-xdist run add up (an item is missed only where every report missed it).
+definitions that share a name (the same content in another account, region or partition is the same
+definition: see `recorder.definition_id`); reports merge by (name, definitionId), so per-worker
+reports of a pytest-xdist run add up (an item is missed only where every report missed it). The
+pytest plugin adds `"source"`, the file a definition was read from, where it knows it.
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 merged[key] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in machine.items()}
                 continue
             into = merged[key]
+            if machine.get("source") and not into.get("source"):
+                into["source"] = machine["source"]
             for category in CATEGORIES:
                 theirs = {_hashable(item) for item in machine[category]["missed"]}
                 missed = [item for item in into[category]["missed"] if _hashable(item) in theirs]

@@ -10,6 +10,7 @@ parent's definition, whose item processor they ran.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -80,12 +81,19 @@ class CoverageRecorder:
             machine.add(trace(machine.graph, list(execution.history), execution.rules_taken))
 
 
+# The partition, region and account of an ARN: where a resource lives, not what the workflow is.
+_ARN_PLACE = re.compile(r"arn:aws[a-z-]*:([a-z0-9-]+):[a-z0-9-]*:\d{12}:")
+
+
 def definition_id(definition: str) -> str:
-    """A short digest of a definition's content (not its formatting)."""
+    """A short digest of what a definition is: its content, not its formatting, nor the partition,
+    region or account its ARNs name, so the same workflow deployed in several accounts (the pytest
+    plugin's per-test accounts) or regions is one."""
     try:
         canonical = json.dumps(json.loads(definition), sort_keys=True, separators=(",", ":"))
     except ValueError:
         canonical = definition
+    canonical = _ARN_PLACE.sub(r"arn:${Partition}:\1:${Region}:${AccountId}:", canonical)
     import hashlib
 
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]

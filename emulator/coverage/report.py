@@ -1,5 +1,6 @@
-"""Coverage reports for people: a terminal table, and HTML pages with each machine's graph coloured
-by what was covered (green) and missed (grey), an index linking them."""
+"""Coverage reports for people: a terminal table, a Markdown summary (for a CI job's summary page), and
+HTML pages with each machine's graph coloured by what was covered (green) and missed (grey), an
+index linking them."""
 
 from __future__ import annotations
 
@@ -30,6 +31,32 @@ def table(report: dict[str, Any]) -> str:
     lines.insert(1, "-" * len(lines[0]))
     missed = [_missed_lines(machine, report) for machine in report.get("stateMachines", [])]
     return "\n".join(lines + [line for block in missed for line in block]) + "\n"
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The table as GitHub-flavoured Markdown, with a total row and the misses listed per machine."""
+    machines = report.get("stateMachines", [])
+    lines = ["## Step Functions workflow coverage", ""]
+    if not machines:
+        return "\n".join(lines + ["No state machine was executed.", ""])
+    lines += ["| state machine | " + " | ".join(_HEADINGS[c] for c in CATEGORIES) + " |",
+              "|---|" + "---:|" * len(CATEGORIES)]
+    for machine in machines:
+        cells = (_cell(machine[c]["covered"], machine[c]["total"]) for c in CATEGORIES)
+        lines.append(f"| {_markdown_text(_machine_label(machine, report))} | " + " | ".join(cells) + " |")
+    totals = report["totals"]
+    lines.append("| **total** | " + " | ".join(f"**{_cell(totals[c]['covered'], totals[c]['total'])}**"
+                                                 for c in CATEGORIES) + " |")
+    missed = [(machine, c) for machine in machines for c in CATEGORIES if machine[c]["missed"]]
+    if missed:
+        lines += ["", "Missed:", ""]
+        lines += [f"- {_markdown_text(_machine_label(machine, report))}, {_HEADINGS[c]}: "
+                  + ", ".join(f"`{_item_text(item)}`" for item in machine[c]["missed"]) for machine, c in missed]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_text(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def _cell(covered: int, total: int) -> str:
@@ -70,6 +97,10 @@ def write_html(report: dict[str, Any], directory: str | Path) -> Path:
         (folder / page).write_text(_machine_page(machine, label), encoding="utf-8")
         cells = "".join(f"<td>{html.escape(_cell(machine[c]['covered'], machine[c]['total']))}</td>" for c in CATEGORIES)
         rows.append(f'<tr><td><a href="{page}">{html.escape(label)}</a></td>{cells}</tr>')
+    totals = report.get("totals")
+    if totals:
+        cells = "".join(f"<th>{html.escape(_cell(totals[c]['covered'], totals[c]['total']))}</th>" for c in CATEGORIES)
+        rows.append(f"<tr><th>total</th>{cells}</tr>")
     head = "".join(f"<th>{_HEADINGS[c]}</th>" for c in CATEGORIES)
     index = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Workflow coverage</title>

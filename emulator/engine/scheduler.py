@@ -175,6 +175,22 @@ class Engine:
         """Abort a running execution (ExecutionAborted); returns once it is stopped."""
         self._call(lambda: self._lifecycle.abort(execution, error, cause))
 
+    def clock_holders(self) -> list[str]:
+        """The ARNs of the executions whose outside deadlines keep the auto clock from jumping
+        (`AutoTime.clock_holders`), read on the engine thread."""
+        holders: list[str] = []
+        self._call(lambda: holders.extend(self._time.clock_holders()))
+        return holders
+
+    def stop_together(self, executions: list[Execution], error: str | None = None, cause: str | None = None) -> None:
+        """Abort several executions at one moment: no timer fires and the clock does not move between
+        them (stopped one by one, the end of the first could let the clock jump for the next)."""
+        def abort_all() -> None:
+            for execution in executions:
+                self._lifecycle.abort(execution, error, cause)
+
+        self._call(abort_all)
+
     def redrive(self, execution: Execution) -> None:
         """Run a failed, timed-out or aborted execution again from the state where it stopped."""
         self._call(lambda: self._lifecycle.redrive(execution))

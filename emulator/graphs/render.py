@@ -49,14 +49,14 @@ class Overlay(Struct, frozen=True):
 
 
 def render(graph: Graph, format: str, *, overlay: Overlay | None = None, title: str = "",
-           script_src: str | None = None) -> str:
-    """The graph in `format` (mermaid, dot or html)."""
+           script_src: str | None = None, body: str = "") -> str:
+    """The graph in `format` (mermaid, dot or html; `body` goes above an html page's drawing)."""
     if format == "mermaid":
         return mermaid(graph, overlay)
     if format == "dot":
         return dot(graph, overlay, title)
     if format == "html":
-        return html_page(title or "State machine", mermaid(graph, overlay), script_src=script_src)
+        return html_page(title or "State machine", mermaid(graph, overlay), body=body, script_src=script_src)
     raise ValueError(f"unknown graph format {format!r}: use one of {', '.join(FORMATS)}")
 
 
@@ -196,6 +196,13 @@ table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:.25rem .5
 <script>mermaid.initialize({{startOnLoad: true, securityLevel: "strict"}});</script>
 </body></html>
 """
+
+
+def execution_summary(status: str, error: str | None, cause: str | None) -> str:
+    """An execution's status, and its error and cause when it has them, as HTML above its drawing."""
+    rows = [("status", status), ("error", error), ("cause", cause)]
+    cells = "".join(f"<tr><th>{name}</th><td>{html.escape(value)}</td></tr>" for name, value in rows if value)
+    return f'<table class="execution">{cells}</table>'
 
 
 def mermaid_script() -> str:

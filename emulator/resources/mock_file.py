@@ -147,10 +147,11 @@ def _construct_yaml_object(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _
     return _object_from_pairs(pairs)
 
 
-def read_mock_config(path: str | Path) -> MockDocument:
-    """Read and validate a mock configuration file; raises `MockConfigError` saying what is wrong."""
+def read_mock_config(path: str | Path, shown_as: str | None = None) -> MockDocument:
+    """Read and validate a mock configuration file; raises `MockConfigError` saying what is wrong,
+    naming the file as `shown_as` (default: its path; a file written from the user's dict is not theirs)."""
     path = Path(path)
-    source = str(path)
+    source = shown_as or str(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

@@ -5,6 +5,7 @@ state's invocations per execution, and re-reads the file when it changes.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 import threading
@@ -37,17 +38,19 @@ class _Loaded(Struct, frozen=True):
 class MockConfig(WholeTaskResource):
     """A mock configuration file as a task resource; re-read when the file changes. Thread-safe."""
 
-    def __init__(self, path: str | Path, document: MockDocument, signature: tuple[int, int, int] | None) -> None:
+    def __init__(self, path: str | Path, document: MockDocument, signature: tuple[int, int, int] | None,
+                 shown_as: str | None = None) -> None:
         self.path = Path(path)
+        self.shown_as = shown_as or str(path)  # how messages name it: the user's file, or their dict
         self._loaded = _Loaded(signature, document, None)
         self._invocations: dict[str, dict[str, int]] = {}  # execution ARN -> state name -> invocations so far
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, path: str | Path) -> MockConfig:
+    def load(cls, path: str | Path, shown_as: str | None = None) -> MockConfig:
         """Load the file; raises `MockConfigError` when it cannot be used (a bad file must not start a server)."""
         signature = _signature(Path(path))
-        return cls(path, read_mock_config(path), signature)
+        return cls(path, read_mock_config(path, shown_as), signature, shown_as)
 
     # -- the TaskResource interface -----------------------------------------------------------
     def matches(self, request: TaskRequest) -> bool:
@@ -73,10 +76,8 @@ class MockConfig(WholeTaskResource):
             raise self._runtime_error(f"the execution was started with the test case '{case}', "
                                       f"but StateMachines does not define the state machine '{machine}'")
         states = cases.get(case)
-        if states is None:
-            raise self._runtime_error(f"the execution was started with the test case '{case}', "
-                                      f"but {dotted_location('StateMachines', machine, 'TestCases')} does not define it "
-                                      f"(it defines {', '.join(repr(name) for name in cases) or 'none'})")
+        if states is None:  # the file changed since the execution started
+            raise self._runtime_error(_undefined_case(machine, case, cases))
         if state not in states:
             raise self._runtime_error(f"{dotted_location('StateMachines', machine, 'TestCases', case)} does not mock the "
                                       f"state '{state}' (the file changed while the task was starting)")
@@ -95,15 +96,17 @@ class MockConfig(WholeTaskResource):
         reported when a Task runs, see the module docstring)."""
         loaded = self._current()
         cases = loaded.document.state_machines.get(machine) if loaded.document is not None else None
-        states = cases.get(case) if cases is not None else None
-        if states is None:
+        if cases is None:
             return None
+        states = cases.get(case)
+        if states is None:  # a typo in the case's name would otherwise run every state for real
+            return f"mock config {self.shown_as}: {_undefined_case(machine, case, cases)}"
         tasks = task_state_names(definition)
         unknown = [state for state in states if state not in tasks]
         if not unknown:
             return None
         listed = ", ".join(f"'{state}'" for state in unknown)
-        return (f"mock config {self.path}: {dotted_location('StateMachines', machine, 'TestCases', case)} mocks {listed}, "
+        return (f"mock config {self.shown_as}: {dotted_location('StateMachines', machine, 'TestCases', case)} mocks {listed}, "
                 f"which the state machine '{machine}' has no Task state for; its Task states: "
                 f"{', '.join(tasks) or '(none)'}")
 
@@ -114,7 +117,7 @@ class MockConfig(WholeTaskResource):
 
     # -- internals ------------------------------------------------------------------------------
     def _runtime_error(self, problem: str) -> StatesError:
-        return StatesError(names.RUNTIME, f"mock config {self.path}: {problem}")
+        return StatesError(names.RUNTIME, f"mock config {self.shown_as}: {problem}")
 
     def _next_invocation(self, execution_arn: str, state_name: str) -> int:
         with self._lock:
@@ -130,8 +133,8 @@ class MockConfig(WholeTaskResource):
             if signature is not None and signature == self._loaded.signature:
                 return self._loaded
             try:
-                self._loaded = _Loaded(signature, read_mock_config(self.path), None)
-                log.info("reloaded the mock config %s", self.path)
+                self._loaded = _Loaded(signature, read_mock_config(self.path, self.shown_as), None)
+                log.info("reloaded the mock config %s", self.shown_as)
             except MockConfigError as exc:
                 if self._loaded.error != str(exc):
                     log.error("%s (mocked executions fail until the file is fixed)", exc)
@@ -162,3 +165,12 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return status.st_mtime_ns, status.st_size, status.st_ino
+
+
+def _undefined_case(machine: str, case: str, cases: Mapping[str, Any]) -> str:
+    """What to say of a test case the file does not define for `machine`, with the nearest it does."""
+    close = difflib.get_close_matches(case, list(cases), n=1)
+    guess = f"; did you mean '{close[0]}'?" if close else ""
+    return (f"the execution was started with the test case '{case}', but "
+            f"{dotted_location('StateMachines', machine, 'TestCases')} does not define it "
+            f"(it defines {', '.join(repr(name) for name in cases) or 'none'}){guess}")

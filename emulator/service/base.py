@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+TEST_ENDED_CAUSE = "Stopped by sfn-emulator: the test that started it ended"
 EXECUTION_RETENTION = timedelta(days=90)  # AWS's, for closed STANDARD executions
 # Operations that change nothing a store keeps (GetActivityTask's effect is the engine's to record).
 _READING = ("Describe", "List", "Get", "Validate", "Test")
@@ -99,11 +100,23 @@ class ServiceBase:
         with self._lock:
             keys = [key for key in self._stores if account is None or key[0] == account]
             stores = [self._stores.pop(key) for key in keys]
-        for store in stores:
-            for entry in list(store.executions.values()):
-                if entry.execution.is_running:
-                    self.engine.stop(entry.execution)
+        self._abort_running(stores, None)
         self._changed(None, "Reset", {"account": account}, None)
+
+    def stop_running(self, account: str, cause: str = TEST_ENDED_CAUSE) -> list[str]:
+        """Abort every running execution of `account` (in every region), as StopExecution with
+        `cause` would, and answer their ARNs: what a test left running in its own account stops
+        with it (the pytest plugin's isolation), its resources stay for the reports."""
+        with self._lock:
+            stores = [store for key, store in self._stores.items() if key[0] == account]
+        return self._abort_running(stores, cause)
+
+    def _abort_running(self, stores: list[Store], cause: str | None) -> list[str]:
+        running = [entry.execution for store in stores for entry in list(store.executions.values())
+                   if entry.execution.is_running]
+        if running:  # a map run's children already stopped with their parent are left alone
+            self.engine.stop_together(running, None, cause)
+        return [execution.arn for execution in running]
 
     def _changed(self, store: Store | None, action: str, params: dict[str, Any], result: Any) -> None:
         for listener in self.on_change:

@@ -139,9 +139,13 @@ class JsonProtocolEndpoint:
     def answer(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
         """Status, headers and body of the answer to a `POST /` request."""
         headers = {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": self.request_id()}
+        target = environ.get("HTTP_X_AMZ_TARGET")
         try:
-            return 200, headers, encode_result(self._dispatch(environ))
+            answer = 200, headers, encode_result(self._dispatch(environ))
+            logger.debug("%s: 200", target)
+            return answer
         except ApiError as error:
+            logger.debug("%s: %s %s", target, error.status, error.code)
             return _error_answer(error, headers)
         except Exception as fault:  # judged as every route's are; a bug is logged, and the server carries on
             return _error_answer(error_for(fault, environ), headers)

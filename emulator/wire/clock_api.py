@@ -1,6 +1,7 @@
 """`/_emulator/clock`: read and move the virtual clock over HTTP, for tests in any language.
 
-`GET` answers `{"now": "2024-01-01T00:00:00.000Z", "mode": "auto"}`. `POST` takes a JSON object
+`GET` answers `{"now": "2024-01-01T00:00:00.000Z", "mode": "auto"}`, with `"heldBy": [executionArn, ...]`
+while executions whose outsiders race a deadline keep the auto clock from jumping. `POST` takes a JSON object
 with any of `mode`, `skipExternalDeadlines`, `set` and `advance`, applies them in that order and
 answers like `GET` once every timer due by the new time has fired and the executions it woke have
 run until they block again (the clock's `advance` and `set` wait for that). The whole body is
@@ -31,6 +32,8 @@ class DeadlineSkipping(Protocol):
     def wake(self) -> None: ...
 
     def run_until_idle(self, timeout: float | None = None) -> bool: ...
+
+    def clock_holders(self) -> list[str]: ...
 
 
 class BadClockRequest(ValueError):
@@ -136,7 +139,11 @@ class ClockEndpoint:
             except BadClockRequest as error:
                 return _json({"message": str(error)}, status=400)
             apply_clock_change(change, self._clock, self._engine)
-        return _json({"now": format_time(self._clock.now()), "mode": self._clock.mode})
+        answer: dict[str, Any] = {"now": format_time(self._clock.now()), "mode": self._clock.mode}
+        holders = self._engine.clock_holders()
+        if holders:
+            answer["heldBy"] = holders
+        return _json(answer)
 
 
 def _json(body: dict[str, Any], status: int = 200) -> Response:

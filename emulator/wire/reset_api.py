@@ -5,6 +5,10 @@ Functions' resources (state machines, executions, activities) and moto's (queues
 go; the settings, the clock and registered callables stay. moto's own `POST /moto-api/reset`, which
 suites written for moto send, resets Step Functions too. Answers `{"reset": "all"}` or
 `{"reset": ACCOUNT}`; a bad body gets 400 `{"message": ...}` and resets nothing.
+
+`POST /_emulator/stop-running` with `{"account": "123456789012"}` aborts that account's running
+executions and keeps everything else (the pytest plugin ends a test's leftovers so); answers
+`{"stopped": [executionArn, ...]}`.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ from typing import Any, Callable, Iterable
 from flask import Flask, Response, request
 
 RESET_PATH = "/_emulator/reset"
+STOP_RUNNING_PATH = "/_emulator/stop-running"
 MOTO_RESET_PATH = "/moto-api/reset"
 _ACCOUNT_ID = re.compile(r"\d{12}")
 
 Reset = Callable[[str | None], None]
+StopRunning = Callable[[str], list[str]]
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
@@ -43,8 +49,19 @@ def parse_reset_account(raw: bytes) -> str | None:
     return account
 
 
-def mount_reset_api(app: Flask, reset_all: Reset, reset_step_functions: Reset) -> None:
-    """`reset_all(account)` answers `/_emulator/reset`; `reset_step_functions(None)` joins moto's reset."""
+def mount_reset_api(app: Flask, reset_all: Reset, reset_step_functions: Reset, stop_running: StopRunning) -> None:
+    """`reset_all(account)` answers `/_emulator/reset`; `reset_step_functions(None)` joins moto's reset;
+    `stop_running(account)` answers `/_emulator/stop-running`."""
+
+    @app.post(STOP_RUNNING_PATH)
+    def stop() -> Response:
+        try:
+            account = parse_reset_account(request.get_data())
+        except BadResetRequest as error:
+            return _json({"message": str(error)}, 400)
+        if account is None:
+            return _json({"message": 'The request body must be {"account": "<12-digit account id>"}'}, 400)
+        return _json({"stopped": stop_running(account)}, 200)
 
     @app.post(RESET_PATH)
     def reset() -> Response:

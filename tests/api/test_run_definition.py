@@ -105,6 +105,16 @@ def test_a_mock_configuration_can_be_a_dict() -> None:
     result.assert_failed(error="Refused", cause="no")
 
 
+def test_a_mock_configuration_given_as_a_dict_is_named_so_in_its_errors() -> None:
+    """Not by the file it was written to, which the user never saw."""
+    from sfn_emulator.resources.mock_file import MockConfigError
+
+    with pytest.raises(MockConfigError) as refused:
+        run_definition(CHARGE, mock_config={"StateMachines": {"Charging": {"TestCases": {"Paid": {"Charge": 7}}}}},
+                       test_case="Paid")
+    assert str(refused.value).startswith("mock config given as a dict: ")
+
+
 def test_yaml_files_and_json_text_are_definitions_too() -> None:
     greeting = run_definition(MACHINES / "Greeting.asl.yaml", {"name": "Ada"},
                               functions={"greet": lambda event, context: {"greeting": f"Hi {event['name']}"}})

@@ -40,3 +40,12 @@ def test_the_text_report_of_a_valid_definition_shows_its_warnings(sfn_emulator):
         "  WARNING PASS_RESULT_IS_STATIC at /States/Answer/Result: "
         "The 'Result' of a Pass state is static: its fields ending in '.$' are not evaluated",
     ]
+
+
+def test_the_text_report_says_a_json_errors_location_once(sfn_emulator):
+    """AWS's message for a JSON syntax error ends with its location: not repeated before it."""
+    completed = sfn_emulator("validate", "-", stdin='{"StartAt": "A",\n "States": {,\n}\n')
+    assert completed.returncode == 1
+    assert completed.stdout.count("line: 2, column: 14]") == 1
+    assert completed.stdout.splitlines()[1] == ("  ERROR INVALID_JSON_DESCRIPTION: Unexpected character (',' (code 44)): "
+                                                "was expecting double-quote to start field name")

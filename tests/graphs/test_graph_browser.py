@@ -46,6 +46,19 @@ def test_an_execution_page_draws_the_path(tmp_path: Path) -> None:
     assert all(f"{name} (" in svg for name in definition["States"])
 
 
+def test_a_page_loading_mermaid_from_beside_it_draws_the_path_and_the_status(tmp_path: Path) -> None:
+    from sfn_emulator.graphs.render import MERMAID_SCRIPT, mermaid_script
+
+    definition = CASES["choice_catch_retry"]["definition"]
+    result = run_definition(definition, {"n": 2, "m": 1})
+    (tmp_path / MERMAID_SCRIPT).write_text(mermaid_script(), encoding="utf-8")
+    page = tmp_path / "execution.html"
+    page.write_text(result.graph("html", script_src=MERMAID_SCRIPT), encoding="utf-8")
+    dom = rendered_dom(page.as_uri())
+    assert all(f"{name} (" in _svg_text(dom) for name in definition["States"])
+    assert f"<th>status</th><td>{result.status}</td>" in dom
+
+
 def test_coverage_pages_draw_each_machine(emulator_server: Any, sfn: Any, tmp_path: Path) -> None:
     definition = CASES["choice_catch_retry"]["definition"]
     name = f"browser-coverage-{uuid.uuid4().hex[:8]}"

@@ -138,3 +138,28 @@ def test_the_python_api_draws_the_path_of_a_result() -> None:
     labels, fills, thick = _overlay(result.graph())
     assert labels["Loop"] == "Loop (Pass) ×3" and fills["Boom"] == FAILED_FILL and ("Check", "Boom") in thick
     assert result.graph("dot").startswith("digraph") and "<svg" not in result.graph("html")[:200]
+
+
+def test_an_execution_page_says_how_it_ended_and_stays_small(emulator_server: Any, failed_loop: Any) -> None:
+    """Mermaid (5.5 MB) is loaded from the server, not carried by every page."""
+    status, content_type, page = _get(emulator_server.endpoint_url,
+                                      {"executionArn": failed_loop["executionArn"], "format": "html"})
+    assert (status, content_type) == (200, "text/html; charset=utf-8")
+    assert len(page.encode()) < 20_000
+    summary = page.split('<pre class="mermaid">', 1)[0]
+    assert ('<table class="execution"><tr><th>status</th><td>FAILED</td></tr><tr><th>error</th><td>Done</td></tr>'
+            '<tr><th>cause</th><td>three rounds</td></tr></table>') in summary
+    assert '<script src="/_emulator/graph/mermaid.min.js"></script>' in page
+    with urllib.request.urlopen(f"{emulator_server.endpoint_url}/_emulator/graph/mermaid.min.js", timeout=30) as script:
+        assert script.headers["Content-Type"] == "text/javascript; charset=utf-8"
+        assert len(script.read()) > 1_000_000
+
+
+def test_the_cli_saves_an_execution_page_with_mermaid_beside_it(emulator_server: Any, failed_loop: Any,
+                                                                 tmp_path: Path) -> None:
+    page = tmp_path / "loop.html"
+    drawn = _cli("graph", "--endpoint", emulator_server.endpoint_url, "--execution", failed_loop["executionArn"],
+                 "--format", "html", "--output", str(page))
+    assert drawn.returncode == 0, drawn.stderr
+    assert '<script src="mermaid.min.js"></script>' in page.read_text() and page.stat().st_size < 20_000
+    assert (tmp_path / "mermaid.min.js").stat().st_size > 1_000_000

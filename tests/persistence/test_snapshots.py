@@ -246,7 +246,7 @@ def test_the_cli_saves_and_loads_snapshots(serve: Any, tmp_path: Path) -> None:
     assert saved.returncode == 0, saved.stderr
     loaded = cli("load", str(file), "--endpoint", copy.url)
     assert loaded.returncode == 0, loaded.stderr
-    assert "4 stateMachines, 1 activities, 7 executions, 1 resumed" in loaded.stderr  # 3 are map run children
+    assert "4 state machines, 1 activity, 7 executions, 1 resumed" in loaded.stderr  # 3 are map run children
     assert views(copy, arns) == views(original, arns)
 
     file.write_bytes(file.read_bytes()[:100])

@@ -127,9 +127,6 @@ ENTERED = "An error occurred while executing the state '{state}' (entered at the
 
 
 @pytest.mark.parametrize(("case", "cause"), [
-    ("Nope", ENTERED.format(state="Charge", event=2) + "mock config {path}: the execution was started with the test "
-             "case 'Nope', but StateMachines.Checkout.TestCases does not define it (it defines 'Approved', "
-             "'DeclinedThenOk', 'AlwaysDeclined', 'ChargeOnly', 'ShortOfResponses')"),
     ("ShortOfResponses", ENTERED.format(state="Ship", event=7) + "mock config {path}: MockedResponses.NoResponses "
                          "defines no response for invocation 0 of the state 'Ship' (it has no keys)"),
 ])
@@ -213,10 +210,14 @@ NESTED = {"StartAt": "Fan", "States": {"Fan": {"Type": "Parallel", "Next": "Each
                  "'Nested' has no Task state for; its Task states: Charge, Ship"),
     ("NotATask", "StateMachines.Nested.TestCases.NotATask mocks 'Fan', which the state machine 'Nested' has no Task "
                  "state for; its Task states: Charge, Ship"),
+    ("Fien", "the execution was started with the test case 'Fien', but StateMachines.Nested.TestCases does not define "
+             "it (it defines 'Misspelt', 'NotATask', 'Fine'); did you mean 'Fine'?"),
+    ("Other", "the execution was started with the test case 'Other', but StateMachines.Nested.TestCases does not "
+              "define it (it defines 'Misspelt', 'NotATask', 'Fine')"),
 ])
-def test_a_test_case_mocking_a_state_the_machine_lacks_is_refused_at_start(
+def test_a_test_case_the_machine_lacks_or_mocking_a_state_it_lacks_is_refused_at_start(
         start_server: Callable[..., Server], tmp_path: Path, case: str, message: str) -> None:
-    """Else the state it meant to mock would silently run for real."""
+    """Else the states it meant to mock would silently run for real."""
     mocks = tmp_path / "mocks.json"
     mocks.write_text(json.dumps({
         "StateMachines": {"Nested": {"TestCases": {"Misspelt": {"Charge": "Ok", "ChargeCard": "Ok", "Shipping": "Ok"},

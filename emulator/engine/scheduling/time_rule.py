@@ -63,3 +63,10 @@ class AutoTime:
         if self.timers.outside_deadline_set():
             return True
         return any(self._has_timeout(arn) for arn in self._waiting_outside())
+
+    def clock_holders(self) -> list[str]:
+        """The executions that keep the clock from jumping by rule 3 (they wait for a callback or an
+        activity worker while a deadline runs): what a test stuck in a Wait is told."""
+        if self.skip_external_deadlines or not self.outside_deadline_pending():
+            return []
+        return list(self._waiting_outside())
