@@ -16,7 +16,6 @@ total deadline.
 
 from __future__ import annotations
 
-import http.client
 import os
 import socket
 import stat
@@ -159,6 +158,8 @@ def _one_exchange(request: urllib.request.Request, limit_bytes: int, deadline: _
     parts = urllib.parse.urlsplit(request.full_url)
     if parts.scheme not in _SCHEMES or not parts.hostname:
         raise OSError(f"only http(s) URLs are fetched, not {request.full_url!r}")
+    import http.client  # (with the email package it parses headers by: on the first exchange)
+
     timeout = deadline.remaining()
     if deadline.connect_seconds is not None:
         timeout = min(timeout, deadline.connect_seconds)

@@ -26,6 +26,7 @@ requests before Flask is imported (`sfn_emulator.wire.front`); Flask loads with 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Iterable
 from http import HTTPStatus
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     from flask import Flask, Response
     from werkzeug.exceptions import HTTPException
 
+
+logger = logging.getLogger(__name__)
 
 HEALTH_PATH = "/_emulator/health"
 OWN_APIS_KEY = "sfn_emulator.own_apis"  # in `app.extensions`: the `OwnApis` of the app
