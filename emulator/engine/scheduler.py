@@ -242,6 +242,10 @@ class Engine:
         """Block until `execution` finishes; False on timeout."""
         return execution.finished.wait(timeout)
 
+    def check_task_token(self, token: str) -> None:
+        """Raise the engine's error for a malformed, unknown or timed-out token; answer nothing."""
+        self._callbacks.check(token)
+
     def send_task_success(self, token: str, output: Any) -> None:
         self._callbacks.answer(token, output, None)
 

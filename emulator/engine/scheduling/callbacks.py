@@ -87,6 +87,12 @@ class Callbacks:
             wait = self._lookup(token)
             self._post(lambda: self._deliver(wait, output, error))
 
+    def check(self, token: str) -> None:
+        """Raise AWS's error for a bad, unknown or timed-out token, answering nothing: the token is
+        checked before anything else a request carries (its output)."""
+        with self._cv:
+            self._lookup(token)
+
     def heartbeat(self, token: str) -> None:
         """SendTaskHeartbeat: the heartbeat deadline starts again, counted from the heartbeat's arrival
         (not from when the engine thread takes it up: the clock may have moved in between)."""
