@@ -15,7 +15,6 @@ its family's module in `sfn_emulator.engine.states` (chosen by a `match` on the 
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from sfn_emulator.asl import errors as names
@@ -38,6 +37,7 @@ from sfn_emulator.asl.model import (
     WaitState,
 )
 from sfn_emulator.asl.retrying import backoff_seconds
+from sfn_emulator.clock import after
 from sfn_emulator.engine.effects import (
     TRANSITION,
     Aborted,
@@ -113,7 +113,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
                     frame.retry_count += 1
                     note_rule(frame, f"Retry[{index}]")
                     if delay > 0:
-                        yield Sleep(frame.run.now() + timedelta(seconds=delay))
+                        yield Sleep(after(frame.run.now(), delay))
                     continue
             if isinstance(raised, BranchFailure):
                 frame.emit(f"{state.type}StateFailed")

@@ -6,10 +6,9 @@ wait on events, set when work arrives or the clock moves: nothing sleeps in a lo
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
 from typing import Any, Callable, Hashable, TypeVar
 
-from sfn_emulator.clock import Clock, wall_monotonic
+from sfn_emulator.clock import Clock, after, wall_monotonic
 
 POLL_SECONDS = 60.0
 Answer = TypeVar("Answer")
@@ -47,7 +46,7 @@ class TaskLists:
     def poll(self, key: Hashable, take: Callable[[Any], Answer | None]) -> Answer | None:
         """The first task of `key` that `take` accepts (highest priority, then oldest), waiting for
         one as a long poll does; None when the poll ends empty."""
-        deadline = self._clock.now() + timedelta(seconds=POLL_SECONDS)
+        deadline = after(self._clock.now(), POLL_SECONDS)
         wall_end = wall_monotonic() + POLL_SECONDS
         while True:
             event = threading.Event()
