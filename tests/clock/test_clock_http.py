@@ -386,3 +386,78 @@ def test_by_default_executions_are_kept_forever(serve: Callable[..., Server]) ->
     execution = server.start(server.machine({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))
     server.clock({"advance": 3_650 * 86_400})
     assert server.status(execution) == "SUCCEEDED"
+
+
+# -- time moves through every due moment (issue 28, rule 11) --------------------------------------------
+
+BOOM = "arn:aws:lambda:us-east-1:123456789012:function:boom"
+CAUGHT = [{"ErrorEquals": ["States.ALL"], "Next": "After"}]
+AFTER = {"After": {"Type": "Wait", "Seconds": 10, "End": True}}
+
+# Each machine, moved by one jump of 100 s, and the instants (seconds after its start) its events
+# carry: every timer fires at its own due time, and what follows counts from there. The retried
+# Lambda functions run in manual mode only: in auto mode a task resource's run takes its wall time
+# (rule 1), which the instants after it then include.
+RETRIES = ("retry back-off of a failing Lambda", "retry then a Wait after the catch")
+DUE_MOMENTS = [
+    ("waits in a row", {"StartAt": "A", "States": {
+        "A": {"Type": "Wait", "Seconds": 10, "Next": "B"}, "B": {"Type": "Wait", "Seconds": 20, "End": True}}},
+     [("WaitStateExited", 10), ("WaitStateExited", 30), ("ExecutionSucceeded", 30)]),
+    ("retry back-off of a failing Lambda", {"StartAt": "T", "States": {"T": {
+        "Type": "Task", "Resource": BOOM, "End": True,
+        "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 2, "BackoffRate": 2, "MaxAttempts": 3}]}}},
+     [("LambdaFunctionScheduled", 0), ("LambdaFunctionScheduled", 2), ("LambdaFunctionScheduled", 6),
+      ("LambdaFunctionScheduled", 14), ("ExecutionFailed", 14)]),
+    ("retry then a Wait after the catch", {"StartAt": "T", "States": {"T": {
+        "Type": "Task", "Resource": BOOM, "Next": "After", "Catch": CAUGHT,
+        "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 5, "MaxAttempts": 1}]}, **AFTER}},
+     [("LambdaFunctionScheduled", 0), ("LambdaFunctionScheduled", 5), ("WaitStateEntered", 5),
+      ("WaitStateExited", 15), ("ExecutionSucceeded", 15)]),
+    ("a callback's TimeoutSeconds", {"StartAt": "Callback", "States": {
+        "Callback": {**callback_machine(TimeoutSeconds=5)["States"]["Callback"], "End": False, "Next": "After",
+                     "Catch": CAUGHT}, **AFTER}},
+     [("TaskTimedOut", 5), ("WaitStateEntered", 5), ("WaitStateExited", 15), ("ExecutionSucceeded", 15)]),
+    ("a heartbeat deadline", {"StartAt": "Callback", "States": {
+        "Callback": {**callback_machine(HeartbeatSeconds=7)["States"]["Callback"], "End": False, "Next": "After",
+                     "Catch": CAUGHT}, **AFTER}},
+     [("TaskTimedOut", 7), ("WaitStateEntered", 7), ("WaitStateExited", 17), ("ExecutionSucceeded", 17)]),
+    ("the execution's TimeoutSeconds", {"TimeoutSeconds": 25, "StartAt": "A", "States": {
+        "A": {"Type": "Wait", "Seconds": 10, "Next": "B"}, "B": {"Type": "Wait", "Seconds": 10, "Next": "C"},
+        "C": {"Type": "Wait", "Seconds": 10, "End": True}}},
+     [("WaitStateExited", 10), ("WaitStateExited", 20), ("ExecutionTimedOut", 25)]),
+    ("Parallel branches", {"StartAt": "P", "States": {"P": {"Type": "Parallel", "Next": "After", "Branches": [
+        {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 15, "End": True}}},
+        {"StartAt": "V", "States": {"V": {"Type": "Wait", "Seconds": 5, "End": True}}}]}, **AFTER}},
+     [("WaitStateExited", 5), ("WaitStateExited", 15), ("ParallelStateExited", 15), ("WaitStateExited", 25),
+      ("ExecutionSucceeded", 25)]),
+    ("Map iterations one at a time", {"StartAt": "M", "States": {"M": {
+        "Type": "Map", "ItemsPath": "$.items", "MaxConcurrency": 1, "End": True,
+        "ItemProcessor": {"StartAt": "W", "States": {"W": {"Type": "Wait", "SecondsPath": "$", "End": True}}}}}},
+     [("MapIterationSucceeded", 3), ("MapIterationSucceeded", 4), ("MapIterationSucceeded", 6),
+      ("ExecutionSucceeded", 6)]),
+]
+
+
+@pytest.mark.parametrize(("machine", "expected", "clock", "move"), [
+    pytest.param(machine, expected, clock, move, id=f"{name}-{clock}-{move}")
+    for name, machine, expected in DUE_MOMENTS
+    for clock, move in [("manual", "advance"), ("manual", "set"), ("auto", "advance")]
+    if not (clock == "auto" and name in RETRIES)])
+def test_a_jump_fires_each_timer_at_its_own_due_time(serve: Callable[..., Server], clock: str, move: str,
+                                                     machine: dict[str, Any], expected: list[tuple[str, int]]) -> None:
+    server = serve(clock=clock)
+    collect_tokens(server)  # no one answers: the callbacks time out
+
+    def boom(event: Any, context: Any) -> Any:
+        raise RuntimeError("boom")
+
+    server.emulator.functions.register("boom", boom)
+    execution = server.start(server.machine(machine), {"items": [3, 1, 2]}, settle=False)
+    started = server.started(execution)
+    answer = server.clock({"advance": 100} if move == "advance" else {"set": format_time(started + seconds(100))})
+    assert answer.status == 200
+    if move == "set":
+        assert server.now() == started + seconds(100)
+    kinds = {kind for kind, _ in expected}
+    assert [(kind, at) for kind, at in server.history(execution) if kind in kinds] == [
+        (kind, seconds(at)) for kind, at in expected]
