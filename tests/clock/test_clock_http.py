@@ -461,3 +461,44 @@ def test_a_jump_fires_each_timer_at_its_own_due_time(serve: Callable[..., Server
     kinds = {kind for kind, _ in expected}
     assert [(kind, at) for kind, at in server.history(execution) if kind in kinds] == [
         (kind, seconds(at)) for kind, at in expected]
+
+
+# -- the clock's last day (issue 34, item 7) -------------------------------------------------------------
+
+LAST_DAY = datetime(9999, 12, 31, tzinfo=timezone.utc)
+FAR_DUE = [
+    ("a Wait", wait(10), [("WaitStateExited", 10), ("ExecutionSucceeded", 10)]),
+    ("a retry", {"StartAt": "F", "States": {"F": {"Type": "Parallel", "End": True, "Branches": [
+        {"StartAt": "X", "States": {"X": {"Type": "Fail", "Error": "Boom"}}}],
+        "Retry": [{"ErrorEquals": ["Boom"], "IntervalSeconds": 5, "MaxAttempts": 1}]}}},
+     [("ParallelStateStarted", 0), ("ParallelStateStarted", 5), ("ExecutionFailed", 5)]),
+    ("the execution's TimeoutSeconds", wait(3_600, TimeoutSeconds=30), [("ExecutionTimedOut", 30)]),
+    ("a heartbeat deadline", callback_machine(HeartbeatSeconds=20), [("TaskTimedOut", 20), ("ExecutionFailed", 20)]),
+    ("a callback's TimeoutSeconds", callback_machine(TimeoutSeconds=40), [("TaskTimedOut", 40), ("ExecutionFailed", 40)]),
+]
+
+
+@pytest.mark.parametrize(("machine", "expected"), [case[1:] for case in FAR_DUE], ids=[case[0] for case in FAR_DUE])
+def test_timers_fire_on_the_last_day_of_year_9999(serve: Callable[..., Server], machine: dict[str, Any],
+                                                  expected: list[tuple[str, int]]) -> None:
+    server = serve(clock="manual")
+    collect_tokens(server)
+    assert server.clock({"set": format_time(LAST_DAY)}).status == 200
+    execution = server.start(server.machine(machine))
+    assert server.clock({"advance": 3_600}).status == 200
+    kinds = {kind for kind, _ in expected}
+    assert [(kind, at) for kind, at in server.history(execution) if kind in kinds] == [
+        (kind, seconds(at)) for kind, at in expected]
+
+
+@pytest.mark.parametrize("clock", ["manual", "auto"])
+def test_a_delay_past_year_9999_never_ends_and_fails_nothing(serve: Callable[..., Server], clock: str) -> None:
+    """No clock reaches it: the Wait stays, as would a Wait of years on AWS; no internal error."""
+    server = serve(clock=clock)
+    assert server.clock({"set": "9999-12-31T23:00:00Z"}).status == 200
+    execution = server.start(server.machine(wait(99_999_999)))
+    assert server.clock({"set": "9999-12-31T23:59:59.999Z"}).json()["now"] == "9999-12-31T23:59:59.999Z"
+    assert server.status(execution) == "RUNNING"
+    assert [kind for kind, _ in server.history(execution)] == ["ExecutionStarted", "WaitStateEntered"]
+    answer = server.clock({"advance": 1})
+    assert (answer.status, answer.json()) == (400, {"message": "advance of 1 seconds moves the clock past year 9999"})
