@@ -136,7 +136,8 @@ class Lifecycle:
         if root is not None:
             self._fibers.cancel(root, aborting=False)
         details = {key: value for key, value in (("error", error), ("cause", cause)) if value is not None}
-        self._runs[execution.arn].emit(None, "ExecutionAborted", "executionAbortedEventDetails", details)
+        # linked to no event (previousEventId 0), as AWS recorded a StopExecution (LocalStack's test_stop_execution)
+        self._runs[execution.arn].emit(None, "ExecutionAborted", "executionAbortedEventDetails", details, previous=0)
         self._close(execution, ABORTED, error=error, cause=cause)
 
     def redrive(self, execution: Execution) -> None:
