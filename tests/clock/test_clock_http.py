@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError
 from helpers.clients import make_client
@@ -502,3 +503,50 @@ def test_a_delay_past_year_9999_never_ends_and_fails_nothing(serve: Callable[...
     assert [kind for kind, _ in server.history(execution)] == ["ExecutionStarted", "WaitStateEntered"]
     answer = server.clock({"advance": 1})
     assert (answer.status, answer.json()) == (400, {"message": "advance of 1 seconds moves the clock past year 9999"})
+
+
+# -- several heartbeats, then success (issue 28, rule 8) --------------------------------------------------
+
+def _aws_client(server: Server, service: str) -> Any:
+    return boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing",
+                                 region_name="us-east-1").client(service, endpoint_url=server.url)
+
+
+def _sqs_callback(server: Server) -> tuple[dict[str, Any], Callable[[], str]]:
+    sqs = _aws_client(server, "sqs")
+    queue = sqs.create_queue(QueueName="beats")["QueueUrl"]
+    task = {"Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+            "Parameters": {"QueueUrl": queue, "MessageBody": {"token.$": "$$.Task.Token"}}}
+    return task, lambda: json.loads(sqs.receive_message(QueueUrl=queue)["Messages"][0]["Body"])["token"]
+
+
+def _lambda_callback(server: Server) -> tuple[dict[str, Any], Callable[[], str]]:
+    tokens = collect_tokens(server)
+    return callback_machine()["States"]["Callback"], lambda: tokens[0]
+
+
+def _activity(server: Server) -> tuple[dict[str, Any], Callable[[], str]]:
+    activity = server.sfn.create_activity(name="beats")["activityArn"]
+    return {"Resource": activity}, lambda: server.sfn.get_activity_task(activityArn=activity)["taskToken"]
+
+
+@pytest.mark.parametrize("clock", ["manual", "auto", "real"])
+@pytest.mark.parametrize("integration", [_sqs_callback, _lambda_callback, _activity],
+                         ids=["sqs:sendMessage.waitForTaskToken", "lambda:invoke.waitForTaskToken", "activity"])
+def test_heartbeats_move_the_deadline_until_success(serve: Callable[..., Server], clock: str,
+                                                     integration: Callable[..., Any]) -> None:
+    """Each SendTaskHeartbeat starts HeartbeatSecondsPath's 100 s again: four moves of 60 s (240 s
+    in all, each under 100 s after a heartbeat) time nothing out; SendTaskSuccess then ends the task."""
+    server = serve(clock=clock)
+    fields, take_token = integration(server)
+    task = {**fields, "Type": "Task", "HeartbeatSecondsPath": "$.beat", "End": True}
+    execution = server.start(server.machine({"StartAt": "Callback", "States": {"Callback": task}}), {"beat": 100})
+    token = take_token()
+    for _ in range(4):
+        assert server.clock({"advance": 60}).status == 200
+        server.sfn.send_task_heartbeat(taskToken=token)
+    server.sfn.send_task_success(taskToken=token, output='{"done": true}')
+    server.settle()
+    described = server.sfn.describe_execution(executionArn=execution)
+    assert (described["status"], json.loads(described["output"])) == ("SUCCEEDED", {"done": True})
+    assert not any(kind.endswith("TimedOut") for kind, _ in server.history(execution))
