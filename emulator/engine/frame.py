@@ -6,8 +6,10 @@ branch, as in AWS's histories (checked against every history AWS recorded for th
 cases, LocalStack's AWS-validated snapshots): the first state's entered event links to no event
 (0); a few bookkeeping events (`MapIterationSucceeded`/`Failed`/`Aborted`, `TaskStateAborted`,
 `MapStateSucceeded`) link back but are not linked to (`advance=False`), so what follows a Map
-iteration, a failed branch or a Map links to the last event of the work itself. A STANDARD execution's history holds at most 25,000 events, counted
-across its Parallel branches and inline Map iterations (AWS's quota, which also bounds its memory):
+iteration, a failed branch or a Map links to the last event of the work itself.
+
+A STANDARD execution's history holds at most 25,000 events, counted across its Parallel branches
+and inline Map iterations (AWS's quota, which also bounds its memory):
 once 24,999 are written, only an execution-closing event may follow; any other raises
 `HistoryLimitReached` and the scheduler fails the execution with `HISTORY_LIMIT_CAUSE`.
 
