@@ -40,8 +40,8 @@ def parquet_items(encoded_body: str, limit: int) -> list[JSON]:
         raise failed("The object is not a Parquet file.") from None
     try:
         table = pq.read_table(pa.BufferReader(content))
-    except (pa.ArrowException, OSError) as error:
-        raise failed(f"The object is not a valid Parquet file: {error}") from None
+    except (pa.ArrowException, OSError):  # pyarrow's own text varies between its versions
+        raise failed("The object is not a valid Parquet file.") from None
     return [_json_value(row) for row in table.slice(0, limit).to_pylist()]
 
 
