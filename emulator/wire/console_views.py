@@ -171,14 +171,29 @@ class ConsoleViews:
 
 def event_rows(events: list[dict[str, Any]], start: datetime) -> list[dict[str, Any]]:
     """History events as the event table shows them: the state each belongs to (the one its branch
-    last entered, following `previousEventId`) and the milliseconds since the execution started."""
+    last entered, following `previousEventId`; a Parallel's or Map's own events, which AWS links to
+    the last event of a branch or iteration, to the latest such state still open) and the
+    milliseconds since the execution started."""
     state_of: dict[int, str | None] = {}
+    open_states: list[tuple[str, str]] = []  # (state type, name) entered and not yet exited, in order
     rows = []
     for event in events:
         details_key = next((key for key in event if key.endswith("EventDetails")), None)
         details = event.get(details_key, {}) if details_key else {}
+        kind: str = event["type"]
         named = event.get("stateEnteredEventDetails") or event.get("stateExitedEventDetails")
-        state = named["name"] if named else state_of.get(event.get("previousEventId", 0))
+        owner = "Parallel" if kind.startswith("Parallel") else "Map" if kind.startswith("Map") and not kind.startswith("MapRun") else None
+        if named:
+            state = named["name"]
+        elif owner is not None:
+            state = next((name for type_, name in reversed(open_states) if type_ == owner), None)
+        else:
+            state = state_of.get(event.get("previousEventId", 0))
+        if "stateEnteredEventDetails" in event:
+            open_states.append((kind.removesuffix("StateEntered"), state))
+        elif "stateExitedEventDetails" in event and (kind.removesuffix("StateExited"), state) in open_states:
+            exited = (kind.removesuffix("StateExited"), state)
+            del open_states[len(open_states) - 1 - open_states[::-1].index(exited)]
         state_of[event["id"]] = None if "stateExitedEventDetails" in event else state
         rows.append({"id": event["id"], "type": event["type"], "state": state, "timestamp": event["timestamp"],
                      "sinceStartMs": int((event["timestamp"] - start).total_seconds() * 1000),
