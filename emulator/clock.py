@@ -11,6 +11,16 @@ Modes:
   ``1/scale`` times faster than the wall clock, so timestamps still show the full 10 s).
 
 Timestamps have millisecond precision, as AWS's do.
+
+Time moves through every due moment (issue 28, rule 11): `advance` and `set` do not put the clock at
+their target at once; they name a destination, and the engine (the listener) steps the clock to
+each due timer on the way, in order, lets what it woke run at that instant, and only then moves on,
+so every Wait, retry, timeout and heartbeat deadline fires at its own time and what follows from it
+counts from there, as on AWS, where time passes through every instant.
+
+The latest instant is `LATEST` (the last millisecond of year 9999, the end of ISO-8601's and
+Python's range). A delay that would end after it ends `NEVER`: no clock reaches that moment, so
+such a timer stays pending instead of failing with an OverflowError.
 """
 
 from __future__ import annotations
@@ -21,6 +31,18 @@ from datetime import datetime, timedelta, timezone
 from typing import Callable, Protocol
 
 MODES = ("auto", "manual", "real")
+LATEST = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=timezone.utc)
+NEVER = datetime.max.replace(tzinfo=timezone.utc)  # later than any clock time (LATEST is truncated to millis)
+
+
+def after(moment: datetime, seconds: float | timedelta) -> datetime:
+    """`moment` plus a delay: the due time of a Wait, retry, timeout or heartbeat deadline; NEVER
+    when that lies beyond LATEST, which no clock reaches."""
+    try:
+        due = moment + (seconds if isinstance(seconds, timedelta) else timedelta(seconds=seconds))
+    except OverflowError:
+        return NEVER
+    return due if due <= LATEST else NEVER
 
 
 class TimeListener(Protocol):
@@ -73,6 +95,8 @@ class Clock:
         self._anchor_virtual = truncate_to_millis(start or datetime.now(timezone.utc))
         self._anchor_wall = time.monotonic()
         self._held = False  # auto mode: standing still until the engine releases it
+        self._destination: datetime | None = None  # where `advance`/`set` move to, step by step
+        self._held_before_move = False
         self._listener: TimeListener | None = None
         self._watchers: list[Callable[[], None]] = []  # told whenever time is moved (long polls wake)
 
@@ -101,7 +125,7 @@ class Clock:
             elapsed = time.monotonic() - self._anchor_wall
             if self._mode == "real" and self._scale != 1.0 and self._scale > 0:
                 elapsed /= self._scale
-            return truncate_to_millis(self._anchor_virtual + timedelta(seconds=elapsed))
+            return truncate_to_millis(min(after(self._anchor_virtual, elapsed), LATEST))
 
     def wall_seconds_until(self, moment: datetime) -> float | None:
         """Wall-clock seconds until virtual time reaches `moment` by itself (None while it stands still)."""
@@ -119,6 +143,16 @@ class Clock:
         with self._lock:
             self._listener = listener
             self._held = self._mode == "auto"
+
+    def detach(self, listener: TimeListener) -> None:
+        """The engine closes: a move under way ends at its destination, later ones go there at once."""
+        with self._lock:
+            if self._listener is listener:
+                self._listener = None
+                if self._destination is not None:
+                    self._reanchor(self._destination)
+                    self._held = self._held_before_move
+                    self._destination = None
 
     def watch(self, moved: Callable[[], None]) -> None:
         """Call `moved` (from the moving thread, holding no lock of the clock: it must only signal)
@@ -149,13 +183,21 @@ class Clock:
                 self._held = False
                 self._anchor_wall = time.monotonic()
 
+    @property
+    def moving(self) -> bool:
+        """Is a move by hand (`advance`, `set`) still on its way to its destination?"""
+        return self._destination is not None
+
     def advance(self, seconds: float | timedelta) -> datetime:
-        """Move time forward, fire every timer due by then and run what they woke until it blocks."""
+        """Move time forward through every timer due on the way (each fires at its own time) and
+        run what they woke until it blocks. Two advances add up, even while the first is on its way."""
         delta = seconds if isinstance(seconds, timedelta) else timedelta(seconds=seconds)
         if delta < timedelta(0):
             raise ValueError("the clock cannot be moved backwards")
         with self._lock:
-            target = self.now() + delta
+            target = after(max(self._destination or self.now(), self.now()), delta)
+            if target is NEVER:
+                raise ValueError(f"the clock cannot be moved past {format_time(LATEST)}")
             self._move_to(target)
         self._notify()
         return target
@@ -168,7 +210,7 @@ class Clock:
             moment = truncate_to_millis(moment.astimezone(timezone.utc))
             if moment < self.now():
                 raise ValueError(f"the clock cannot be set backwards (now {format_time(self.now())})")
-            self._move_to(moment)
+            self._move_to(max(moment, self._destination or moment))
         self._notify()
         return moment
 
@@ -176,9 +218,35 @@ class Clock:
         """Block until every execution that can run has run and is blocked or finished."""
         return self._listener.run_until_idle(timeout) if self._listener else True
 
+    def step_towards(self, next_due: datetime | None) -> bool:
+        """The engine's step of a move by hand (called when nothing can run at this instant): to
+        `next_due`, the next timer, when it comes before the destination, standing still there;
+        else to the destination, where the move ends. False when no move is under way."""
+        with self._lock:
+            destination = self._destination
+            if destination is None:
+                return False
+            if next_due is not None and next_due < destination:
+                if next_due > self.now():
+                    self._reanchor(next_due)
+                    self._held = True
+            else:
+                if destination > self.now():
+                    self._reanchor(destination)
+                self._held = self._held_before_move
+                self._destination = None
+        self._tell_watchers()
+        return True
+
     def _move_to(self, moment: datetime) -> None:
-        """Move by hand: time stands still after if it stood still before (auto mode: what falls due
-        then runs at exactly `moment`), and flows on otherwise."""
+        """Move by hand: with an engine attached, name the destination it steps the clock to (see
+        `step_towards`); without one, go there at once. Time stands still after if it stood still
+        before (auto mode: what falls due then runs at exactly its instant), and flows on otherwise."""
+        if self._listener is not None:
+            if self._destination is None:
+                self._held_before_move = self._held
+            self._destination = moment
+            return
         held = self._held
         self._reanchor(moment)
         self._held = held

@@ -2,8 +2,14 @@
 
 `Run.emit` appends AWS history events. Each event's ``previousEventId`` is the last event of the
 same branch, so events of Parallel branches and Map iterations link back through their own
-branch, as in AWS's histories. A STANDARD execution's history holds at most 25,000 events, counted
-across its Parallel branches and inline Map iterations (AWS's quota, which also bounds its memory):
+branch, as in AWS's histories (checked against every history AWS recorded for the conformance
+cases, LocalStack's AWS-validated snapshots): the first state's entered event links to no event
+(0); a few bookkeeping events (`MapIterationSucceeded`/`Failed`/`Aborted`, `TaskStateAborted`,
+`MapStateSucceeded`) link back but are not linked to (`advance=False`), so what follows a Map
+iteration, a failed branch or a Map links to the last event of the work itself.
+
+A STANDARD execution's history holds at most 25,000 events, counted across its Parallel branches
+and inline Map iterations (AWS's quota, which also bounds its memory):
 once 24,999 are written, only an execution-closing event may follow; any other raises
 `HistoryLimitReached` and the scheduler fails the execution with `HISTORY_LIMIT_CAUSE`.
 
@@ -118,7 +124,7 @@ class Run:
         return text
 
     def emit(self, frame: Frame | None, event_type: str, details_key: str | None = None, details: dict | None = None,
-             *, timestamp: datetime | None = None) -> int:
+             *, timestamp: datetime | None = None, previous: int | None = None, advance: bool = True) -> int:
         history = self.execution.history
         event_id = len(history) + 1
         if event_id >= MAX_HISTORY_EVENTS and event_type not in CLOSING_EVENTS and self.execution.type == "STANDARD":
@@ -127,10 +133,11 @@ class Run:
         if history and history[-1].timestamp == stamp:  # one instant, one object: events share it
             stamp = history[-1].timestamp
         history.append(HistoryEvent(
-            stamp, event_type, event_id, frame.prev_event_id if frame else max(0, event_id - 1),
+            stamp, event_type, event_id,
+            previous if previous is not None else frame.prev_event_id if frame else max(0, event_id - 1),
             details_key or None, (details if details is not None else {}) if details_key else None,
         ))
-        if frame is not None:
+        if frame is not None and advance:
             frame.prev_event_id = event_id
         return event_id
 
@@ -189,8 +196,11 @@ class Frame:
                      variables=self.variables.inner(), place=self.place + (place,) if place else self.place)
 
     def emit(self, event_type: str, details_key: str | None = None, details: dict | None = None, *,
-             timestamp: datetime | None = None) -> int:
-        return self.run.emit(self, event_type, details_key, details, timestamp=timestamp)
+             timestamp: datetime | None = None, previous: int | None = None, advance: bool = True) -> int:
+        """Append an event linked to this line's last one (or to `previous`); unless `advance` is
+        False, it becomes the event the line's next one links to."""
+        return self.run.emit(self, event_type, details_key, details, timestamp=timestamp, previous=previous,
+                             advance=advance)
 
     # -- Scope ---------------------------------------------------------------------------------
     @property

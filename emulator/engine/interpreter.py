@@ -15,7 +15,6 @@ its family's module in `sfn_emulator.engine.states` (chosen by a `match` on the 
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from sfn_emulator.asl import errors as names
@@ -38,6 +37,7 @@ from sfn_emulator.asl.model import (
     WaitState,
 )
 from sfn_emulator.asl.retrying import backoff_seconds
+from sfn_emulator.clock import after
 from sfn_emulator.engine.effects import (
     TRANSITION,
     Aborted,
@@ -59,8 +59,10 @@ _PREFIXED = (names.RUNTIME, names.QUERY_EVALUATION_ERROR)
 
 
 def run_execution(run: Run) -> Interpreter:
-    """The whole execution: its definition from its input; returns the output."""
-    frame = Frame(run, prev_event_id=run.execution.history[-1]["id"] if run.execution.history else 0)
+    """The whole execution: its definition from its input; returns the output. Its first state's
+    ...StateEntered event links to no event (`previousEventId` 0), not to ExecutionStarted, as in
+    every history AWS recorded (LocalStack's AWS-validated snapshots, e.g. its base scenarios)."""
+    frame = Frame(run, prev_event_id=0)
     return (yield from run_machine(run.execution.machine, run.execution_context["Input"], frame))
 
 
@@ -113,14 +115,14 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
                     frame.retry_count += 1
                     note_rule(frame, f"Retry[{index}]")
                     if delay > 0:
-                        yield Sleep(frame.run.now() + timedelta(seconds=delay))
+                        yield Sleep(after(frame.run.now(), delay))
                     continue
             if isinstance(raised, BranchFailure):
                 frame.emit(f"{state.type}StateFailed")
             catcher = matching_catcher(state, error)
             if catcher is None:
                 if frame.nested and isinstance(state, TaskState):
-                    frame.emit("TaskStateAborted")  # as AWS records a Task failing inside a branch
+                    frame.emit("TaskStateAborted", advance=False)  # as AWS records a Task failing inside a branch
                 raise error from None
             note_rule(frame, f"Catch[{getattr(state, 'catch').index(catcher)}]")
             try:
@@ -215,7 +217,11 @@ def _evaluation_failed(state: BaseState, error: StatesError, location: str | Non
     details = {"error": error.error, "cause": error.cause, "state": state.name}
     if location:
         details["location"] = location
-    frame.emit("EvaluationFailed", "evaluationFailedEventDetails", details)
+    # Linked as AWS's recordings link it: a Wait's to its WaitStateEntered (5 cases), a Pass's or
+    # Map's to where its ...StateEntered links (7 cases); no other state's is on record.
+    entered = frame.run.execution.history[frame.entered_event_id - 1] if frame.entered_event_id else None
+    frame.emit("EvaluationFailed", "evaluationFailedEventDetails", details,
+               previous=entered["previousEventId"] if entered is not None and state.type != "Wait" else None)
     if state.type in ("Map", "Parallel"):
         frame.emit(f"{state.type}StateFailed")
 

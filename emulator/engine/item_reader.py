@@ -47,8 +47,8 @@ def item_limit(max_items: int | None) -> int:
 
 def items_from_object(text: str, config: ReaderConfig, limit: int) -> list[JSON]:
     """The items in an object's text, read as `config.input_type` says; at most `limit` of them."""
-    if config.input_type == "PARQUET":  # reading Parquet takes pyarrow, too heavy a dependency for an emulator
-        raise failed("sfn-emulator does not read PARQUET objects (that needs pyarrow): use JSON, JSONL or CSV objects")
+    if config.input_type == "PARQUET":  # binary: read from the object's bytes (`item_parquet`), never from text
+        raise failed("PARQUET items are read from S3 objects; they cannot be given as text")
     if config.input_type == "JSON":
         return _json_items(text, config.items_pointer)[:limit]
     if config.input_type == "JSONL":

@@ -11,7 +11,9 @@ take turns (see `scheduling.fibers`): commands are served between turns, so Stop
 and callbacks reach an execution however busy it is.
 
 Time (see `sfn_emulator.clock` and `scheduling.time_rule`): when nothing can run, the engine asks the
-rule whether the clock jumps to the next timer, follows the wall clock or stands still.
+rule whether the clock jumps to the next timer, follows the wall clock or stands still. A move by hand
+(`advance`, `set`) goes through every due moment: the engine steps the clock to each timer due on the
+way once nothing can run at the current instant, so each fires at its own time (issue 28, rule 11).
 
 Why one module of about 500 lines: `Engine` is the one interface every caller uses (the control
 plane, Amazon SWF, the dialects' events, persistence, the console); most of its methods hand a call
@@ -22,17 +24,18 @@ read best together with the threading rules above.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Callable
 
 from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.clock import Clock
+from sfn_emulator.clock import Clock, after, wall_monotonic
 from sfn_emulator.engine.effects import (
     AwaitCompletion,
     AwaitEvent,
@@ -116,8 +119,10 @@ class Engine:
         self.on_round: list[Callable[[], None]] = []
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
-        self._in_flight = 0
-        self._outside_calls = 0  # work of another service on the clock (`outside_call`), guarded by `_cv`
+        self._calls: dict[int, _Call] = {}  # task resources at work, by id(call)
+        self._move_held_since: float | None = None  # wall instant task resources began to hold a move by hand
+        # Work of another service on the clock (`outside_call`) with its deadline, by key; guarded by `_cv`.
+        self._outside_calls: dict[int, Timer | None] = {}
         self._starting = 0  # executions whose start instant is taken but that the engine has not taken up yet
         self._busy = False
         self._closed = False
@@ -271,6 +276,10 @@ class Engine:
         """Block until `execution` finishes; False on timeout."""
         return execution.finished.wait(timeout)
 
+    def check_task_token(self, token: str) -> None:
+        """Raise the engine's error for a malformed, unknown or timed-out token; answer nothing."""
+        self._callbacks.check(token)
+
     def send_task_success(self, token: str, output: Any) -> None:
         self._callbacks.answer(token, output, None)
 
@@ -320,17 +329,18 @@ class Engine:
         self._post(lambda: self._timers.add(timer))
         return timer
 
-    def outside_call(self) -> Callable[[], None]:
+    def outside_call(self, deadline: Timer | None = None) -> Callable[[], None]:
         """Work of another service on the clock (SWF's Lambda functions) begins: until the returned
         function is called (once, from any thread), it counts as a task resource in flight (rule 1:
-        time follows the wall clock meanwhile)."""
+        time follows the wall clock meanwhile), ended at the latest by `deadline` (its timeout)."""
+        key = object()
         with self._cv:
-            self._outside_calls += 1
+            self._outside_calls[id(key)] = deadline
             self.clock.release()
 
         def finished() -> None:
             with self._cv:
-                self._outside_calls -= 1
+                self._outside_calls.pop(id(key), None)
                 self._busy = True  # the loop looks at the clock again
                 self._cv.notify_all()
 
@@ -357,6 +367,9 @@ class Engine:
             self._closed = True
             self._cv.notify_all()
         self._thread.join(timeout=5)
+        self.clock.detach(self)  # from now on moves by hand go straight to their destination
+        with self._cv:
+            self._cv.notify_all()
 
     # == the engine thread =========================================================================
     def _post(self, command: Callable[[], None]) -> None:
@@ -391,7 +404,8 @@ class Engine:
             raise failure[0]
 
     def _is_idle(self) -> bool:
-        return not self._busy and not self._commands and self._in_flight == 0 and self._outside_calls == 0
+        return (not self._busy and not self._commands and not self._calls and not self._outside_calls
+                and not self.clock.moving)
 
     def _loop(self) -> None:
         while True:
@@ -400,7 +414,14 @@ class Engine:
                     if self._closed:
                         return
                     due = self._timers.next_due()
-                    if self._time.when_idle(due, in_flight=self._in_flight + self._outside_calls, starting=self._starting,
+                    if self.clock.moving:
+                        held_for = self._move_held_for()
+                        if held_for is None:
+                            self.clock.step_towards(due)
+                        else:
+                            self._cv.wait(None if held_for == math.inf else held_for)
+                        continue
+                    if self._time.when_idle(due, in_flight=len(self._calls) + len(self._outside_calls), starting=self._starting,
                                             live=self._lifecycle.live):
                         continue
                     self._busy = False
@@ -419,6 +440,29 @@ class Engine:
             self._fibers.run_turns()
             if self.on_round:
                 self._notify(self.on_round)
+
+    def _move_held_for(self) -> float | None:
+        """A move by hand waits, at the instant it has reached, for the task resources at work: they
+        take no clock time, so what they answer belongs to this instant (a retried Lambda fails here,
+        and its next retry counts from here). None: step on. Else the wall seconds to wait before
+        looking again: until they answer (None to `wait`), but no longer than the earliest of their
+        TimeoutSeconds, counted in wall time as the auto clock counts it while they run, so a hung
+        call ends at its deadline."""
+        deadlines = [call.timer for call in self._calls.values()] + list(self._outside_calls.values())
+        if not deadlines:
+            self._move_held_since = None
+            return None
+        if None in deadlines:
+            return math.inf
+        now, wall = self.clock.now(), wall_monotonic()
+        if self._move_held_since is None:
+            self._move_held_since = wall
+        deadline = min(timer.due for timer in deadlines if timer is not None)
+        remaining = (deadline - now).total_seconds() - (wall - self._move_held_since)
+        if remaining <= 0:
+            self._move_held_since = None
+            return None
+        return remaining
 
     def _waiting_outside(self) -> list[str]:
         return [*self._callbacks.waiting_outside(), *self._events.waiting_outside()]
@@ -480,9 +524,9 @@ class Engine:
         it returns, or fails with States.Timeout when `timeout_seconds` from `counted_from` pass first."""
         call = _Call(fiber, self._settle)
         fiber.waiting = call
-        self._in_flight += 1
+        self._calls[id(call)] = call
         if timeout_seconds:
-            call.timer = self._timers.set(counted_from + timedelta(seconds=timeout_seconds),
+            call.timer = self._timers.set(after(counted_from, timeout_seconds),
                                           lambda: self._settle(call, Failed(StatesError(names.TIMEOUT))), skippable=False)
         self.clock.release()  # time follows the wall clock while a task resource works
 
@@ -503,7 +547,7 @@ class Engine:
         if call.settled:
             return
         call.settled = True
-        self._in_flight -= 1
+        del self._calls[id(call)]
         if call.timer:
             call.timer.cancel()
         if call.fiber.done:
@@ -545,7 +589,7 @@ class Engine:
             waiter.token.answered = lambda output, error: self._answer_completion(waiter, output, error)
         if effect.timeout_seconds and not awaited.finished.is_set():
             started = effect.counted_from or self.clock.now()
-            waiter.timeout = self._timers.set(started + timedelta(seconds=effect.timeout_seconds),
+            waiter.timeout = self._timers.set(after(started, effect.timeout_seconds),
                                               lambda: self._completion_timed_out(waiter), skippable=True)
         self._lifecycle.await_completion(waiter, awaited)
 

@@ -4,7 +4,10 @@ History events link to the previous event of their own line of control (`previou
 top level, a Parallel branch or a Map iteration), so one forward pass in id order knows, for each
 event, which state its line is in and which state it has just left: a `…StateEntered` after the
 `…StateExited` of X took an edge out of X (after no exit, its scope's start), and the exit of a
-state with `End: true` took its end.
+state with `End: true` took its end. As AWS links them, a Parallel's or Map's own events after its
+branches or iterations (`ParallelStateFailed`, `MapIterationStarted`, `MapStateExited`, ...) link
+to the last event of a branch or iteration: they are taken back to the line of their state, and an
+`EvaluationFailed` (linked where its state's entry links) to the line of the state it names.
 
 Which edge out of X, and which Retriers retried, history does not always say: Choice rules may
 share a `Next`, and a Parallel's or Map's failed attempts leave no error in its own events. The
@@ -54,6 +57,10 @@ class _Line(Struct, frozen=True):
     left: str | None = None  # the state it has just left
     error: str | None = None  # an error pending in `inside`, or with which `left` was left
     exit_rule: str | None = None  # the noted rule with which `left` was left (Choices[i], Default, Catch[i])
+    inside_type: str | None = None  # the type of the state it is in (Parallel, Map, ...)
+    parent: _Line | None = None  # the line of the Parallel or Map this branch or iteration belongs to
+    inside_type: str | None = None  # the type of the state it is in (Parallel, Map, ...)
+    parent: _Line | None = None  # the line of the Parallel or Map this branch or iteration belongs to
 
 
 def trace(graph: Graph, history: Iterable[Mapping[str, JSON]],
@@ -82,9 +89,24 @@ class Tracer:
     def follow(self, events: Iterable[Mapping[str, JSON]]) -> None:
         """Take in the next events, in id order."""
         for event in events:
-            line = self._lines.get(event.get("previousEventId") or 0, _Line())
-            self._lines[event["id"]] = self._step(line, event)
+            self._lines[event["id"]] = self._step(self._owning_line(event), event)
             self.events_followed += 1
+
+    def _owning_line(self, event: Mapping[str, JSON]) -> _Line:
+        """The line an event belongs to: the one its `previousEventId` names; for a Parallel's or Map's
+        own event linked into a branch or iteration, the line of that Parallel or Map; for an
+        `EvaluationFailed`, the line of the state it names."""
+        kind: str = event["type"]
+        if kind == "EvaluationFailed":
+            state = (event.get("evaluationFailedEventDetails") or {}).get("state")
+            if state in self._open_entries:
+                return self._lines.get(self._open_entries[state], _Line())
+        line = self._lines.get(event.get("previousEventId") or 0, _Line())
+        owner = "Parallel" if kind.startswith("Parallel") else \
+            "Map" if kind.startswith("Map") and not kind.startswith("MapRun") else None
+        while owner is not None and line.parent is not None and line.inside_type != owner:
+            line = line.parent
+        return line
 
     def trace(self) -> ExecutionTrace:
         """The trace of the events followed so far."""
@@ -117,7 +139,8 @@ class Tracer:
             edge = _edge_into(graph, line, name)
             if edge is not None:
                 result.taken[edge] += 1
-            return _Line(inside=name, entry=event["id"])
+            parent = line if line.inside_type in ("Parallel", "Map") else line.parent  # a branch's or iteration's start
+            return _Line(inside=name, entry=event["id"], inside_type=kind.removesuffix("StateEntered"), parent=parent)
         if kind.endswith("StateExited"):
             name = details.get("name", "")
             self._open_entries.pop(name, None)
@@ -130,19 +153,20 @@ class Tracer:
                 end = next((edge for edge in graph.edges_from(name) if edge.kind == END), None)
                 if end is not None:
                     result.taken[end] += 1
-            return _Line(left=name, error=line.error, exit_rule=exit_rule)
+            return _Line(left=name, error=line.error, exit_rule=exit_rule, parent=line.parent)
         if kind in _TERMINAL_FAILURES:
             result.failed = True
             return line
         if line.inside is None or self._rules_taken is not None:  # between states, or the notes say it all
             return line
         if "error" in details and (kind.endswith("Failed") or kind.endswith("TimedOut")):
-            return _Line(inside=line.inside, entry=line.entry, error=details.get("error"))
+            return _Line(inside=line.inside, entry=line.entry, error=details.get("error"), inside_type=line.inside_type,
+                         parent=line.parent)
         if line.error is not None:
             retrier = _first_matching(graph.edges_from(line.inside), RETRY, line.error)
             if retrier is not None:
                 result.taken[retrier] += 1
-            return _Line(inside=line.inside, entry=line.entry)
+            return _Line(inside=line.inside, entry=line.entry, inside_type=line.inside_type, parent=line.parent)
         return line
 
 

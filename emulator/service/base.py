@@ -133,7 +133,7 @@ class ServiceBase:
         """Has this execution been finished for longer than the retention period?"""
         stop = entry.execution.stop_date
         return (self.execution_retention is not None and stop is not None and not entry.execution.is_running
-                and self._now() >= stop + self.execution_retention)
+                and self._now() - stop >= self.execution_retention)
 
     def _retained(self, store: Store, execution_arn: str) -> ExecutionEntry | None:
         """The stored execution, or None if there is none or it has outlived the retention (then purged)."""

@@ -2,6 +2,8 @@
 
 The engine's errors become AWS's: a malformed token is InvalidToken, a token of a task that is
 unknown or already closed is TaskDoesNotExist, a token of a task that timed out is TaskTimedOut.
+The token is checked before the output: an unknown token with output that is not JSON is
+TaskDoesNotExist (or InvalidToken), not InvalidOutput, as AWS answers (issue 28, rule 7).
 A token issued by an execution of another account or region is InvalidToken too: AWS's tokens
 are opaque to everyone but the regional service of the account that issued them, which alone can
 read one (AWS's answer to a foreign token is not on record; this is the answer that reading implies).
@@ -41,11 +43,12 @@ class TaskOperations(ServiceBase):
 
     @unlocked_operation
     def send_task_success(self, store: Store, *, taskToken: str, output: str) -> dict[str, Any]:
+        self._refuse_foreign(store, taskToken)
+        _answered(lambda: self.engine.check_task_token(taskToken))  # the token first, then the output
         problem = json_problem(output)
         if problem is not None:
             raise InvalidOutput(f"Invalid Output: '{problem}'")
         value = json.loads(output)
-        self._refuse_foreign(store, taskToken)
         _answered(lambda: self.engine.send_task_success(taskToken, value))
         return {}
 

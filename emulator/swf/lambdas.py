@@ -10,12 +10,13 @@ from typing import Any, Callable
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
+from sfn_emulator.engine.scheduling.timers import Timer
 from sfn_emulator.swf.execution import OpenLambda, WorkflowExecution
 from sfn_emulator.swf.workflows import Workflows
 
 
 class LambdaRunner:
-    def __init__(self, functions: LambdaFunctions, workflows: Workflows, outside_call: Callable[[], Callable[[], None]],
+    def __init__(self, functions: LambdaFunctions, workflows: Workflows, outside_call: Callable[[Timer | None], Callable[[], None]],
                  hint: str) -> None:
         self._functions = functions
         self._workflows = workflows
@@ -37,7 +38,7 @@ class LambdaRunner:
             open_lambda.timer = self._workflows.deadline(timeout, lambda: self._finish(
                 execution, open_lambda, "LambdaFunctionTimedOut", timeoutType="START_TO_CLOSE"),
                 since=history.timestamp(open_lambda.started_event_id))
-        finished = self._outside_call()
+        finished = self._outside_call(open_lambda.timer)
 
         def run() -> None:
             try:

@@ -8,10 +8,9 @@ refused with LimitExceededFault."""
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
 from typing import Any, Callable, Hashable, TypeVar
 
-from sfn_emulator.clock import Clock, wall_monotonic
+from sfn_emulator.clock import Clock, after, wall_monotonic
 from sfn_emulator.swf.faults import LimitExceededFault
 
 POLL_SECONDS = 60.0
@@ -51,7 +50,7 @@ class TaskLists:
     def poll(self, key: Hashable, take: Callable[[Any], Answer | None]) -> Answer | None:
         """The first task of `key` that `take` accepts (highest priority, then oldest), waiting for
         one as a long poll does; None when the poll ends empty."""
-        deadline = self._clock.now() + timedelta(seconds=POLL_SECONDS)
+        deadline = after(self._clock.now(), POLL_SECONDS)
         wall_end = wall_monotonic() + POLL_SECONDS
         while True:
             event = threading.Event()

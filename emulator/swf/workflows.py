@@ -12,10 +12,10 @@ instead of jumping; once only timers remain, it jumps to the next one.
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Callable
 
-from sfn_emulator.clock import Clock
+from sfn_emulator.clock import Clock, after
 from sfn_emulator.engine.scheduling.timers import Timer
 from sfn_emulator.randomness import Randomness
 from sfn_emulator.swf.execution import (
@@ -360,18 +360,18 @@ class Workflows:
         execution.deadline_raced = raced
         seconds = parse_duration(execution.execution_timeout)
         if seconds is not None:
-            due = execution.start_timestamp + timedelta(seconds=seconds)
+            due = after(execution.start_timestamp, seconds)
             execution.deadline = self._set_timer(due, lambda: self._timed_out(execution), skippable=not raced)
 
     def deadline(self, seconds: float, fire: Callable[[], None], *, since: datetime) -> Timer:
         """A task timeout: someone outside can meet it, so the auto clock never skips it. It counts
         from `since`, the instant the event that starts it records (the clock may have moved on
         since, when it follows the wall clock)."""
-        return self._set_timer(since + timedelta(seconds=seconds), fire, skippable=False)
+        return self._set_timer(after(since, seconds), fire, skippable=False)
 
     def timer(self, seconds: float, fire: Callable[[], None], *, since: datetime) -> Timer:
         """A decider's timer (StartTimer), from its TimerStarted event's instant: the auto clock may jump to it."""
-        return self._set_timer(since + timedelta(seconds=seconds), fire, skippable=True)
+        return self._set_timer(after(since, seconds), fire, skippable=True)
 
     @staticmethod
     def _cancel(timer: Timer | None) -> None:

@@ -34,7 +34,9 @@ def _json_object(text: Any) -> dict[str, Any]:
 
 class HistoryDigest:
     """One execution's history as the console reads it: the state each event belongs to (the one its
-    branch last entered, following `previousEventId`), the states entered in order, the state of the
+    branch last entered, following `previousEventId`; a Parallel's or Map's own events, which AWS
+    links to the last event of a branch or iteration, to the latest such state still open), the
+    states entered in order, the state of the
     last event naming each task token, the executions its `states:startExecution` tasks started, and
     (once asked for) the path it took over its graph."""
 
@@ -47,6 +49,7 @@ class HistoryDigest:
         self.last_state: str | None = None  # of the last event in a state
         self._tokens: dict[str, str | None] = {}
         self._inherited: list[str | None] = []  # what an event's successors inherit: None after a state's exit
+        self._open: list[tuple[str, str]] = []  # (state type, name) entered and not yet exited, in order
         self._last_event: HistoryEvent | None = None
 
     def continues(self, history: Sequence[HistoryEvent]) -> bool:
@@ -59,9 +62,7 @@ class HistoryDigest:
         for event in history[len(self.states):]:
             details = event.details if event.details_key else None
             named = details.get("name") if event.type.endswith(("StateEntered", "StateExited")) and details else None
-            previous = event.previous_event_id
-            state = named if named is not None else \
-                (self._inherited[previous - 1] if 0 < previous <= len(self._inherited) else None)
+            state = self._state_of(event, named)
             self.states.append(state)
             self._inherited.append(None if event.type.endswith("StateExited") else state)
             if event.type.endswith("StateEntered") and named is not None:
@@ -73,6 +74,24 @@ class HistoryDigest:
                     self._tokens[token] = state
                 self._note_child(details)
             self._last_event = event
+
+    def _state_of(self, event: HistoryEvent, named: str | None) -> str | None:
+        kind = event.type
+        owner = "Parallel" if kind.startswith("Parallel") else \
+            "Map" if kind.startswith("Map") and not kind.startswith("MapRun") else None
+        previous = event.previous_event_id
+        if named is not None:
+            state: str | None = named
+        elif owner is not None:
+            state = next((name for type_, name in reversed(self._open) if type_ == owner), None)
+        else:
+            state = self._inherited[previous - 1] if 0 < previous <= len(self._inherited) else None
+        if kind.endswith("StateEntered") and state is not None:
+            self._open.append((kind.removesuffix("StateEntered"), state))
+        elif kind.endswith("StateExited") and (kind.removesuffix("StateExited"), state) in self._open:
+            exited = (kind.removesuffix("StateExited"), state)
+            del self._open[len(self._open) - 1 - self._open[::-1].index(exited)]
+        return state
 
     def _note_child(self, details: dict[str, Any]) -> None:
         """A child execution, from the `ExecutionArn` in the output of a TaskSubmitted or TaskSucceeded

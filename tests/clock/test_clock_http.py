@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError
 from helpers.clients import make_client
@@ -386,3 +387,166 @@ def test_by_default_executions_are_kept_forever(serve: Callable[..., Server]) ->
     execution = server.start(server.machine({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))
     server.clock({"advance": 3_650 * 86_400})
     assert server.status(execution) == "SUCCEEDED"
+
+
+# -- time moves through every due moment (issue 28, rule 11) --------------------------------------------
+
+BOOM = "arn:aws:lambda:us-east-1:123456789012:function:boom"
+CAUGHT = [{"ErrorEquals": ["States.ALL"], "Next": "After"}]
+AFTER = {"After": {"Type": "Wait", "Seconds": 10, "End": True}}
+
+# Each machine, moved by one jump of 100 s, and the instants (seconds after its start) its events
+# carry: every timer fires at its own due time, and what follows counts from there. The retried
+# Lambda functions run in manual mode only: in auto mode a task resource's run takes its wall time
+# (rule 1), which the instants after it then include.
+RETRIES = ("retry back-off of a failing Lambda", "retry then a Wait after the catch")
+DUE_MOMENTS = [
+    ("waits in a row", {"StartAt": "A", "States": {
+        "A": {"Type": "Wait", "Seconds": 10, "Next": "B"}, "B": {"Type": "Wait", "Seconds": 20, "End": True}}},
+     [("WaitStateExited", 10), ("WaitStateExited", 30), ("ExecutionSucceeded", 30)]),
+    ("retry back-off of a failing Lambda", {"StartAt": "T", "States": {"T": {
+        "Type": "Task", "Resource": BOOM, "End": True,
+        "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 2, "BackoffRate": 2, "MaxAttempts": 3}]}}},
+     [("LambdaFunctionScheduled", 0), ("LambdaFunctionScheduled", 2), ("LambdaFunctionScheduled", 6),
+      ("LambdaFunctionScheduled", 14), ("ExecutionFailed", 14)]),
+    ("retry then a Wait after the catch", {"StartAt": "T", "States": {"T": {
+        "Type": "Task", "Resource": BOOM, "Next": "After", "Catch": CAUGHT,
+        "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 5, "MaxAttempts": 1}]}, **AFTER}},
+     [("LambdaFunctionScheduled", 0), ("LambdaFunctionScheduled", 5), ("WaitStateEntered", 5),
+      ("WaitStateExited", 15), ("ExecutionSucceeded", 15)]),
+    ("a callback's TimeoutSeconds", {"StartAt": "Callback", "States": {
+        "Callback": {**callback_machine(TimeoutSeconds=5)["States"]["Callback"], "End": False, "Next": "After",
+                     "Catch": CAUGHT}, **AFTER}},
+     [("TaskTimedOut", 5), ("WaitStateEntered", 5), ("WaitStateExited", 15), ("ExecutionSucceeded", 15)]),
+    ("a heartbeat deadline", {"StartAt": "Callback", "States": {
+        "Callback": {**callback_machine(HeartbeatSeconds=7)["States"]["Callback"], "End": False, "Next": "After",
+                     "Catch": CAUGHT}, **AFTER}},
+     [("TaskTimedOut", 7), ("WaitStateEntered", 7), ("WaitStateExited", 17), ("ExecutionSucceeded", 17)]),
+    ("the execution's TimeoutSeconds", {"TimeoutSeconds": 25, "StartAt": "A", "States": {
+        "A": {"Type": "Wait", "Seconds": 10, "Next": "B"}, "B": {"Type": "Wait", "Seconds": 10, "Next": "C"},
+        "C": {"Type": "Wait", "Seconds": 10, "End": True}}},
+     [("WaitStateExited", 10), ("WaitStateExited", 20), ("ExecutionTimedOut", 25)]),
+    ("Parallel branches", {"StartAt": "P", "States": {"P": {"Type": "Parallel", "Next": "After", "Branches": [
+        {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 15, "End": True}}},
+        {"StartAt": "V", "States": {"V": {"Type": "Wait", "Seconds": 5, "End": True}}}]}, **AFTER}},
+     [("WaitStateExited", 5), ("WaitStateExited", 15), ("ParallelStateExited", 15), ("WaitStateExited", 25),
+      ("ExecutionSucceeded", 25)]),
+    ("Map iterations one at a time", {"StartAt": "M", "States": {"M": {
+        "Type": "Map", "ItemsPath": "$.items", "MaxConcurrency": 1, "End": True,
+        "ItemProcessor": {"StartAt": "W", "States": {"W": {"Type": "Wait", "SecondsPath": "$", "End": True}}}}}},
+     [("MapIterationSucceeded", 3), ("MapIterationSucceeded", 4), ("MapIterationSucceeded", 6),
+      ("ExecutionSucceeded", 6)]),
+]
+
+
+@pytest.mark.parametrize(("machine", "expected", "clock", "move"), [
+    pytest.param(machine, expected, clock, move, id=f"{name}-{clock}-{move}")
+    for name, machine, expected in DUE_MOMENTS
+    for clock, move in [("manual", "advance"), ("manual", "set"), ("auto", "advance")]
+    if not (clock == "auto" and name in RETRIES)])
+def test_a_jump_fires_each_timer_at_its_own_due_time(serve: Callable[..., Server], clock: str, move: str,
+                                                     machine: dict[str, Any], expected: list[tuple[str, int]]) -> None:
+    server = serve(clock=clock)
+    collect_tokens(server)  # no one answers: the callbacks time out
+
+    def boom(event: Any, context: Any) -> Any:
+        raise RuntimeError("boom")
+
+    server.emulator.functions.register("boom", boom)
+    execution = server.start(server.machine(machine), {"items": [3, 1, 2]}, settle=False)
+    started = server.started(execution)
+    answer = server.clock({"advance": 100} if move == "advance" else {"set": format_time(started + seconds(100))})
+    assert answer.status == 200
+    if move == "set":
+        assert server.now() == started + seconds(100)
+    kinds = {kind for kind, _ in expected}
+    assert [(kind, at) for kind, at in server.history(execution) if kind in kinds] == [
+        (kind, seconds(at)) for kind, at in expected]
+
+
+# -- the clock's last day (issue 34, item 7) -------------------------------------------------------------
+
+LAST_DAY = datetime(9999, 12, 31, tzinfo=timezone.utc)
+FAR_DUE = [
+    ("a Wait", wait(10), [("WaitStateExited", 10), ("ExecutionSucceeded", 10)]),
+    ("a retry", {"StartAt": "F", "States": {"F": {"Type": "Parallel", "End": True, "Branches": [
+        {"StartAt": "X", "States": {"X": {"Type": "Fail", "Error": "Boom"}}}],
+        "Retry": [{"ErrorEquals": ["Boom"], "IntervalSeconds": 5, "MaxAttempts": 1}]}}},
+     [("ParallelStateStarted", 0), ("ParallelStateStarted", 5), ("ExecutionFailed", 5)]),
+    ("the execution's TimeoutSeconds", wait(3_600, TimeoutSeconds=30), [("ExecutionTimedOut", 30)]),
+    ("a heartbeat deadline", callback_machine(HeartbeatSeconds=20), [("TaskTimedOut", 20), ("ExecutionFailed", 20)]),
+    ("a callback's TimeoutSeconds", callback_machine(TimeoutSeconds=40), [("TaskTimedOut", 40), ("ExecutionFailed", 40)]),
+]
+
+
+@pytest.mark.parametrize(("machine", "expected"), [case[1:] for case in FAR_DUE], ids=[case[0] for case in FAR_DUE])
+def test_timers_fire_on_the_last_day_of_year_9999(serve: Callable[..., Server], machine: dict[str, Any],
+                                                  expected: list[tuple[str, int]]) -> None:
+    server = serve(clock="manual")
+    collect_tokens(server)
+    assert server.clock({"set": format_time(LAST_DAY)}).status == 200
+    execution = server.start(server.machine(machine))
+    assert server.clock({"advance": 3_600}).status == 200
+    kinds = {kind for kind, _ in expected}
+    assert [(kind, at) for kind, at in server.history(execution) if kind in kinds] == [
+        (kind, seconds(at)) for kind, at in expected]
+
+
+@pytest.mark.parametrize("clock", ["manual", "auto"])
+def test_a_delay_past_year_9999_never_ends_and_fails_nothing(serve: Callable[..., Server], clock: str) -> None:
+    """No clock reaches it: the Wait stays, as would a Wait of years on AWS; no internal error."""
+    server = serve(clock=clock)
+    assert server.clock({"set": "9999-12-31T23:00:00Z"}).status == 200
+    execution = server.start(server.machine(wait(99_999_999)))
+    assert server.clock({"set": "9999-12-31T23:59:59.999Z"}).json()["now"] == "9999-12-31T23:59:59.999Z"
+    assert server.status(execution) == "RUNNING"
+    assert [kind for kind, _ in server.history(execution)] == ["ExecutionStarted", "WaitStateEntered"]
+    answer = server.clock({"advance": 1})
+    assert (answer.status, answer.json()) == (400, {"message": "advance of 1 seconds moves the clock past year 9999"})
+
+
+# -- several heartbeats, then success (issue 28, rule 8) --------------------------------------------------
+
+def _aws_client(server: Server, service: str) -> Any:
+    return boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing",
+                                 region_name="us-east-1").client(service, endpoint_url=server.url)
+
+
+def _sqs_callback(server: Server) -> tuple[dict[str, Any], Callable[[], str]]:
+    sqs = _aws_client(server, "sqs")
+    queue = sqs.create_queue(QueueName="beats")["QueueUrl"]
+    task = {"Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+            "Parameters": {"QueueUrl": queue, "MessageBody": {"token.$": "$$.Task.Token"}}}
+    return task, lambda: json.loads(sqs.receive_message(QueueUrl=queue)["Messages"][0]["Body"])["token"]
+
+
+def _lambda_callback(server: Server) -> tuple[dict[str, Any], Callable[[], str]]:
+    tokens = collect_tokens(server)
+    return callback_machine()["States"]["Callback"], lambda: tokens[0]
+
+
+def _activity(server: Server) -> tuple[dict[str, Any], Callable[[], str]]:
+    activity = server.sfn.create_activity(name="beats")["activityArn"]
+    return {"Resource": activity}, lambda: server.sfn.get_activity_task(activityArn=activity)["taskToken"]
+
+
+@pytest.mark.parametrize("clock", ["manual", "auto", "real"])
+@pytest.mark.parametrize("integration", [_sqs_callback, _lambda_callback, _activity],
+                         ids=["sqs:sendMessage.waitForTaskToken", "lambda:invoke.waitForTaskToken", "activity"])
+def test_heartbeats_move_the_deadline_until_success(serve: Callable[..., Server], clock: str,
+                                                     integration: Callable[..., Any]) -> None:
+    """Each SendTaskHeartbeat starts HeartbeatSecondsPath's 100 s again: four moves of 60 s (240 s
+    in all, each under 100 s after a heartbeat) time nothing out; SendTaskSuccess then ends the task."""
+    server = serve(clock=clock)
+    fields, take_token = integration(server)
+    task = {**fields, "Type": "Task", "HeartbeatSecondsPath": "$.beat", "End": True}
+    execution = server.start(server.machine({"StartAt": "Callback", "States": {"Callback": task}}), {"beat": 100})
+    token = take_token()
+    for _ in range(4):
+        assert server.clock({"advance": 60}).status == 200
+        server.sfn.send_task_heartbeat(taskToken=token)
+    server.sfn.send_task_success(taskToken=token, output='{"done": true}')
+    server.settle()
+    described = server.sfn.describe_execution(executionArn=execution)
+    assert (described["status"], json.loads(described["output"])) == ("SUCCEEDED", {"done": True})
+    assert not any(kind.endswith("TimedOut") for kind, _ in server.history(execution))

@@ -261,3 +261,33 @@ def test_no_answer_may_be_framed(console: Console, path: str) -> None:
     with answer:
         assert answer.headers["X-Frame-Options"] == "DENY"
         assert answer.headers["Content-Security-Policy"] == "frame-ancestors 'none'"
+
+
+def test_the_event_table_gives_a_parallel_s_and_a_map_s_own_events_to_their_state() -> None:
+    """AWS links ParallelStateFailed, MapIterationStarted and MapStateExited to the last event of a
+    branch or iteration (AWS's recorded histories); the table still names the Parallel or Map."""
+    from datetime import datetime, timezone
+
+    from sfn_emulator.engine.execution import HistoryEvent
+    from sfn_emulator.wire.console_history import HistoryDigest
+
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+    def event(id_: int, previous: int, kind: str, name: str | None = None) -> HistoryEvent:
+        key = "stateEnteredEventDetails" if kind.endswith("Entered") else "stateExitedEventDetails"
+        return HistoryEvent(start, kind, id_, previous, key if name is not None else None,
+                            {"name": name} if name is not None else None)
+
+    history = [event(1, 0, "ExecutionStarted"), event(2, 0, "ParallelStateEntered", "P"),
+               event(3, 2, "ParallelStateStarted"), event(4, 3, "FailStateEntered", "F"),
+               event(5, 4, "ParallelStateFailed"), event(6, 5, "ParallelStateExited", "P"),
+               event(7, 6, "MapStateEntered", "M"), event(8, 7, "MapStateStarted"), event(9, 8, "MapIterationStarted"),
+               event(10, 9, "PassStateEntered", "Item"), event(11, 10, "PassStateExited", "Item"),
+               event(12, 11, "MapIterationSucceeded"), event(13, 11, "MapIterationStarted"),
+               event(14, 13, "PassStateEntered", "Item"), event(15, 14, "PassStateExited", "Item"),
+               event(16, 15, "MapIterationSucceeded"), event(17, 16, "MapStateSucceeded"),
+               event(18, 16, "MapStateExited", "M"), event(19, 18, "ExecutionSucceeded")]
+    digest = HistoryDigest()
+    digest.digest(history)
+    assert digest.states == [
+        None, "P", "P", "F", "P", "P", "M", "M", "M", "Item", "Item", "M", "M", "Item", "Item", "M", "M", "M", None]

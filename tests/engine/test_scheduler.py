@@ -67,9 +67,10 @@ def test_manual_clock_set_fires_every_timer_due_by_then_in_order() -> None:
         for execution in executions:
             harness.finish(execution)
     ends = [execution.stop_date for execution in executions]
-    assert ends == [START + timedelta(seconds=60)] * 3  # the clock jumped straight to the time set
+    assert ends == [START + timedelta(seconds=seconds) for seconds in (30, 10, 20)]  # each at its own due time
     exits = [execution.history[2]["timestamp"] for execution in executions]
     assert exits == ends
+    assert harness.clock.now() == START + timedelta(minutes=1)
 
 
 # -- auto clock and deadlines only the outside world can meet ---------------------------------------

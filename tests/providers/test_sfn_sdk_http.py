@@ -52,6 +52,15 @@ def test_an_unknown_token_is_sfn_s_invalid_token_exception(flow: Flow, action: s
                         r"\(SDK Attempt Count: 1\)", described["cause"]), described["cause"]
 
 
+@pytest.mark.parametrize(("token", "error"), [
+    ("Invalid token", "Sfn.InvalidTokenException"), ("0" * 64, "Sfn.TaskDoesNotExistException"),
+], ids=["malformed", "unknown"])
+def test_a_bad_token_is_refused_before_output_that_is_not_json(flow: Flow, token: str, error: str) -> None:
+    described = flow.run(task("arn:aws:states:::aws-sdk:sfn:sendTaskSuccess",
+                              Parameters={"TaskToken": token, "Output": "{not json"}))
+    assert (described["status"], described["error"]) == ("FAILED", error)
+
+
 @pytest.mark.parametrize(("parameters", "error", "cause"), [
     ({"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:absent"},
      "Sfn.StateMachineDoesNotExistException",

@@ -90,6 +90,20 @@ def test_bogus_task_tokens_are_invalid(service: StepFunctionsService, operation:
         getattr(service, operation)(taskToken="FakeTaskToken")
 
 
+UNKNOWN_TOKEN = "0" * 64  # well formed, issued by no task
+
+
+@pytest.mark.parametrize(("token", "refused"), [
+    ("FakeTaskToken", InvalidToken), ("", InvalidToken), ("x" * 2049, InvalidToken), (UNKNOWN_TOKEN, TaskDoesNotExist),
+], ids=["malformed", "empty", "too long", "unknown"])
+@pytest.mark.parametrize("output", ["{not json", "", '{"a": 1}'])
+def test_the_token_is_checked_before_the_output(service: StepFunctionsService, token: str, refused: type,
+                                                output: str) -> None:
+    """AWS answers a bad token before it looks at the output (issue 28, rule 7)."""
+    with pytest.raises(refused):
+        service.send_task_success(taskToken=token, output=output)
+
+
 def test_tags_on_state_machines_and_activities(service: StepFunctionsService) -> None:
     machine = service.create_state_machine(name="m", definition=PASS, roleArn=ROLE,
                                            tags=[{"key": "team", "value": "a"}])["stateMachineArn"]

@@ -218,3 +218,21 @@ def test_a_worker_hears_of_a_cancel_request_from_its_heartbeat(manual: Any) -> N
                                     "startedEventId": _of_type(events, "ActivityTaskStarted")["eventId"],
                                     "latestCancelRequestedEventId": _of_type(events, "ActivityTaskCancelRequested")["eventId"]}
     assert events[-1]["eventType"] == "DecisionTaskScheduled"
+
+
+def test_one_advance_fires_each_timer_and_timeout_at_its_own_time(manual: Any) -> None:
+    """A manual advance of 30 minutes over timers at 5 and 10 minutes, an activity's
+    schedule-to-start timeout at 7 and the execution's timeout at 20: each event carries its own
+    instant, in order, never the advance's target (issue 28, rule 11)."""
+    swf, domain, clock = manual.swf, manual.domain, manual.emulator.clock
+    run_id = _start(swf, domain, executionStartToCloseTimeout="1200")
+    started = clock.now()
+    activity = {"decisionType": "ScheduleActivityTask", "scheduleActivityTaskDecisionAttributes": {
+        "activityType": {"name": "work", "version": "1"}, "activityId": "a", "scheduleToStartTimeout": "420"}}
+    _decide(swf, domain, [_timer(300, "five"), _timer(600, "ten"), activity])
+    clock.advance(1800)
+    moments = [(event["eventType"], event["eventTimestamp"] - started) for event in _events(swf, domain, run_id)
+               if event["eventType"] in ("TimerFired", "ActivityTaskTimedOut", "WorkflowExecutionTimedOut")]
+    assert moments == [("TimerFired", timedelta(minutes=5)), ("ActivityTaskTimedOut", timedelta(minutes=7)),
+                       ("TimerFired", timedelta(minutes=10)), ("WorkflowExecutionTimedOut", timedelta(minutes=20))]
+    assert clock.now() == started + timedelta(minutes=30)

@@ -10,11 +10,11 @@ read them as the error object `{"name", "message"}`, under `error` and in `error
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from typing import Any, Callable
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.clock import after
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.actions import run_action, run_actions, subflow
 from sfn_emulator.dialects.serverless_workflow.events import await_events, produce, with_event
@@ -69,7 +69,7 @@ def _run_state(workflow: WorkflowRun, state: m.State, raw: JSON, frame: Frame) -
                 frame.retry_count += 1
                 note_rule(frame, f"Retry[{retry_index}]")
                 if delay > 0:
-                    yield Sleep(frame.run.now() + timedelta(seconds=delay))
+                    yield Sleep(after(frame.run.now(), delay))
                 continue
             handler_index = next((i for i, handler in enumerate(state.on_error) if handler.expression.holds(seen)), None)
             if handler_index is None:
@@ -111,7 +111,7 @@ def _body(workflow: WorkflowRun, state: m.State, data: JSON, frame: Frame) -> In
         case m.InjectBody():
             return merged(data, body.data), state.exit
         case m.DelayBody():
-            yield Sleep(frame.run.now() + timedelta(seconds=body.seconds))
+            yield Sleep(after(frame.run.now(), body.seconds))
             return data, state.exit
         case m.SwitchBody():
             return (yield from _switch(workflow, body, data, frame))

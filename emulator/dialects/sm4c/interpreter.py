@@ -34,12 +34,12 @@ exit of its state and the entry of `nextState`; a transition without `nextState`
 from __future__ import annotations
 
 import random
-from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.clock import after
 from sfn_emulator.dialects.sm4c.model import (
     Action,
     BaseAction,
@@ -175,12 +175,12 @@ class Instance:
             raise StatesError(NO_TRANSITION, f"No transition of state '{state.name}' can fire: no condition holds "
                                              "and none waits for events or a timeout.")
         if not on_events:
-            yield Sleep(self.run.now() + timedelta(seconds=on_timeout.timeout))
+            yield Sleep(after(self.run.now(), on_timeout.timeout))
             return on_timeout
         return (yield from self.await_events(on_events, on_timeout, frame))
 
     def await_events(self, on_events: list[Transition], on_timeout: Transition | None, frame: Frame) -> Interpreter:
-        deadline = self.run.now() + timedelta(seconds=on_timeout.timeout) if on_timeout is not None else None
+        deadline = after(self.run.now(), on_timeout.timeout) if on_timeout is not None else None
         matched: dict[tuple[int, int], JSON] = {}  # (transition index, group index) -> the event value
         while True:
             wanted = [(t.index, g, definition) for t in on_events for g, group in enumerate(t.event_groups)
@@ -239,7 +239,7 @@ class Instance:
                 attempt += 1
                 delay = retry_delay(handler.retry_policy, attempt, self.run.random)
                 if delay > 0:
-                    yield Sleep(self.run.now() + timedelta(seconds=delay))
+                    yield Sleep(after(self.run.now(), delay))
 
     def recorded(self, action: Action, data: JSON, state: State, frame: Frame, attempt: int) -> Interpreter:
         """One attempt of an action, between its task events."""
@@ -292,7 +292,7 @@ class Instance:
             case InjectDataAction():
                 return (yield from evaluated(action.expression, data))
             case DelayAction():
-                yield Sleep(self.run.now() + timedelta(seconds=action.timeout))
+                yield Sleep(after(self.run.now(), action.timeout))
                 return None
             case InvokeFunctionAction():
                 return (yield from self.host.invoke_function(action, given, state.name, attempt))

@@ -11,14 +11,14 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Callable
 
 from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import HeartbeatTimedOut, StatesError
-from sfn_emulator.clock import wall_monotonic
+from sfn_emulator.clock import after, wall_monotonic
 from sfn_emulator.engine.effects import AwaitToken, ScheduleActivity
 from sfn_emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
 from sfn_emulator.engine.frame import Run
@@ -86,6 +86,12 @@ class Callbacks:
         with self._cv:
             wait = self._lookup(token)
             self._post(lambda: self._deliver(wait, output, error))
+
+    def check(self, token: str) -> None:
+        """Raise AWS's error for a bad, unknown or timed-out token, answering nothing: the token is
+        checked before anything else a request carries (its output)."""
+        with self._cv:
+            self._lookup(token)
 
     def heartbeat(self, token: str) -> None:
         """SendTaskHeartbeat: the heartbeat deadline starts again, counted from the heartbeat's arrival
@@ -163,7 +169,7 @@ class Callbacks:
         self._count(fiber.run.execution.arn, +1)
         counted_from = effect.counted_from or self._now()
         if effect.timeout_seconds and wait.timeout is None:
-            wait.timeout = self._timers.set(counted_from + timedelta(seconds=effect.timeout_seconds),
+            wait.timeout = self._timers.set(after(counted_from, effect.timeout_seconds),
                                             lambda: self._expired(wait, StatesError(names.TIMEOUT)),
                                             skippable=False)
         if effect.heartbeat_seconds:
@@ -176,7 +182,7 @@ class Callbacks:
         fiber.waiting = task
         wait = self.register(effect.token, fiber.run)
         if effect.timeout_seconds:
-            wait.timeout = self._timers.set(self._now() + timedelta(seconds=effect.timeout_seconds),
+            wait.timeout = self._timers.set(after(self._now(), effect.timeout_seconds),
                                             lambda: self._activity_expired(task, wait), skippable=False)
         self._count(fiber.run.execution.arn, +1)
         with self._cv:
@@ -242,7 +248,7 @@ class Callbacks:
             return
         if wait.heartbeat:
             wait.heartbeat.cancel()
-        wait.heartbeat = self._timers.set((since or self._now()) + timedelta(seconds=wait.heartbeat_seconds),
+        wait.heartbeat = self._timers.set(after(since or self._now(), wait.heartbeat_seconds),
                                           # AWS reports a missed heartbeat as States.Timeout (recorded twice)
                                           lambda: self._expired(wait, HeartbeatTimedOut()), skippable=False)
 

@@ -12,13 +12,14 @@ can meet, as a callback's is. Everything here runs on the engine thread.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Callable
 
 from msgspec import Struct, field
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.clock import after
 from sfn_emulator.engine.effects import AwaitEvent
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
@@ -59,7 +60,7 @@ class EventWaits:
         fiber.waiting = wait
         self._waits.append(wait)
         if effect.timeout_seconds is not None:
-            wait.timeout = self._timers.set(self._now() + timedelta(seconds=effect.timeout_seconds),
+            wait.timeout = self._timers.set(after(self._now(), effect.timeout_seconds),
                                             lambda: self._timed_out(wait), skippable=False)
 
     def deliver(self, event: dict[str, Any]) -> list[str]:

@@ -4,7 +4,7 @@ keeps each execution's top-level fiber and run, and wakes `.sync` tasks waiting 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Callable
 
 from msgspec import Struct
@@ -12,6 +12,7 @@ from msgspec import Struct
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.model import StateMachine
+from sfn_emulator.clock import after
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.errors import NotRedrivable
 from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
@@ -157,7 +158,8 @@ class Lifecycle:
         if root is not None:
             self._fibers.cancel(root, aborting=False)
         details = {key: value for key, value in (("error", error), ("cause", cause)) if value is not None}
-        self._runs[execution.arn].emit(None, "ExecutionAborted", "executionAbortedEventDetails", details)
+        # linked to no event (previousEventId 0), as AWS recorded a StopExecution (LocalStack's test_stop_execution)
+        self._runs[execution.arn].emit(None, "ExecutionAborted", "executionAbortedEventDetails", details, previous=0)
         self._close(execution, ABORTED, error=error, cause=cause)
 
     def redrive(self, execution: Execution) -> None:
@@ -251,7 +253,7 @@ class Lifecycle:
         self._runs[execution.arn] = run
         timeout = run_time_limit_seconds(execution)
         if timeout:
-            due = execution.start_date + timedelta(seconds=timeout)
+            due = after(execution.start_date, timeout)
             self._timeouts[execution.arn] = self._timers.set(due, lambda: self._time_out(run), skippable=True)
         self._fibers.resume(fiber)
 

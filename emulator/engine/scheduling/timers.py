@@ -1,5 +1,6 @@
 """Timers: one heap ordered by (due, sequence), so timers due at the same instant fire in the order
-they were set. A timer is cancelled by marking it; the heap drops it when it reaches the top."""
+they were set. A timer is cancelled by marking it; the heap drops it when it reaches the top. A timer
+due `NEVER` (a delay past the clock's last instant) stays pending: no clock reaches it, nothing jumps to it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 from msgspec import Struct
+
+from sfn_emulator.clock import NEVER
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +30,7 @@ class Timer(Struct, eq=False):
 def new_timer(due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
     """A timer not yet in any heap; the clock counts whole milliseconds, so a deadline between two
     falls due at the later one."""
-    if due.microsecond % 1000:
+    if due.microsecond % 1000 and due != NEVER:
         due = due.replace(microsecond=due.microsecond - due.microsecond % 1000) + timedelta(milliseconds=1)
     return Timer(due, fire, skippable)
 
@@ -52,12 +55,14 @@ class Timers:
         return timer
 
     def next_due(self) -> datetime | None:
+        """When the next timer falls due; None when none ever will."""
         timer = self._next()
-        return timer.due if timer else None
+        return timer.due if timer and timer.due != NEVER else None
 
     def earliest_pending(self) -> datetime | None:
         """When the earliest timer not cancelled falls due; safe from any thread (reads a copy)."""
-        return min((due for due, _, timer in list(self._heap) if not timer.cancelled), default=None)
+        return min((due for due, _, timer in list(self._heap) if not timer.cancelled and due != NEVER),
+                   default=None)
 
     def is_due(self, now: datetime) -> bool:
         timer = self._next()

@@ -25,7 +25,9 @@ def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunn
         results = yield Fork(iterations, max_concurrency=max_concurrency)
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
-    frame.emit("MapStateSucceeded")
+    # AWS links MapStateSucceeded, and the MapStateExited after it, to the last MapIterationSucceeded.
+    frame.prev_event_id = frame.run.execution.history[-1]["id"]
+    frame.emit("MapStateSucceeded", advance=False)
     within_payload_limit(results, state.name)
     return state.io.result_output(raw, results, state.assign, frame), state.next
 
@@ -40,7 +42,7 @@ def _iteration_runner(run_iteration: MachineRunner, state: MapState, value: JSON
             child.map_item = None
             return (yield from run_iteration(state.item_processor, item_input, child))
 
-        return (yield from map_iteration(child, state.name, index, work()))
+        return (yield from map_iteration(child, state.name, index, work(), parent=frame))
 
     return iteration
 

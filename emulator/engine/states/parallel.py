@@ -9,7 +9,7 @@ from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, ParallelState, StateMachine
 from sfn_emulator.engine.effects import Fork, Interpreter
 from sfn_emulator.engine.frame import Frame
-from sfn_emulator.engine.states.processing import BranchFailure, MachineRunner
+from sfn_emulator.engine.states.processing import BranchFailure, MachineRunner, branch_ended
 
 
 def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: MachineRunner) -> Interpreter:
@@ -28,4 +28,8 @@ def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: Mach
 
 def _branch_runner(run_branch: MachineRunner, branch: StateMachine, value: JSON, frame: Frame,
                    place: tuple[str, int]) -> Callable[[], Interpreter]:
-    return lambda: run_branch(branch, value, frame.child(interleave=True, place=place))
+    def branch_run() -> Interpreter:
+        child = frame.child(interleave=True, place=place)
+        return branch_ended(child, frame, run_branch(branch, value, child))
+
+    return branch_run

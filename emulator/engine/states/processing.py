@@ -35,18 +35,38 @@ def item_selected(state: MapState, value: JSON, scope: Frame) -> JSON:
     return selected
 
 
-def map_iteration(frame: Frame, name: str, index: int, work: Interpreter) -> Interpreter:
+def map_iteration(frame: Frame, name: str, index: int, work: Interpreter, parent: Frame | None = None) -> Interpreter:
     """`work` run as iteration `index` of the Map-like state `name`, between the events AWS records
-    for it: MapIterationStarted, then Succeeded, Failed (an error left it) or Aborted."""
+    for it: MapIterationStarted, then Succeeded, Failed (an error left it) or Aborted. When it ends,
+    the Map's own line (`parent`) goes on from the iteration's last event, not from its closing
+    one: AWS links the next iteration's MapIterationStarted and the Map's MapStateFailed there."""
     ids = {"name": name, "index": index}
     frame.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
     try:
         output = yield from work
     except StatesError:
-        frame.emit("MapIterationFailed", "mapIterationFailedEventDetails", ids)
+        _iteration_ended(frame, parent, "MapIterationFailed", ids)
         raise
     except Aborted:
-        frame.emit("MapIterationAborted", "mapIterationAbortedEventDetails", ids)
+        frame.emit("MapIterationAborted", "mapIterationAbortedEventDetails", ids, advance=False)
         raise
-    frame.emit("MapIterationSucceeded", "mapIterationSucceededEventDetails", ids)
+    _iteration_ended(frame, parent, "MapIterationSucceeded", ids)
+    return output
+
+
+def _iteration_ended(frame: Frame, parent: Frame | None, event_type: str, ids: dict[str, JSON]) -> None:
+    frame.emit(event_type, f"{event_type[0].lower()}{event_type[1:]}EventDetails", ids, advance=False)
+    if parent is not None:
+        parent.prev_event_id = frame.prev_event_id
+
+
+def branch_ended(frame: Frame, parent: Frame, work: Interpreter) -> Interpreter:
+    """A Parallel branch: when it ends, the Parallel's line goes on from the branch's last event
+    (ParallelStateFailed links to the failing branch's, ParallelStateExited to the last one's)."""
+    try:
+        output = yield from work
+    except StatesError:
+        parent.prev_event_id = frame.prev_event_id
+        raise
+    parent.prev_event_id = frame.prev_event_id
     return output
