@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.randomness import Randomness, process_seed
-from sfn_emulator.swf.decisions import DecisionBatch, check_attributes
+from sfn_emulator.swf.decisions import DecisionBatch, check_attributes, check_close_is_last
 from sfn_emulator.swf.execution import ActivityTask, DecisionTask, WorkflowExecution
-from sfn_emulator.swf.faults import TooManyTagsFault, UnknownResourceFault
+from sfn_emulator.swf.faults import TooManyTagsFault
 from sfn_emulator.swf.lambdas import LambdaRunner
 from sfn_emulator.swf.paging import page
 from sfn_emulator.swf.polls import decision_page, decision_task_answer
@@ -62,10 +62,12 @@ class SwfService:
             for key in [key for key in self._registries if account is None or key[0] == account]:
                 del self._registries[key]
             for key in [key for key in self.workflows.executions if account is None or key[0] == account]:
-                for execution in self.workflows.executions.pop(key):
+                gone = self.workflows.executions.pop(key)
+                for execution in gone:
                     if execution.is_open:
                         self.workflows.close(execution, "TERMINATED", "WorkflowExecutionTerminated",
                                              childPolicy="ABANDON", reason="the emulator was reset")
+                self.workflows.forget_tokens(gone)
 
     def close(self) -> None:
         self.tasks.closed = True
@@ -256,6 +258,7 @@ class SwfService:
         execution, decision = self._task(params["taskToken"], DecisionTask)
         decisions = params.get("decisions", [])
         check_attributes(decisions)
+        check_close_is_last(decisions)
         if "taskList" in params:
             execution.decision_task_list = params["taskList"]["name"]
             timeout = params.get("taskListScheduleToStartTimeout")
@@ -311,12 +314,7 @@ class SwfService:
         self.workflows.schedule_decision(execution)
 
     def _task(self, token: str, kind: type) -> tuple[WorkflowExecution, Any]:
-        """The open task a token names; SWF answers a token it does not know (or one of a task that
-        is over) with UnknownResourceFault."""
-        found = self.workflows.tokens.get(token)
-        if found is None or not isinstance(found[1], kind) or not found[0].is_open:
-            raise UnknownResourceFault("Unknown task token")
-        return found
+        return self.workflows.task_of(token, kind)
 
 
 def _with_token(answer: dict[str, Any], token: str | None) -> dict[str, Any]:
