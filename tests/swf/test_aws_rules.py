@@ -101,7 +101,8 @@ def _stale_activity_heartbeat(swf: Any, domain: str) -> tuple[Callable[..., Any]
 def _stale_decision_token(swf: Any, domain: str) -> tuple[Callable[..., Any], dict[str, Any], str]:
     _start(swf, domain)
     token = _decision_task(swf, domain)["taskToken"]
-    swf.respond_decision_task_completed(taskToken=token, decisions=[MARKER])
+    # An activity task waits for a worker, so the shared server's auto clock stays (the execution stays open).
+    swf.respond_decision_task_completed(taskToken=token, decisions=[_schedule()])
     return swf.respond_decision_task_completed, {"taskToken": token}, "Unknown decision task, scheduledEventId = 2"
 
 
@@ -224,3 +225,51 @@ def test_a_manual_advance_over_a_timeout_stamps_it_at_its_due_time(manual: Any) 
     assert later == [("ActivityTaskTimedOut", timedelta(minutes=5)), ("DecisionTaskScheduled", timedelta(minutes=5)),
                      ("TimerFired", timedelta(minutes=10))]
     assert attributes(events[6])["timeoutType"] == "SCHEDULE_TO_START"
+
+
+# -- every member the API reference requires ---------------------------------------------------------------
+def _required_members() -> dict[str, tuple[str, ...]]:
+    """Each `<type>EventAttributes` shape of botocore's `swf` model and the members it requires."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("swf")
+    event = model.shape_for("HistoryEvent")
+    return {name: tuple(shape.required_members) for name, shape in event.members.items() if name.endswith("EventAttributes")}
+
+
+def test_every_event_carries_the_members_its_shape_requires(manual: Any) -> None:
+    """A run that records most event types, failures included, on the manual clock."""
+    swf, domain, clock = manual.swf, manual.domain, manual.emulator.clock
+    run_id = _start(swf, domain)
+    timer = {"decisionType": "StartTimer", "startTimerDecisionAttributes": {"timerId": "t", "startToFireTimeout": "30"}}
+    child = {"decisionType": "StartChildWorkflowExecution", "startChildWorkflowExecutionDecisionAttributes": {
+        "workflowType": WF, "workflowId": "child"}}
+    missing_type = {"decisionType": "StartChildWorkflowExecution", "startChildWorkflowExecutionDecisionAttributes": {
+        "workflowType": {"name": "none", "version": "0"}, "workflowId": "never"}}
+    failing = [
+        {"decisionType": "CancelTimer", "cancelTimerDecisionAttributes": {"timerId": "unknown"}},
+        {"decisionType": "RequestCancelActivityTask", "requestCancelActivityTaskDecisionAttributes": {"activityId": "unknown"}},
+        {"decisionType": "SignalExternalWorkflowExecution", "signalExternalWorkflowExecutionDecisionAttributes": {
+            "workflowId": "unknown", "signalName": "s"}},
+        {"decisionType": "RequestCancelExternalWorkflowExecution",
+         "requestCancelExternalWorkflowExecutionDecisionAttributes": {"workflowId": "unknown"}},
+        {"decisionType": "ScheduleActivityTask", "scheduleActivityTaskDecisionAttributes": {
+            "activityId": "x", "activityType": {"name": "none", "version": "0"}}},
+    ]
+    swf.respond_decision_task_completed(taskToken=_decision_task(swf, domain)["taskToken"], decisions=[
+        _schedule("a"), _schedule("late", scheduleToStartTimeout="10"), timer, MARKER, child, missing_type, *failing])
+    work = swf.poll_for_activity_task(domain=domain, taskList={"name": "work"})
+    swf.respond_activity_task_completed(taskToken=work["taskToken"], result="done")
+    swf.signal_workflow_execution(domain=domain, workflowId="w", signalName="s")
+    clock.advance(60)
+    swf.respond_decision_task_completed(taskToken=_decision_task(swf, domain)["taskToken"],
+                                        decisions=[_close("CompleteWorkflowExecution")])
+    required = _required_members()
+    events = history(swf, domain, "w", run_id)
+    seen = {event["eventType"] for event in events}
+    assert {"ActivityTaskTimedOut", "TimerFired", "StartChildWorkflowExecutionFailed", "CancelTimerFailed",
+            "ChildWorkflowExecutionStarted", "ScheduleActivityTaskFailed", "WorkflowExecutionSignaled"} <= seen
+    for event in events:
+        member = next(key for key in event if key.endswith("EventAttributes"))
+        absent = [name for name in required[member] if name not in event[member]]
+        assert not absent, f"{event['eventType']} lacks {absent}"
