@@ -14,8 +14,8 @@ algorithm step by step:
 5. the transition's action and `resultHandler`; a transition without `nextState` returns to step 4;
 6. the exit action and `exitResultHandler`, then the next state (step 2).
 
-An action failing runs the first of its `errorHandlers` whose `condition` holds on the error
-(`{"error", "cause"}`): its `resultHandler` merges the error, then its retry policy retries the
+An action failing runs the first of its `errorHandlers` whose `condition` holds on the error, in
+the shape SM4C passes it (`error_value`): its `resultHandler` merges the error, then its retry policy retries the
 action (delays on the clock), or the action's result is null. An unhandled error fails the
 execution with that error. A child action that a parallel's completion (or a sibling's failure)
 cancels ends its open tasks with `TaskFailed` (`SM4C.Cancelled`). When the document's `timeout`
@@ -221,7 +221,7 @@ class Instance:
             try:
                 return (yield from self.recorded(action, data, state, frame, attempt))
             except StatesError as error:
-                failure = {"error": error.error, "cause": error.cause}
+                failure = error_value(error)
                 handler = next((h for h in action.error_handlers
                                 if h.condition is None or h.condition.holds(failure)), None)
                 if handler is None:
@@ -331,6 +331,23 @@ class Instance:
             self.completions += 1
             return self.completions, result
         return branch
+
+
+# The members Newtonsoft.Json writes for a .NET exception (its `ISerializable` data), in that order.
+_EXCEPTION_MEMBERS = ("ClassName", "Message", "Data", "InnerException", "HelpURL", "StackTraceString",
+                      "RemoteStackTraceString", "RemoteStackIndex", "ExceptionMethod", "HResult", "Source",
+                      "WatsonBuckets")
+_COR_E_EXCEPTION = -2146233088  # the HResult of a plain System.Exception
+
+
+def error_value(error: StatesError) -> dict[str, JSON]:
+    """The error as SM4C hands it to error handlers: its runtime catches the action's exception and
+    passes `JObject.FromObject(ex)` (`ActionExtensions.ExecuteAsync`), the exception serialized by
+    Newtonsoft.Json. The error's name stands for the exception's class, its cause for the message;
+    what a .NET exception alone has (stack traces, inner exception, ...) is null."""
+    value: dict[str, JSON] = dict.fromkeys(_EXCEPTION_MEMBERS)
+    value.update(ClassName=error.error, Message=error.cause, RemoteStackIndex=0, HResult=_COR_E_EXCEPTION)
+    return value
 
 
 def task_failed(frame: Frame, ids: dict[str, str], error: StatesError) -> None:
