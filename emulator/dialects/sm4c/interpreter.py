@@ -33,6 +33,7 @@ exit of its state and the entry of `nextState`; a transition without `nextState`
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Callable
@@ -343,10 +344,20 @@ _COR_E_EXCEPTION = -2146233088  # the HResult of a plain System.Exception
 def error_value(error: StatesError) -> dict[str, JSON]:
     """The error as SM4C hands it to error handlers: its runtime catches the action's exception and
     passes `JObject.FromObject(ex)` (`ActionExtensions.ExecuteAsync`), the exception serialized by
-    Newtonsoft.Json. The error's name stands for the exception's class, its cause for the message;
-    what a .NET exception alone has (stack traces, inner exception, ...) is null."""
+    Newtonsoft.Json. The error's name stands for the exception's class, its cause for the message
+    (a function's failure, reported as Lambda reports one, gives its `errorMessage` and `stackTrace`);
+    what only a .NET exception has (inner exception, help link, ...) is null."""
     value: dict[str, JSON] = dict.fromkeys(_EXCEPTION_MEMBERS)
     value.update(ClassName=error.error, Message=error.cause, RemoteStackIndex=0, HResult=_COR_E_EXCEPTION)
+    try:
+        reported = json.loads(error.cause or "")
+    except ValueError:
+        reported = None
+    if isinstance(reported, dict) and isinstance(reported.get("errorMessage"), str):
+        value["Message"] = reported["errorMessage"]
+        trace = reported.get("stackTrace")
+        if isinstance(trace, list) and all(isinstance(line, str) for line in trace):
+            value["StackTraceString"] = "".join(trace)
     return value
 
 
