@@ -36,7 +36,7 @@ def check_attributes(decisions: list[dict[str, Any]]) -> None:
     problems = [f"Value null at 'decisions.{index}.member.{attributes_member(decision['decisionType'])}' "
                 "failed to satisfy constraint: Member must not be null"
                 for index, decision in enumerate(decisions, start=1)
-                if decision["decisionType"] not in _WITHOUT_ATTRIBUTES
+                if decision["decisionType"] not in CLOSING_DECISIONS
                 and attributes_member(decision["decisionType"]) not in decision]
     if problems:
         count = len(problems)
@@ -53,7 +53,6 @@ def check_close_is_last(decisions: list[dict[str, Any]]) -> None:
 # theirs is optional).
 CLOSING_DECISIONS = frozenset({"CompleteWorkflowExecution", "FailWorkflowExecution", "CancelWorkflowExecution",
                                "ContinueAsNewWorkflowExecution"})
-_WITHOUT_ATTRIBUTES = CLOSING_DECISIONS
 
 
 class DecisionBatch:

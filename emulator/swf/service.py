@@ -255,7 +255,7 @@ class SwfService:
         return self.tasks.poll(key, take) or {"taskToken": "", "startedEventId": 0, "previousStartedEventId": 0}
 
     def respond_decision_task_completed(self, registry: Registry, params: dict[str, Any]) -> None:
-        execution, decision = self._task(params["taskToken"], DecisionTask)
+        execution, decision = self.workflows.task_of(params["taskToken"], DecisionTask)
         decisions = params.get("decisions", [])
         check_attributes(decisions)
         check_close_is_last(decisions)
@@ -293,7 +293,7 @@ class SwfService:
         return self.tasks.poll(key, take) or {"taskToken": "", "startedEventId": 0}
 
     def record_activity_task_heartbeat(self, registry: Registry, params: dict[str, Any]) -> dict[str, Any]:
-        execution, task = self._task(params["taskToken"], ActivityTask)
+        execution, task = self.workflows.task_of(params["taskToken"], ActivityTask)
         self.workflows.heartbeat(execution, task, params.get("details"))
         return {"cancelRequested": bool(task.cancel_requested_event_id)}
 
@@ -304,18 +304,14 @@ class SwfService:
         self._close_activity(params, "ActivityTaskFailed", reason=params.get("reason"), details=params.get("details"))
 
     def respond_activity_task_canceled(self, registry: Registry, params: dict[str, Any]) -> None:
-        _, task = self._task(params["taskToken"], ActivityTask)
+        _, task = self.workflows.task_of(params["taskToken"], ActivityTask)
         self._close_activity(params, "ActivityTaskCanceled", details=params.get("details"),
                              latestCancelRequestedEventId=task.cancel_requested_event_id or None)
 
     def _close_activity(self, params: dict[str, Any], event_type: str, **attributes: Any) -> None:
-        execution, task = self._task(params["taskToken"], ActivityTask)
+        execution, task = self.workflows.task_of(params["taskToken"], ActivityTask)
         self.workflows.close_activity(execution, task, event_type, **attributes)
         self.workflows.schedule_decision(execution)
-
-    def _task(self, token: str, kind: type) -> tuple[WorkflowExecution, Any]:
-        return self.workflows.task_of(token, kind)
-
 
 def _with_token(answer: dict[str, Any], token: str | None) -> dict[str, Any]:
     if token is not None:

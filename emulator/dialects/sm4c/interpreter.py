@@ -15,8 +15,8 @@ algorithm step by step:
 6. the exit action and `exitResultHandler`, then the next state (step 2).
 
 An action failing runs the first of its `errorHandlers` whose `condition` holds on the error, in
-the shape SM4C passes it (`error_value`): its `resultHandler` merges the error, then its retry policy retries the
-action (delays on the clock), or the action's result is null. An unhandled error fails the
+the shape SM4C passes it (`error_value`): its `resultHandler` merges the error, then its retry
+policy retries the action (delays on the clock), or the action's result is null. An unhandled error fails the
 execution with that error. A child action that a parallel's completion (or a sibling's failure)
 cancels ends its open tasks with `TaskFailed` (`SM4C.Cancelled`). When the document's `timeout`
 passes, the engine stops the execution and runs `timeout.action` (`Run.on_timeout`) before it

@@ -10,8 +10,8 @@ state. A WARNING (`TRANSITION_NEVER_FIRES`) names each transition the algorithm 
 every other transition of a state that has an implicit one (the implicit one is taken first,
 wherever it stands), and, after a transition whose condition is the constant `true`, the later
 conditional transitions and every event or timeout transition (conditions are tried in document
-order, before any wait). References (functions, events, retry policies, next states, subflows by name at run time)
-must name a definition of the document.
+order, before any wait). References (functions, events, retry policies, next states, subflows by
+name at run time) must name a definition of the document.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from sfn_emulator.asl.validation import (
     DUPLICATE_STATE_NAME,
     ERROR,
     INVALID_JSON_DESCRIPTION,
-    WARNING,
     MISSING_TRANSITION_TARGET,
+    WARNING,
     Diagnostic,
     InvalidDefinitionError,
 )
