@@ -144,11 +144,14 @@ def _delete_registered_activity_type(swf: Any, domain: str) -> tuple[Callable[..
     return swf.delete_activity_type, {"domain": domain, "activityType": WORK}, "ActivityType=[name=work, version=1]"
 
 
-def _corrupt_page_token(operation: str, **params: Any) -> Callable[[Any, str], tuple[Callable[..., Any], dict[str, Any], str]]:
+def _corrupt_page_token(operation: str, *, in_domain: bool = True,
+                        **params: Any) -> Callable[[Any, str], tuple[Callable[..., Any], dict[str, Any], str]]:
+    """`operation` (in the test's domain unless `in_domain` is False) with a page token never handed out."""
     def case(swf: Any, domain: str) -> tuple[Callable[..., Any], dict[str, Any], str]:
         _start(swf, domain)
-        given = {name: (domain if value == "DOMAIN" else value) for name, value in params.items()}
-        return getattr(swf, operation), {**given, "nextPageToken": "not-a-token"}, "Invalid token"
+        scope = {"domain": domain} if in_domain else {}
+        return getattr(swf, operation), {**scope, **params, "nextPageToken": "not-a-token"}, "Invalid token"
+    case.__name__ = f"corrupt_page_token_of_{operation}"
     return case
 
 
@@ -171,11 +174,10 @@ def _history_page_token_of_no_decision_task(swf: Any, domain: str) -> tuple[Call
     (_unknown_workflow_to_terminate, "UnknownResourceFault"),
     (_delete_registered_workflow_type, "TypeNotDeprecatedFault"),
     (_delete_registered_activity_type, "TypeNotDeprecatedFault"),
-    (_corrupt_page_token("list_domains", registrationStatus="REGISTERED"), "ValidationException"),
-    (_corrupt_page_token("list_workflow_types", domain="DOMAIN", registrationStatus="REGISTERED"), "ValidationException"),
-    (_corrupt_page_token("list_open_workflow_executions", domain="DOMAIN",
-                         startTimeFilter={"oldestDate": 0}), "ValidationException"),
-    (_corrupt_page_token("poll_for_decision_task", domain="DOMAIN", taskList={"name": "decisions"}), "ValidationException"),
+    (_corrupt_page_token("list_domains", in_domain=False, registrationStatus="REGISTERED"), "ValidationException"),
+    (_corrupt_page_token("list_workflow_types", registrationStatus="REGISTERED"), "ValidationException"),
+    (_corrupt_page_token("list_open_workflow_executions", startTimeFilter={"oldestDate": 0}), "ValidationException"),
+    (_corrupt_page_token("poll_for_decision_task", taskList={"name": "decisions"}), "ValidationException"),
     (_history_page_token_of_no_decision_task, "ValidationException"),
 ], ids=lambda value: getattr(value, "__name__", value) if callable(value) else None)
 def test_faults_carry_the_services_words(swf: Any, domain: str, case: Callable[..., Any], code: str) -> None:
