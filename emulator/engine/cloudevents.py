@@ -47,18 +47,19 @@ def checked_events(body: Any) -> list[dict[str, Any]]:
 
 
 class EventMatch(Struct, frozen=True):
-    """What an execution waits for: an event of `type` (and `source`, when given) whose context
+    """What an execution waits for: an event of `type` and `source` (each when given) whose context
     attributes have the values in `attributes` (a value of None: the attribute only has to be there).
     `correlate`: attributes whose value must equal the one the events already consumed by the same
     wait carry (the event-wait table checks them: it knows those events)."""
 
-    type: str
+    type: str | None
     source: str | None = None
     attributes: tuple[tuple[str, Any], ...] = ()
     correlate: tuple[str, ...] = ()
 
     def matches(self, event: Mapping[str, Any]) -> bool:
-        if event.get("type") != self.type or (self.source is not None and event.get("source") != self.source):
+        if (self.type is not None and event.get("type") != self.type) or (
+                self.source is not None and event.get("source") != self.source):
             return False
         for name, value in self.attributes:
             if name not in event or (value is not None and event[name] != value):

@@ -249,7 +249,7 @@ def _edge_label(edge: Edge) -> str:
         return f"Catch: {_shorten(edge.label)}"
     if edge.kind == RETRY:
         return f"Retry: {_shorten(edge.label)}"
-    return ""
+    return _shorten(edge.label)  # a workflow dialect's transition, labelled with its trigger
 
 
 def _edge_style(edge: Edge, overlay: Overlay | None) -> str | None:

@@ -3,6 +3,10 @@ recorded as SWF records it (`...Failed` events with its cause values), and the e
 
 The rules, from the API reference:
 - DecisionTaskCompleted comes first; each decision's events name it by `decisionTaskCompletedEventId`.
+- A decision that closes the execution (complete, fail, cancel, continue as new) must be the last of
+  the list: otherwise the whole request is refused with ValidationException "Close must be last
+  decision in list" (AWS's words, captured from the live service in moto's suite), before anything
+  is recorded, and the decision task stays open for the decider to answer again.
 - A decision that closes the execution fails with UNHANDLED_DECISION when new events arrived while
   the decision task ran (a decision task is scheduled again meanwhile).
 - Defaults come from the registered activity or workflow type; a default neither given nor
@@ -32,16 +36,23 @@ def check_attributes(decisions: list[dict[str, Any]]) -> None:
     problems = [f"Value null at 'decisions.{index}.member.{attributes_member(decision['decisionType'])}' "
                 "failed to satisfy constraint: Member must not be null"
                 for index, decision in enumerate(decisions, start=1)
-                if decision["decisionType"] not in _WITHOUT_ATTRIBUTES
+                if decision["decisionType"] not in CLOSING_DECISIONS
                 and attributes_member(decision["decisionType"]) not in decision]
     if problems:
         count = len(problems)
         raise SwfValidationException(f"{count} validation error{'s' if count > 1 else ''} detected: {'; '.join(problems)}")
 
 
-# These decisions may come without attributes: every member of theirs is optional.
-_WITHOUT_ATTRIBUTES = frozenset({"CompleteWorkflowExecution", "FailWorkflowExecution", "CancelWorkflowExecution",
-                                 "ContinueAsNewWorkflowExecution"})
+def check_close_is_last(decisions: list[dict[str, Any]]) -> None:
+    """No decision follows one that closes the execution."""
+    if any(decision["decisionType"] in CLOSING_DECISIONS for decision in decisions[:-1]):
+        raise SwfValidationException("Close must be last decision in list")
+
+
+# The decisions that close the execution; they may also come without attributes (every member of
+# theirs is optional).
+CLOSING_DECISIONS = frozenset({"CompleteWorkflowExecution", "FailWorkflowExecution", "CancelWorkflowExecution",
+                               "ContinueAsNewWorkflowExecution"})
 
 
 class DecisionBatch:

@@ -64,5 +64,10 @@ def type_label(kind: str, name: str, version: str) -> str:
     return f"{kind}=[name={name}, version={version}]"
 
 
-def execution_label(workflow_id: str, run_id: str | None) -> str:
-    return f"WorkflowExecution=[workflowId={workflow_id}, runId={run_id}]"
+def unknown_execution(workflow_id: str, run_id: str | None) -> str:
+    """SWF's message for an execution it does not know: by its run when the request names one
+    (captured from the live service in moto's suite), else by its workflow id alone (as Eucalyptus,
+    built to answer as SWF does, words it)."""
+    if run_id is None:
+        return f"Unknown execution, workflowId = {workflow_id}"
+    return f"Unknown execution: WorkflowExecution=[workflowId={workflow_id}, runId={run_id}]"

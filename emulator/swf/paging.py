@@ -1,5 +1,7 @@
 """SWF's paging: `maximumPageSize` (1000 at most, the default), `reverseOrder`, and an opaque
-`nextPageToken` that names where the next page starts."""
+`nextPageToken` that names where the next page starts. A token SWF did not hand out (or one of a
+decision task it no longer knows) is refused with ValidationException "Invalid token", SWF's words
+for a corrupt `nextPageToken`."""
 
 from __future__ import annotations
 
@@ -24,6 +26,10 @@ def page(items: Sequence[Item], params: dict[str, Any], *, context: str = "") ->
     return chunk, _token(start + size, context) if more else None
 
 
+def invalid_token() -> SwfValidationException:
+    return SwfValidationException("Invalid token")
+
+
 def token_context(token: str) -> str:
     return _read(token)["context"]
 
@@ -36,8 +42,8 @@ def _read(token: str) -> dict[str, Any]:
     try:
         content = json.loads(base64.urlsafe_b64decode(token.encode()))
     except (ValueError, TypeError):
-        raise SwfValidationException("Invalid nextPageToken") from None
+        raise invalid_token() from None
     if (not isinstance(content, dict) or not isinstance(content.get("offset"), int) or content["offset"] < 0
             or not isinstance(content.get("context"), str)):
-        raise SwfValidationException("Invalid nextPageToken")
+        raise invalid_token()
     return content

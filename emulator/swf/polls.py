@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from sfn_emulator.swf.execution import DecisionTask, WorkflowExecution
-from sfn_emulator.swf.faults import SwfValidationException
-from sfn_emulator.swf.paging import page, token_context
+from sfn_emulator.swf.paging import invalid_token, page, token_context
 
 
 def decision_task_answer(execution: WorkflowExecution, decision: DecisionTask, params: dict[str, Any]) -> dict[str, Any]:
@@ -30,7 +29,7 @@ def decision_page(tokens: dict[str, tuple[WorkflowExecution, Any]], params: dict
     """A later page of the history of a decision task already handed out."""
     found = tokens.get(token_context(params["nextPageToken"]))
     if found is None or not isinstance(found[1], DecisionTask):
-        raise SwfValidationException("Invalid nextPageToken")
+        raise invalid_token()
     execution, decision = found
     events = execution.history.events[:decision.started_event_id]
     chunk, token = page(events, params, context=decision.token or "")

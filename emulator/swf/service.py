@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.partitions import partition_for
 from sfn_emulator.randomness import Randomness, process_seed
-from sfn_emulator.swf.decisions import DecisionBatch, check_attributes
+from sfn_emulator.swf.decisions import DecisionBatch, check_attributes, check_close_is_last
 from sfn_emulator.swf.execution import ActivityTask, DecisionTask, WorkflowExecution
-from sfn_emulator.swf.faults import TooManyTagsFault, UnknownResourceFault
+from sfn_emulator.swf.faults import TooManyTagsFault
 from sfn_emulator.swf.lambdas import LambdaRunner
 from sfn_emulator.swf.numbers import check_numbers
 from sfn_emulator.swf.paging import page
@@ -64,10 +64,12 @@ class SwfService:
             for key in [key for key in self._registries if account is None or key[0] == account]:
                 del self._registries[key]
             for key in [key for key in self.workflows.executions if account is None or key[0] == account]:
-                for execution in self.workflows.executions.pop(key):
+                gone = self.workflows.executions.pop(key)
+                for execution in gone:
                     if execution.is_open:
                         self.workflows.close(execution, "TERMINATED", "WorkflowExecutionTerminated",
                                              childPolicy="ABANDON", reason="the emulator was reset")
+                self.workflows.forget_tokens(gone)
 
     def close(self) -> None:
         self.tasks.closed = True
@@ -255,9 +257,10 @@ class SwfService:
         return self.tasks.poll(key, take) or {"taskToken": "", "startedEventId": 0, "previousStartedEventId": 0}
 
     def respond_decision_task_completed(self, registry: Registry, params: dict[str, Any]) -> None:
-        execution, decision = self._task(params["taskToken"], DecisionTask)
+        execution, decision = self.workflows.task_of(params["taskToken"], DecisionTask)
         decisions = params.get("decisions", [])
         check_attributes(decisions)
+        check_close_is_last(decisions)
         if "taskList" in params:
             execution.decision_task_list = params["taskList"]["name"]
             timeout = params.get("taskListScheduleToStartTimeout")
@@ -292,7 +295,7 @@ class SwfService:
         return self.tasks.poll(key, take) or {"taskToken": "", "startedEventId": 0}
 
     def record_activity_task_heartbeat(self, registry: Registry, params: dict[str, Any]) -> dict[str, Any]:
-        execution, task = self._task(params["taskToken"], ActivityTask)
+        execution, task = self.workflows.task_of(params["taskToken"], ActivityTask)
         self.workflows.heartbeat(execution, task, params.get("details"))
         return {"cancelRequested": bool(task.cancel_requested_event_id)}
 
@@ -303,23 +306,14 @@ class SwfService:
         self._close_activity(params, "ActivityTaskFailed", reason=params.get("reason"), details=params.get("details"))
 
     def respond_activity_task_canceled(self, registry: Registry, params: dict[str, Any]) -> None:
-        _, task = self._task(params["taskToken"], ActivityTask)
+        _, task = self.workflows.task_of(params["taskToken"], ActivityTask)
         self._close_activity(params, "ActivityTaskCanceled", details=params.get("details"),
                              latestCancelRequestedEventId=task.cancel_requested_event_id or None)
 
     def _close_activity(self, params: dict[str, Any], event_type: str, **attributes: Any) -> None:
-        execution, task = self._task(params["taskToken"], ActivityTask)
+        execution, task = self.workflows.task_of(params["taskToken"], ActivityTask)
         self.workflows.close_activity(execution, task, event_type, **attributes)
         self.workflows.schedule_decision(execution)
-
-    def _task(self, token: str, kind: type) -> tuple[WorkflowExecution, Any]:
-        """The open task a token names; SWF answers a token it does not know (or one of a task that
-        is over) with UnknownResourceFault."""
-        found = self.workflows.tokens.get(token)
-        if found is None or not isinstance(found[1], kind) or not found[0].is_open:
-            raise UnknownResourceFault("Unknown task token")
-        return found
-
 
 def _with_token(answer: dict[str, Any], token: str | None) -> dict[str, Any]:
     if token is not None:

@@ -7,6 +7,11 @@ are Step Functions' own. While a decision or activity task is open, someone outs
 worker) races the execution's deadlines: the execution's start-to-close timer and the task
 timeouts are then set as such (`skippable=False`), and the auto clock follows the wall clock
 instead of jumping; once only timers remain, it jumps to the next one.
+
+History defaults: an event id that names no event is written 0, as the live service writes it
+(`parentInitiatedEventId` of a root execution, `externalInitiatedEventId` of a signal or cancel
+request from outside any workflow: published captures of WorkflowExecutionStarted and of
+WorkflowExecutionSignaled, e.g. simpleflow's recorded cassettes).
 """
 
 from __future__ import annotations
@@ -30,14 +35,15 @@ from sfn_emulator.swf.faults import (
     TypeDeprecatedFault,
     UnknownResourceFault,
     WorkflowExecutionAlreadyStartedFault,
-    execution_label,
     type_label,
+    unknown_execution,
 )
 from sfn_emulator.swf.registry import DEPRECATED, WORKFLOW, Domain, RegisteredType
 from sfn_emulator.swf.tasks import TaskLists
 
 SetTimer = Callable[..., Timer]  # (due, fire, *, skippable) -> Timer: the engine's `set_timer`
 DECISION, ACTIVITY_TASK = "decision", "activity"
+_TASK_NOUN = {ActivityTask: "activity", DecisionTask: "decision task"}  # how SWF's fault messages name a task
 
 
 class StartProblem(Exception):
@@ -85,6 +91,7 @@ class Workflows:
         self._ids = ids  # run ids and task tokens, from the emulator's seed (drawn under `lock`)
         self.executions: dict[tuple[str, str, str], list[WorkflowExecution]] = {}  # (account, region, domain) -> all
         self.tokens: dict[str, tuple[WorkflowExecution, Any]] = {}  # task token -> (execution, open task)
+        self.spent_tokens: dict[str, tuple[WorkflowExecution, Any]] = {}  # tokens of tasks that are over
         # Runs a scheduled Lambda function; True when it failed to start (see `lambdas`).
         self.on_lambda: Callable[[WorkflowExecution, Any], bool] = lambda execution, scheduled: True
 
@@ -105,7 +112,7 @@ class Workflows:
             if execution.workflow_id == workflow_id and (run_id is None and execution.is_open or execution.run_id == run_id):
                 if not open_only or execution.is_open:
                     return execution
-        raise UnknownResourceFault(f"Unknown execution: {execution_label(workflow_id, run_id)}")
+        raise UnknownResourceFault(unknown_execution(workflow_id, run_id))
 
     # -- starting --------------------------------------------------------------------------------
     def start(self, domain: Domain, account: str, region: str, workflow_id: str, attributes: dict[str, Any],
@@ -131,7 +138,7 @@ class Workflows:
             executionStartToCloseTimeout=execution.execution_timeout, taskStartToCloseTimeout=execution.task_timeout,
             childPolicy=execution.child_policy, taskList={"name": execution.task_list}, taskPriority=execution.task_priority,
             workflowType=execution.workflow_type, tagList=execution.tag_list or None, continuedExecutionRunId=continued_run_id,
-            parentWorkflowExecution=parent.reference if parent else None, parentInitiatedEventId=initiated_event_id,
+            parentWorkflowExecution=parent.reference if parent else None, parentInitiatedEventId=initiated_event_id or 0,
             lambdaRole=execution.lambda_role)
         self.schedule_decision(execution)
         return execution
@@ -183,7 +190,7 @@ class Workflows:
         """The started decision task is over (completed or timed out): the next may be handed out."""
         if decision.timer:
             decision.timer.cancel()
-        self.tokens.pop(decision.token or "", None)
+        self._retire(decision.token)
         if execution.started_decision is decision:
             execution.started_decision = None
         if execution.is_open:
@@ -250,7 +257,7 @@ class Workflows:
         for timer in task.timers.values():
             timer.cancel()
         task.timers.clear()
-        self.tokens.pop(task.token or "", None)
+        self._retire(task.token)
         execution.activities.pop(task.activity_id, None)
         if task.token is None:
             self.tasks.withdraw(self._key(execution, ACTIVITY_TASK, task.task_list), (execution, task))
@@ -270,7 +277,7 @@ class Workflows:
                source: WorkflowExecution | None = None, initiated_event_id: int | None = None) -> None:
         execution.history.add("WorkflowExecutionSignaled", self.clock.now(), signalName=name, input=input_text,
                               externalWorkflowExecution=source.reference if source else None,
-                              externalInitiatedEventId=initiated_event_id)
+                              externalInitiatedEventId=initiated_event_id or 0)
         self.schedule_decision(execution)
 
     def request_cancel(self, execution: WorkflowExecution, *, source: WorkflowExecution | None = None,
@@ -278,7 +285,7 @@ class Workflows:
         execution.cancel_requested = True
         execution.history.add("WorkflowExecutionCancelRequested", self.clock.now(),
                               externalWorkflowExecution=source.reference if source else None,
-                              externalInitiatedEventId=initiated_event_id, cause=cause)
+                              externalInitiatedEventId=initiated_event_id or 0, cause=cause)
         self.schedule_decision(execution)
 
     # -- closing ---------------------------------------------------------------------------------
@@ -293,13 +300,13 @@ class Workflows:
         for decision in (execution.scheduled_decision, execution.started_decision):
             if decision is not None:
                 self._cancel(decision.timer)
-                self.tokens.pop(decision.token or "", None)
+                self._retire(decision.token)
                 self.tasks.withdraw(self._key(execution, DECISION, decision.task_list), (execution, decision))
         execution.scheduled_decision = execution.started_decision = None
         for task in list(execution.activities.values()):
             for timer in task.timers.values():
                 timer.cancel()
-            self.tokens.pop(task.token or "", None)
+            self._retire(task.token)
             self.tasks.withdraw(self._key(execution, ACTIVITY_TASK, task.task_list), (execution, task))
         execution.activities.clear()
         for open_timer in execution.timers.values():
@@ -382,6 +389,31 @@ class Workflows:
     def new_run_id(self) -> str:
         """A new execution's `runId`."""
         return self._ids.hex_token(32)
+
+    def task_of(self, token: str, kind: type) -> tuple[WorkflowExecution, Any]:
+        """The open task of `kind` a token names, or UnknownResourceFault with SWF's words (as captured
+        from the live service in moto's suite): a task that is over names its `scheduledEventId`, a
+        task of a closed execution names the execution."""
+        found = self.tokens.get(token) or self.spent_tokens.get(token)
+        if found is None or not isinstance(found[1], kind):
+            raise UnknownResourceFault("Unknown task token")
+        execution, task = found
+        if not execution.is_open:
+            raise UnknownResourceFault(unknown_execution(execution.workflow_id, execution.run_id))
+        if token not in self.tokens:
+            raise UnknownResourceFault(f"Unknown {_TASK_NOUN[kind]}, scheduledEventId = {task.scheduled_event_id}")
+        return found
+
+    def forget_tokens(self, executions: list[WorkflowExecution]) -> None:
+        """The executions are gone (an emulator reset): their spent tokens name nothing any more."""
+        gone = {id(execution) for execution in executions}
+        for token in [token for token, (execution, _) in self.spent_tokens.items() if id(execution) in gone]:
+            del self.spent_tokens[token]
+
+    def _retire(self, token: str | None) -> None:
+        found = self.tokens.pop(token or "", None)
+        if found is not None:
+            self.spent_tokens[token or ""] = found
 
     def _token(self, execution: WorkflowExecution, task: Any) -> str:
         token = self._ids.hex_token(64)

@@ -55,7 +55,8 @@ def test_bad_documents_through_the_api(case: dict[str, Any], driver: Driver) -> 
     definition = _text(case["definition"])
     answer = driver.call("validate_state_machine_definition", definition=definition)
     assert answer["result"] == "FAIL"
-    assert [d["code"] for d in answer["diagnostics"]] == [d["code"] for d in case["expect"]["diagnostics"]]
+    errors = [d["code"] for d in case["expect"]["diagnostics"] if d["severity"] == "ERROR"]  # the API's default severity
+    assert [d["code"] for d in answer["diagnostics"]] == errors
     if driver.api is not None:
         with pytest.raises(driver.api.exceptions.InvalidDefinition):
             driver.call("create_state_machine", name="machine", roleArn=ROLE, definition=definition)

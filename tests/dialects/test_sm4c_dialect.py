@@ -62,7 +62,7 @@ def test_the_graph_draws_states_transitions_and_child_states() -> None:
     assert [node.name for node in graph.nodes] == ["Placed", "Shipped", "Packing", "Sent", "Cancelled"]
     assert [(edge.source, edge.target, edge.kind, edge.label) for edge in graph.edges] == [
         (None, "Placed", START, ""),
-        ("Placed", "Shipped", NEXT, "${ .prepaid }"), ("Placed", "Shipped", NEXT, "Paid"),
+        ("Placed", "Shipped", NEXT, "${ .prepaid }"), ("Placed", "Shipped", NEXT, "on Paid"),
         ("Placed", "Cancelled", NEXT, "after 3600s"), ("Shipped", None, END, ""),
         (None, "Packing", START, ""), ("Packing", "Sent", NEXT, ""), ("Sent", None, END, ""),
         ("Cancelled", None, END, ""),

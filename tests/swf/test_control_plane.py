@@ -142,11 +142,12 @@ def test_signal_cancel_request_terminate_and_describe(swf: Any, domain: str) -> 
     assert [event["eventType"] for event in events] == ["WorkflowExecutionStarted", "DecisionTaskScheduled",
                                                         "WorkflowExecutionSignaled", "WorkflowExecutionCancelRequested",
                                                         "WorkflowExecutionTerminated"]
-    assert events[2]["workflowExecutionSignaledEventAttributes"] == {"signalName": "go", "input": "now"}
+    assert events[2]["workflowExecutionSignaledEventAttributes"] == {"signalName": "go", "input": "now",
+                                                                      "externalInitiatedEventId": 0}
     assert events[-1]["workflowExecutionTerminatedEventAttributes"] == {
         "reason": "r", "details": "d", "childPolicy": "ABANDON", "cause": "OPERATOR_INITIATED"}
     assert _fault(swf.signal_workflow_execution, domain=domain, workflowId="w", signalName="late") == (
-        "UnknownResourceFault", "Unknown execution: WorkflowExecution=[workflowId=w, runId=None]")
+        "UnknownResourceFault", "Unknown execution, workflowId = w")
 
 
 def test_pending_task_counts(swf: Any, domain: str) -> None:

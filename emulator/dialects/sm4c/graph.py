@@ -39,10 +39,12 @@ def _scope(states: tuple[State, ...], cluster: str | None, parent: str | None, n
 
 
 def trigger_label(transition: Transition) -> str:
+    """The condition as written, `on` the events (`|`: any of a group, `&`: every group), or `after`
+    the timeout; an implicit transition has no label."""
     if transition.condition is not None:
         return transition.condition.text
     if transition.event_groups:
-        return " & ".join(" | ".join(event.name for event in group.events) for group in transition.event_groups)
+        return "on " + " & ".join(" | ".join(event.name for event in group.events) for group in transition.event_groups)
     if transition.timeout is not None:
         return f"after {transition.timeout:g}s"
     return ""

@@ -11,9 +11,11 @@ task-resource chain, subflows as nested executions, events through the emulator'
   region), started as `states:startExecution.sync:2` starts one; the result is the child's output
   (null when not waiting, or when the `timeout` passes first). A subflow waited for is stopped
   when the wait is cancelled (a parallel no longer needs the child action, the parent stops).
-- events: a transition's event definitions wait as `AwaitEvent` matches (CloudEvent `type`, `source`
-  when given, correlation attributes: a fixed `contextAttributeValue`, or the value the first
-  matching event brought, bound for the rest of the execution); `sendEvent` publishes a CloudEvent
+- events: a transition's event definitions wait as `AwaitEvent` matches: the CloudEvent's `type` and
+  `source` are compared only where the definition gives them, never with its name (SM4C's rule:
+  `EventSubscription.FindGroupMatch` skips an event only when a defined `source` or `type` differs),
+  and correlation attributes: a fixed `contextAttributeValue`, or the value the first matching event
+  brought, bound for the rest of the execution; `sendEvent` publishes a CloudEvent
   (`ProduceEvent`) of the definition's `type` (else its name) and `source` (else the state machine's
   ARN), the `expression`'s value as `data` and `contextAttributes` as extension attributes.
 
@@ -122,7 +124,7 @@ class Host:
 def _match(definition: EventDefinition, correlations: dict[str, JSON]) -> EventMatch:
     attributes = tuple((c.attribute, c.value if c.value is not None else correlations.get(c.attribute))
                        for c in definition.correlation)
-    return EventMatch(definition.type or definition.name, definition.source, attributes)
+    return EventMatch(definition.type, definition.source, attributes)
 
 
 def event_value(definition: EventDefinition, event: dict[str, JSON]) -> dict[str, JSON]:

@@ -14,9 +14,9 @@ algorithm step by step:
 5. the transition's action and `resultHandler`; a transition without `nextState` returns to step 4;
 6. the exit action and `exitResultHandler`, then the next state (step 2).
 
-An action failing runs the first of its `errorHandlers` whose `condition` holds on the error
-(`{"error", "cause"}`): its `resultHandler` merges the error, then its retry policy retries the
-action (delays on the clock), or the action's result is null. An unhandled error fails the
+An action failing runs the first of its `errorHandlers` whose `condition` holds on the error, in
+the shape SM4C passes it (`error_value`): its `resultHandler` merges the error, then its retry
+policy retries the action (delays on the clock), or the action's result is null. An unhandled error fails the
 execution with that error. A child action that a parallel's completion (or a sibling's failure)
 cancels ends its open tasks with `TaskFailed` (`SM4C.Cancelled`). When the document's `timeout`
 passes, the engine stops the execution and runs `timeout.action` (`Run.on_timeout`) before it
@@ -33,6 +33,7 @@ exit of its state and the entry of `nextState`; a transition without `nextState`
 
 from __future__ import annotations
 
+import json
 import random
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
@@ -223,7 +224,7 @@ class Instance:
             try:
                 return (yield from self.recorded(action, data, state, frame, attempt))
             except StatesError as error:
-                failure = {"error": error.error, "cause": error.cause}
+                failure = error_value(error)
                 handler = None
                 for candidate in action.error_handlers:
                     if candidate.condition is None or (yield from holds(candidate.condition, failure)):
@@ -348,6 +349,33 @@ def evaluated(expression: Expression, data: JSON, value: JSON = None) -> Interpr
 def holds(condition: Expression, data: JSON) -> Interpreter:
     """A condition's truth, evaluated off the engine's thread (see `evaluated`)."""
     return (yield Compute(partial(condition.holds, data)))
+
+
+# The members Newtonsoft.Json writes for a .NET exception (its `ISerializable` data), in that order.
+_EXCEPTION_MEMBERS = ("ClassName", "Message", "Data", "InnerException", "HelpURL", "StackTraceString",
+                      "RemoteStackTraceString", "RemoteStackIndex", "ExceptionMethod", "HResult", "Source",
+                      "WatsonBuckets")
+_COR_E_EXCEPTION = -2146233088  # the HResult of a plain System.Exception
+
+
+def error_value(error: StatesError) -> dict[str, JSON]:
+    """The error as SM4C hands it to error handlers: its runtime catches the action's exception and
+    passes `JObject.FromObject(ex)` (`ActionExtensions.ExecuteAsync`), the exception serialized by
+    Newtonsoft.Json. The error's name stands for the exception's class, its cause for the message
+    (a function's failure, reported as Lambda reports one, gives its `errorMessage` and `stackTrace`);
+    what only a .NET exception has (inner exception, help link, ...) is null."""
+    value: dict[str, JSON] = dict.fromkeys(_EXCEPTION_MEMBERS)
+    value.update(ClassName=error.error, Message=error.cause, RemoteStackIndex=0, HResult=_COR_E_EXCEPTION)
+    try:
+        reported = json.loads(error.cause or "")
+    except ValueError:
+        reported = None
+    if isinstance(reported, dict) and isinstance(reported.get("errorMessage"), str):
+        value["Message"] = reported["errorMessage"]
+        trace = reported.get("stackTrace")
+        if isinstance(trace, list) and all(isinstance(line, str) for line in trace):
+            value["StackTraceString"] = "".join(trace)
+    return value
 
 
 def task_failed(frame: Frame, ids: dict[str, str], error: StatesError) -> None:

@@ -6,8 +6,12 @@ from the document's execution algorithm: exactly one start state (per parent, fo
 state names unique in the document; a transition has at most one trigger kind (a condition, event
 groups or a timeout: a transition with two never fires in the algorithm); a state has at most one
 implicit transition and at most one timeout transition; every state is reachable from the start
-state. References (functions, events, retry policies, next states, subflows by name at run time)
-must name a definition of the document.
+state. A WARNING (`TRANSITION_NEVER_FIRES`) names each transition the algorithm can never reach:
+every other transition of a state that has an implicit one (the implicit one is taken first,
+wherever it stands), and, after a transition whose condition is the constant `true`, the later
+conditional transitions and every event or timeout transition (conditions are tried in document
+order, before any wait). References (functions, events, retry policies, next states, subflows by
+name at run time) must name a definition of the document.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from sfn_emulator.asl.validation import (
     ERROR,
     INVALID_JSON_DESCRIPTION,
     MISSING_TRANSITION_TARGET,
+    WARNING,
     Diagnostic,
     InvalidDefinitionError,
 )
 from sfn_emulator.dialects.documents import read_document
+from sfn_emulator.dialects.sm4c.expressions import unwrap
 from sfn_emulator.dialects.sm4c.reading import DocumentReader
 from sfn_emulator.dialects.sm4c.references import resolved
 from sfn_emulator.dialects.sm4c.model import (
@@ -49,6 +55,24 @@ from sfn_emulator.dialects.sm4c.model import (
 
 JSON = Any
 COMPLETION_TYPES = ("and", "xor", "n_of_m")
+TRANSITION_NEVER_FIRES = "TRANSITION_NEVER_FIRES"
+
+
+def _never_firing(transitions: tuple[Transition, ...]) -> list[tuple[Transition, Transition]]:
+    """Each transition the algorithm never reaches, with the one always taken before it."""
+    implicit = next((t for t in transitions if t.implicit), None)
+    if implicit is not None:
+        return [(t, implicit) for t in transitions if t.conditional or t.on_events or t.on_timeout]
+    always = next((t for t in transitions if t.conditional and _constant_true(t)), None)
+    if always is None:
+        return []
+    return [(t, always) for t in transitions
+            if (t.conditional and t.index > always.index) or t.on_events or t.on_timeout]
+
+
+def _constant_true(transition: Transition) -> bool:
+    text = transition.condition.text if transition.condition is not None else ""
+    return (unwrap(text) or text.strip()) == "true"
 
 
 def parse_document(text: str) -> StateMachine:
@@ -218,6 +242,11 @@ class _Parser(DocumentReader):
                        f"{location}/transitions")
         if sum(transition.on_timeout for transition in transitions) > 1:
             self.error("A state has one timeout transition at most", f"{location}/transitions")
+        for transition, shadow in _never_firing(transitions):
+            self.diagnostics.append(Diagnostic(
+                WARNING, TRANSITION_NEVER_FIRES,
+                f"This transition never fires: transition {shadow.index} of the state is always taken first",
+                f"{location}/transitions/{transition.index}"))
 
     def transition(self, value: dict, location: str, index: int, source: str) -> Transition:
         next_state = self.string(value, "nextState", location)
