@@ -123,8 +123,8 @@ def documents_read_first(text: str, dialect: str | None = None) -> AbstractConte
     caller can read them before it takes a lock and parse under it."""
     try:
         read_first = getattr(dialect_of(text, dialect), "read_first", None)
-    except InvalidDefinitionError:
-        read_first = None  # the parse reports the unknown dialect
+    except (InvalidDefinitionError, OverexpandedYaml):
+        read_first = None  # the parse reports the unknown dialect, or the alias bomb
     return read_first(text) if read_first is not None else nullcontext()
 
 
