@@ -10,7 +10,7 @@ from sfn_emulator.asl.validation import InvalidDefinitionError
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.errors import InvalidDefinition, ValidationException
-from sfn_emulator.service.json_input import check_json_input
+from sfn_emulator.service.json_input import read_execution_input
 from sfn_emulator.service.store import Store
 
 DEFAULT_DIAGNOSTICS = 100  # AWS's default (and maximum) maxResults for ValidateStateMachineDefinition
@@ -77,7 +77,7 @@ class DefinitionOperations(ServiceBase):
         if roleArn is not None:
             arns.role(roleArn)
         input_text = "{}" if input is None else input
-        check_json_input(input_text)
+        read_execution_input(input_text)
         state = state_to_test(definition, stateName)
         check_mock(state, mock, bool(revealSecrets), role_arn=roleArn, configuration=stateConfiguration)
         supplied_context = read_context(context, state, mock)

@@ -44,7 +44,7 @@ from sfn_emulator.service.errors import (
     ValidationException,
     invalid_request,
 )
-from sfn_emulator.service.json_input import check_json_input
+from sfn_emulator.service.json_input import read_execution_input
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import Reversed, paginate
 from sfn_emulator.service.state_machines import describe_revision
@@ -119,7 +119,7 @@ class ExecutionOperations(ServiceBase):
                 raise ValidationException(problem)
         execution_name = check_name(name) if name is not None else self._ids.uuid()
         input_text = "{}" if input is None else input
-        check_json_input(input_text)
+        read_execution_input(input_text)
         if record.type == EXPRESS:
             arn = arns.build(store.region, store.account, arns.EXPRESS, record.name, execution_name, self._ids.uuid())
         else:
