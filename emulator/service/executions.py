@@ -119,7 +119,7 @@ class ExecutionOperations(ServiceBase):
                 raise ValidationException(problem)
         execution_name = check_name(name) if name is not None else self._ids.uuid()
         input_text = "{}" if input is None else input
-        read_execution_input(input_text)
+        input_value = read_execution_input(input_text)
         if record.type == EXPRESS:
             arn = arns.build(store.region, store.account, arns.EXPRESS, record.name, execution_name, self._ids.uuid())
         else:
@@ -132,6 +132,7 @@ class ExecutionOperations(ServiceBase):
             machine=target.revision.machine,
             definition=target.revision.definition,
             input=input_text,
+            decoded_input=input_value,
             start_date=start_date,
             account=store.account,
             region=store.region,
