@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sfn_emulator.asl.json_text import innermost_open_bracket, position_outside_strings
+from sfn_emulator.asl.json_text import characters_outside_strings, innermost_open_bracket, position_outside_strings
 
 # Jackson's refusal of a document nested deeper than its default limit (StreamReadConstraints);
 # Python's parser stops near the same depth.
@@ -134,20 +134,12 @@ def _bad_unicode_escape(text: str, digits: int) -> tuple[str, int]:
 
 
 def _string_start(text: str, position: int) -> int:
-    """The offset of the opening quote of the string literal that holds `position`."""
-    start, in_string, escaped = 0, False, False
-    for index in range(position):
-        character = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif character == "\\":
-                escaped = True
-            elif character == '"':
-                in_string = False
-        elif character == '"':
-            start, in_string = index, True
-    return start
+    """The offset of the opening quote of the string literal that holds `position`: just after the
+    last character outside strings (the text before an error is valid JSON, so no string closes there)."""
+    last = -1
+    for index, _ in characters_outside_strings(text[:position]):
+        last = index
+    return last + 1
 
 
 def _is_field_name(text: str, quote: int) -> bool:
