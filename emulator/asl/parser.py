@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from msgspec import UNSET
+
 from sfn_emulator.asl.model import JSONPATH, State, StateMachine
 from sfn_emulator.asl.parsing.machines import Parser
 from sfn_emulator.asl.parsing.rules import MAX_DIAGNOSTICS, STANDARD, schema_error
@@ -40,9 +42,10 @@ __all__ = [
 # Public API
 
 
-def parse_definition(text: str, *, state_machine_type: str = STANDARD) -> StateMachine:
-    """The model of a definition text, or `InvalidDefinitionError` listing every problem in it."""
-    machine, diagnostics = _parse(text, state_machine_type)
+def parse_definition(text: str, *, state_machine_type: str = STANDARD, document: Any = UNSET) -> StateMachine:
+    """The model of a definition text, or `InvalidDefinitionError` listing every problem in it.
+    `document`: the text's JSON value when the caller has decoded it already (`decode_definition`)."""
+    machine, diagnostics = _parse(text, state_machine_type, document)
     if machine is None or _has_errors(diagnostics):
         raise InvalidDefinitionError([d for d in diagnostics if d.severity == ERROR])
     return machine
@@ -54,13 +57,14 @@ def validate_definition(
     state_machine_type: str = STANDARD,
     severity: str = ERROR,
     max_results: int = MAX_DIAGNOSTICS,
+    document: Any = UNSET,
 ) -> list[Diagnostic]:
     """ValidateStateMachineDefinition's diagnostics: ERRORs, plus WARNINGs when `severity` is WARNING.
 
     At most `max_results` are returned (0 means the default, 100); ask for one more than you show
-    to learn whether the list was truncated.
+    to learn whether the list was truncated. `document` as for `parse_definition`.
     """
-    _, diagnostics = _parse(text, state_machine_type)
+    _, diagnostics = _parse(text, state_machine_type, document)
     if severity != WARNING:
         diagnostics = [diagnostic for diagnostic in diagnostics if diagnostic.severity == ERROR]
     return diagnostics[: max_results or MAX_DIAGNOSTICS]
@@ -93,10 +97,10 @@ def parse_single_state(
     return state
 
 
-def _parse(text: str, state_machine_type: str) -> tuple[StateMachine | None, list[Diagnostic]]:
+def _parse(text: str, state_machine_type: str, document: Any) -> tuple[StateMachine | None, list[Diagnostic]]:
     if not isinstance(text, str) or not text.strip():
         return None, [schema_error("Definition must be a valid JSON object", None)]
-    value, problem = decode_definition(text)
+    value, problem = decode_definition(text) if document is UNSET else (document, None)
     if problem is not None:
         return None, [problem]
     if not isinstance(value, dict):

@@ -8,12 +8,11 @@ joins the ERROR ones into its InvalidDefinition message:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from msgspec import Struct, field
 
-from sfn_emulator.asl.json_text import innermost_open_bracket, position_outside_strings
+from sfn_emulator.asl.json_reading import JsonTextError, read_json
 
 ERROR = "ERROR"
 WARNING = "WARNING"
@@ -147,14 +146,6 @@ def _reachable(scope: Scope) -> set[str]:
 
 NESTED_TOO_DEEPLY = "Definition is nested too deeply"
 _SOURCE_EXCERPT_LIMIT = 500  # Jackson quotes at most this many characters of the source
-_TOKEN_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$+-.")
-_VALUE_EXPECTED = "was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
-
-
-class _NonStandardNumber(ValueError):
-    def __init__(self, token: str) -> None:
-        super().__init__(token)
-        self.token = token
 
 
 class _DuplicateKeys(dict):
@@ -171,16 +162,11 @@ def duplicate_keys(value: Any) -> tuple[str, ...]:
 def decode_definition(text: str) -> tuple[Any, Diagnostic | None]:
     """The JSON value of a definition text, or the diagnostic AWS gives for text that is not JSON."""
     try:
-        return json.loads(text, object_pairs_hook=_object_keeping_duplicates, parse_constant=_reject_constant), None
-    except _NonStandardNumber as problem:
-        position = position_outside_strings(text, problem.token)
-        message = f"Non-standard token '{problem.token}': enable JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS to allow"
-        return None, _syntax_diagnostic(text, message, position + len(problem.token))
-    except json.JSONDecodeError as problem:
-        message, position = _jackson_wording(text, problem)
-        return None, _syntax_diagnostic(text, message, position)
-    except RecursionError:
-        return None, Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, NESTED_TOO_DEEPLY)
+        return read_json(text, object_pairs_hook=_object_keeping_duplicates), None
+    except JsonTextError as problem:
+        if problem.offset is None:
+            return None, Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, NESTED_TOO_DEEPLY)
+        return None, _syntax_diagnostic(text, problem.message, problem.offset)
 
 
 def _object_keeping_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -192,54 +178,6 @@ def _object_keeping_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     marked = _DuplicateKeys(value)
     marked.duplicate_keys = repeated
     return marked
-
-
-def _reject_constant(token: str) -> None:
-    raise _NonStandardNumber(token)
-
-
-_CONTAINER_NAMES = {"{": "OBJECT", "[": "ARRAY"}  # Jackson's names in "expected close marker for ..."
-
-
-def _jackson_wording(text: str, problem: json.JSONDecodeError) -> tuple[str, int]:
-    """Jackson's description of a syntax error, and the offset just after what it read."""
-    position = problem.pos
-    if problem.msg.startswith("Unterminated string"):
-        return "Unexpected end-of-input in VALUE_STRING", len(text)
-    if position >= len(text):
-        container = _CONTAINER_NAMES.get(innermost_open_bracket(text, len(text)))
-        if container is None:
-            return "No content to map due to end-of-input", len(text)
-        return f"Unexpected end-of-input: expected close marker for {container}", len(text)
-    character = text[position]
-    if problem.msg.startswith("Invalid \\escape"):
-        escaped = text[position + 1] if position + 1 < len(text) else ""
-        return f"Unrecognized character escape {_describe(escaped)}", position + 2
-    if problem.msg.startswith("Invalid control character"):
-        return (
-            f"Illegal unquoted character ((CTRL-CHAR, code {ord(character)})): "
-            "has to be escaped using backslash to be included in string value",
-            position + 1,
-        )
-    if character in _TOKEN_CHARACTERS and problem.msg in ("Expecting value", "Extra data"):
-        end = position
-        while end < len(text) and text[end] in _TOKEN_CHARACTERS:
-            end += 1
-        return f"Unrecognized token '{text[position:end]}': {_VALUE_EXPECTED}", end
-    if problem.msg.startswith("Expecting property name"):
-        expectation = "was expecting double-quote to start field name"
-    elif problem.msg == "Expecting ':' delimiter":
-        expectation = "was expecting a colon to separate field name and value"
-    elif problem.msg == "Expecting ',' delimiter":
-        entries = "Object" if innermost_open_bracket(text, position) == "{" else "Array"
-        expectation = f"was expecting comma to separate {entries} entries"
-    else:
-        expectation = "expected a value"
-    return f"Unexpected character ({_describe(character)}): {expectation}", position + 1
-
-
-def _describe(character: str) -> str:
-    return f"'{character}' (code {ord(character)})" if character else "end-of-input"
 
 
 def _syntax_diagnostic(text: str, message: str, offset: int) -> Diagnostic:

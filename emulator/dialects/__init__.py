@@ -14,6 +14,11 @@ Which dialect a definition is in:
 An ASL definition (a JSON object with `States`) is never recognised by another dialect.
 
 Register a dialect with `register(dialect)`; the built-in ones are registered on import.
+
+A definition text is read once: the document recognition reads (as ASL reads JSON) is handed to a
+dialect that has `parse_document(text, document, *, state_machine_type)` /
+`validate_document(text, document, *, state_machine_type, severity, max_results)`; a dialect
+without them reads the text itself.
 """
 
 from __future__ import annotations
@@ -22,7 +27,15 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
-from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic, InvalidDefinitionError
+from msgspec import UNSET, Struct
+
+from sfn_emulator.asl.validation import (
+    ERROR,
+    SCHEMA_VALIDATION_FAILED,
+    Diagnostic,
+    InvalidDefinitionError,
+    decode_definition,
+)
 from sfn_emulator.definition_files import OverexpandedYaml
 from sfn_emulator.dialects.documents import load_document, read_document  # load_document: for dialects of plugins
 from sfn_emulator.engine.effects import Interpreter
@@ -93,20 +106,37 @@ def dialect_named(name: str) -> Dialect:
     return dialect
 
 
+class _Chosen(Struct, frozen=True):
+    """A definition's dialect, and the text's JSON value as read to choose it (UNSET: not JSON, or not read)."""
+
+    dialect: Dialect
+    json_document: Any = UNSET
+
+
+def _choose(text: str, name: str | None) -> _Chosen:
+    if name is not None:
+        return _Chosen(dialect_named(name))
+    asl = _DIALECTS[ASL]
+    json_document, problem = decode_definition(text)  # as ASL reads it: ASL takes this document on
+    if problem is None:
+        document = json_document
+    else:
+        json_document = UNSET
+        try:
+            document = read_document(text)
+        except OverexpandedYaml:
+            raise
+        except ValueError:
+            document = None
+    if document is None or asl.recognises(document):
+        return _Chosen(asl, json_document)
+    chosen = next((dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), asl)
+    return _Chosen(chosen, json_document)
+
+
 def dialect_of(text: str, name: str | None = None) -> Dialect:
     """The dialect of a definition text: the one named, else the one recognising it, else ASL."""
-    if name is not None:
-        return dialect_named(name)
-    asl = _DIALECTS[ASL]
-    try:
-        document = read_document(text)
-    except OverexpandedYaml:
-        raise
-    except ValueError:
-        document = None
-    if document is None or asl.recognises(document):
-        return asl
-    return next((dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), asl)
+    return _choose(text, name).dialect
 
 
 def anchored(text: str, directory: Path) -> str:
@@ -140,20 +170,28 @@ def read_anchored(source: str) -> str:
 def parse(text: str, *, state_machine_type: str = "STANDARD", dialect: str | None = None) -> Any:
     """The compiled model of a definition in its dialect, or InvalidDefinitionError."""
     try:
-        chosen = dialect_of(text, dialect)
+        chosen = _choose(text, dialect)
     except OverexpandedYaml as error:
         raise InvalidDefinitionError([_overexpanded(error)]) from None
-    return chosen.parse(text, state_machine_type=state_machine_type)
+    parse_document = getattr(chosen.dialect, "parse_document", None)
+    if parse_document is not None and chosen.json_document is not UNSET:
+        return parse_document(text, chosen.json_document, state_machine_type=state_machine_type)
+    return chosen.dialect.parse(text, state_machine_type=state_machine_type)
 
 
 def validate(text: str, *, state_machine_type: str = "STANDARD", severity: str = ERROR, max_results: int = 100,
              dialect: str | None = None) -> list[Diagnostic]:
     """ValidateStateMachineDefinition's diagnostics for a definition in its dialect."""
     try:
-        chosen = dialect_of(text, dialect)
+        chosen = _choose(text, dialect)
     except OverexpandedYaml as error:
         return [_overexpanded(error)]
-    return chosen.validate(text, state_machine_type=state_machine_type, severity=severity, max_results=max_results)
+    validate_document = getattr(chosen.dialect, "validate_document", None)
+    if validate_document is not None and chosen.json_document is not UNSET:
+        return validate_document(text, chosen.json_document, state_machine_type=state_machine_type,
+                                 severity=severity, max_results=max_results)
+    return chosen.dialect.validate(text, state_machine_type=state_machine_type, severity=severity,
+                                   max_results=max_results)
 
 
 def _overexpanded(error: OverexpandedYaml) -> Diagnostic:

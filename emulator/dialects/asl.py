@@ -31,9 +31,17 @@ class AslDialect(Struct, frozen=True):
     def parse(self, text: str, *, state_machine_type: str) -> StateMachine:
         return parse_definition(text, state_machine_type=state_machine_type)
 
+    def parse_document(self, text: str, document: Any, *, state_machine_type: str) -> StateMachine:
+        return parse_definition(text, state_machine_type=state_machine_type, document=document)
+
     def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
         return validate_definition(text, state_machine_type=state_machine_type, severity=severity,
                                    max_results=max_results)
+
+    def validate_document(self, text: str, document: Any, *, state_machine_type: str, severity: str,
+                          max_results: int) -> list[Diagnostic]:
+        return validate_definition(text, state_machine_type=state_machine_type, severity=severity,
+                                   max_results=max_results, document=document)
 
     def run(self, run: Run) -> Interpreter:
         return run_execution(run)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from msgspec import Struct, field
+from msgspec import UNSET, Struct, field
 
 from sfn_emulator.asl.model import StateMachine
 
@@ -138,10 +139,18 @@ class Execution(Struct, eq=False):
     # Graphs and coverage read it (`sfn_emulator.graphs.trace`).
     rules_taken: dict[int, list[str]] = field(default_factory=dict)
     finished: threading.Event = field(default_factory=threading.Event)
+    # `input` decoded: by the control plane, which read the text to check it; else on first use
+    decoded_input: Any = UNSET
 
     @property
     def is_running(self) -> bool:
         return self.status == RUNNING
+
+    def input_value(self) -> Any:
+        """The input's JSON value, decoded from `input` at most once."""
+        if self.decoded_input is UNSET:
+            self.decoded_input = json.loads(self.input)
+        return self.decoded_input
 
     def mark_finished(self) -> None:
         """Wake whoever waits for the end, then hold the one shared set event: an event with its

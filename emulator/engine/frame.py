@@ -19,7 +19,6 @@ asks for it) and workflow variables.
 
 from __future__ import annotations
 
-import json
 import random
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
@@ -77,7 +76,7 @@ class Run:
         self.on_timeout: Callable[[], Interpreter] | None = None
         self.execution_context = {
             "Id": execution.arn,
-            "Input": json.loads(execution.input),
+            "Input": execution.input_value(),
             "Name": execution.name,
             "RoleArn": execution.role_arn,
             "StartTime": format_time(execution.start_date),

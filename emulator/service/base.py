@@ -83,6 +83,7 @@ class ServiceBase:
         self.default_region = default_region
         self._stores: dict[tuple[str, str], Store] = {}
         self._lock = threading.RLock()
+        self._prepared = threading.local()  # what a `prepared_operation`'s prepare step made, per calling thread
         # Alias routing picks versions at random by weight; seeded, so runs are reproducible.
         self._random = random.Random(seed)
         self._ids = Randomness(f"{seed}:ids")  # execution names and ids, revision ids: from the seed too
@@ -90,6 +91,10 @@ class ServiceBase:
         # Told of a STANDARD execution filed but not yet running; one that raises stops the start, so an
         # execution whose record cannot be kept never runs (`sfn_emulator.persistence`).
         self.before_start: list[Callable[[Store, ExecutionEntry], None]] = []
+
+    def prepared(self) -> Any:
+        """What the running `prepared_operation`'s prepare step returned on this thread (None: none)."""
+        return getattr(self._prepared, "value", None)
 
     def _now(self) -> datetime:
         return self.engine.clock.now()
@@ -236,7 +241,21 @@ def operation(method: F) -> F:
     The decorated method receives the `Store` first; callers pass the operation's parameters by
     their botocore names plus optional `account=` and `region=` (default: the service's).
     """
+    return _under_lock(method, None)
 
+
+Prepare = Callable[["ServiceBase", Store, dict[str, Any]], Any]
+
+
+def prepared_operation(prepare: Prepare) -> Callable[[F], F]:
+    """Like `operation`, with `prepare(service, store, params)` run first without the lock: work a
+    request needs that reads nothing shared (compiling its definition). Its refusals are kept in
+    what it returns, which the method reads with `self.prepared()` (methods take exactly their
+    operation's members)."""
+    return lambda method: _under_lock(method, prepare)
+
+
+def _under_lock(method: F, prepare: Prepare | None) -> F:
     action = _action_name(method)
     writes = not action.startswith(_READING)
 
@@ -245,11 +264,15 @@ def operation(method: F) -> F:
         with self._lock:
             store = self._store(account, region)
         check_owned(store.account, action, params)
-        with self._locked(store):
-            result = method(self, store, **params)
-            if writes and self.on_change:
-                self._changed(store, action, params, result)
-            return result
+        self._prepared.value = prepare(self, store, params) if prepare is not None else None
+        try:
+            with self._locked(store):
+                result = method(self, store, **params)
+                if writes and self.on_change:
+                    self._changed(store, action, params, result)
+                return result
+        finally:
+            self._prepared.value = None
 
     return run  # type: ignore[return-value]
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from msgspec import Struct
+
 from sfn_emulator import dialects
 from sfn_emulator.asl.validation import InvalidDefinitionError
 from sfn_emulator.service import arns
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.errors import InvalidDefinition, ValidationException
-from sfn_emulator.service.json_input import check_json_input
+from sfn_emulator.service.json_input import read_execution_input
 from sfn_emulator.service.store import Store
 
 DEFAULT_DIAGNOSTICS = 100  # AWS's default (and maximum) maxResults for ValidateStateMachineDefinition
@@ -23,6 +25,40 @@ def parse_or_raise(definition: str, state_machine_type: str, dialect: str | None
         return dialects.parse(definition, state_machine_type=state_machine_type, dialect=dialect)
     except InvalidDefinitionError as error:
         raise InvalidDefinition(error.message) from None
+
+
+class CompiledDefinition(Struct, frozen=True):
+    """A definition compiled before the service lock is taken: its model, or the refusal to raise
+    where the operation would have parsed it (so refusals keep their order)."""
+
+    text: str
+    state_machine_type: str
+    dialect: str | None
+    model: Any = None
+    refusal: InvalidDefinition | None = None
+
+    def model_for(self, text: str, state_machine_type: str, dialect: str | None) -> Any:
+        """The model of `text` (compiled again, under the lock, if the request's reading changed)."""
+        if (text, state_machine_type, dialect) != (self.text, self.state_machine_type, self.dialect):
+            return parse_or_raise(text, state_machine_type, dialect)
+        if self.refusal is not None:
+            raise self.refusal
+        return self.model
+
+
+def compile_definition(text: str, state_machine_type: str, dialect: str | None) -> CompiledDefinition:
+    """`parse_or_raise`, its refusal kept rather than raised."""
+    try:
+        return CompiledDefinition(text, state_machine_type, dialect, model=parse_or_raise(text, state_machine_type, dialect))
+    except InvalidDefinition as refusal:
+        return CompiledDefinition(text, state_machine_type, dialect, refusal=refusal)
+
+
+def model_of(compiled: CompiledDefinition | None, text: str, state_machine_type: str, dialect: str | None) -> Any:
+    """The model of a definition an operation was handed compiled (or, when it was not, parsed now)."""
+    if compiled is None:
+        return parse_or_raise(text, state_machine_type, dialect)
+    return compiled.model_for(text, state_machine_type, dialect)
 
 
 class DefinitionOperations(ServiceBase):
@@ -77,7 +113,7 @@ class DefinitionOperations(ServiceBase):
         if roleArn is not None:
             arns.role(roleArn)
         input_text = "{}" if input is None else input
-        check_json_input(input_text)
+        read_execution_input(input_text)
         state = state_to_test(definition, stateName)
         check_mock(state, mock, bool(revealSecrets), role_arn=roleArn, configuration=stateConfiguration)
         supplied_context = read_context(context, state, mock)

@@ -44,7 +44,7 @@ from sfn_emulator.service.errors import (
     ValidationException,
     invalid_request,
 )
-from sfn_emulator.service.json_input import check_json_input
+from sfn_emulator.service.json_input import read_execution_input
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.nesting import parent_of_new_execution, started_by
 from sfn_emulator.service.pagination import Reversed, paginate
@@ -120,7 +120,7 @@ class ExecutionOperations(ServiceBase):
                 raise ValidationException(problem)
         execution_name = check_name(name) if name is not None else self._ids.uuid()
         input_text = "{}" if input is None else input
-        check_json_input(input_text)
+        input_value = read_execution_input(input_text)
         if record.type == EXPRESS:
             arn = arns.build(store.region, store.account, arns.EXPRESS, record.name, execution_name, self._ids.uuid())
         else:
@@ -133,6 +133,7 @@ class ExecutionOperations(ServiceBase):
             machine=target.revision.machine,
             definition=target.revision.definition,
             input=input_text,
+            decoded_input=input_value,
             start_date=start_date,
             account=store.account,
             region=store.region,

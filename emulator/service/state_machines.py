@@ -22,11 +22,12 @@ import msgspec
 
 from sfn_emulator.asl.model import distributed_map_processors
 from sfn_emulator.service import arns, quotas
-from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service.base import ServiceBase, operation, prepared_operation
 from sfn_emulator import dialects
-from sfn_emulator.service.definitions import parse_or_raise
+from sfn_emulator.service.definitions import CompiledDefinition, compile_definition, model_of
 from sfn_emulator.service.encryption import encryption_configuration
 from sfn_emulator.service.errors import (
+    ApiError,
     MissingRequiredParameter,
     StateMachineAlreadyExists,
     StateMachineDoesNotExist,
@@ -92,8 +93,32 @@ def describe_revision(name: str, revision: Revision, included_data: str | None) 
 
 
 class StateMachineOperations(ServiceBase):
+    def _compile_created(self, store: Store, params: dict[str, Any]) -> CompiledDefinition | None:
+        """CreateStateMachine's definition compiled outside the lock (its type and tags are the request's)."""
+        definition = params.get("definition")
+        if not isinstance(definition, str):
+            return None
+        dialect = None
+        for tag in params.get("tags") or []:
+            if isinstance(tag, dict) and tag.get("key") == dialects.DIALECT_TAG:
+                dialect = tag.get("value")
+        return compile_definition(definition, params.get("type") or STANDARD, dialect)
+
+    def _compile_updated(self, store: Store, params: dict[str, Any]) -> CompiledDefinition | None:
+        """UpdateStateMachine's definition compiled outside the lock, by the machine's type and tags then."""
+        definition, arn = params.get("definition"), params.get("stateMachineArn")
+        if not isinstance(definition, str) or not isinstance(arn, str):
+            return None
+        try:
+            with self._locked(store):
+                record = self._unqualified_machine(store, arns.state_machine(arn))
+                machine_type, dialect = record.type, record.tags.get(dialects.DIALECT_TAG)
+        except ApiError:  # the operation refuses it in its own order
+            return None
+        return compile_definition(definition, machine_type, dialect)
+
     @documents_read_first
-    @operation
+    @prepared_operation(_compile_created)
     def create_state_machine(
         self,
         store: Store,
@@ -136,7 +161,7 @@ class StateMachineOperations(ServiceBase):
                 answer["stateMachineVersionArn"] = first_version.arn
             return answer
 
-        machine = parse_or_raise(definition, machine_type, tag_values.get(dialects.DIALECT_TAG))
+        machine = model_of(self.prepared(), definition, machine_type, tag_values.get(dialects.DIALECT_TAG))
         quotas.check_new_state_machine(store)
         now = self._now()
         revision = Revision(definition, machine, roleArn, logging, tracing, encryption, None, now, 0)
@@ -191,7 +216,7 @@ class StateMachineOperations(ServiceBase):
         }
 
     @documents_read_first
-    @operation
+    @prepared_operation(_compile_updated)
     def update_state_machine(
         self,
         store: Store,
@@ -224,7 +249,7 @@ class StateMachineOperations(ServiceBase):
         if encryptionConfiguration is not None:
             changes["encryption_configuration"] = encryption_configuration(encryptionConfiguration)
         if definition is not None:
-            changes["machine"] = parse_or_raise(definition, record.type, record.tags.get(dialects.DIALECT_TAG))
+            changes["machine"] = model_of(self.prepared(), definition, record.type, record.tags.get(dialects.DIALECT_TAG))
             changes["definition"] = definition
         now = self._now()
         changed = any(getattr(current, field) != value for field, value in changes.items() if field != "machine")

@@ -11,13 +11,12 @@ read one (AWS's answer to a foreign token is not on record; this is the answer t
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, TypeVar
 
+from sfn_emulator.asl.json_reading import JsonTextError, read_json
 from sfn_emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
 from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.errors import InvalidOutput, InvalidToken, TaskDoesNotExist, TaskTimedOut
-from sfn_emulator.service.json_input import json_problem
 from sfn_emulator.service.ownership import in_scope
 from sfn_emulator.service.store import Store
 
@@ -45,10 +44,10 @@ class TaskOperations(ServiceBase):
     def send_task_success(self, store: Store, *, taskToken: str, output: str) -> dict[str, Any]:
         self._refuse_foreign(store, taskToken)
         _answered(lambda: self.engine.check_task_token(taskToken))  # the token first, then the output
-        problem = json_problem(output)
-        if problem is not None:
-            raise InvalidOutput(f"Invalid Output: '{problem}'")
-        value = json.loads(output)
+        try:
+            value = read_json(output)
+        except JsonTextError as problem:
+            raise InvalidOutput(f"Invalid Output: '{problem.message}'") from None
         _answered(lambda: self.engine.send_task_success(taskToken, value))
         return {}
 

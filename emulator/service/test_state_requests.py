@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sfn_emulator.asl.json_reading import JsonTextError, read_json
 from sfn_emulator.asl.model import JSON, MapState, ParallelState, State, TaskState
 from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state
 from sfn_emulator.engine.test_state import StateConfiguration, find_state
 from sfn_emulator.resources.base import SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, parse_resource
 from sfn_emulator.service.errors import InvalidDefinition, ValidationException
-from sfn_emulator.service.json_input import json_problem
 from sfn_emulator.service.mock_result_schema import STRICT, check_mock_result
 
 MOCKABLE = frozenset({"Task", "Map", "Parallel"})
@@ -99,10 +99,10 @@ def read_context(text: str | None, state: State, mock: dict[str, Any] | None) ->
         return None
     if mock is None:
         raise ValidationException(f"{_CONTEXT_PREFIX}a Context object may only be specified with a mock")
-    problem = json_problem(text)
-    if problem is not None:
-        raise ValidationException(f"{_CONTEXT_PREFIX}{problem}")
-    context = json.loads(text)
+    try:
+        context = read_json(text)
+    except JsonTextError as problem:
+        raise ValidationException(f"{_CONTEXT_PREFIX}{problem.message}") from None
     if not isinstance(context, dict):
         raise ValidationException(f"{_CONTEXT_PREFIX}the Context object must be a JSON object")
     for section, fields in context.items():
@@ -132,10 +132,10 @@ def read_variables(text: str | None) -> dict[str, JSON]:
     """TestState's `variables`: the workflow variables in scope when the state runs, a JSON object."""
     if text is None:
         return {}
-    problem = json_problem(text)
-    if problem is not None:
-        raise ValidationException(f"Invalid variables: {problem}")
-    variables = json.loads(text)
+    try:
+        variables = read_json(text)
+    except JsonTextError as problem:
+        raise ValidationException(f"Invalid variables: {problem.message}") from None
     if not isinstance(variables, dict):
         raise ValidationException("Invalid variables: the variables must be a JSON object")
     return variables

@@ -9,7 +9,7 @@ from helpers.service_world import START, fixture
 
 from sfn_emulator.service import arns
 from sfn_emulator.service.errors import InvalidArn, InvalidExecutionInput, InvalidName, InvalidToken, ValidationException
-from sfn_emulator.service.json_input import check_json_input
+from sfn_emulator.service.json_input import read_execution_input
 from sfn_emulator.service.names import check_alias_name, check_name
 from sfn_emulator.service.pagination import paginate
 
@@ -67,13 +67,13 @@ def test_invalid_alias_names(case: dict) -> None:
 
 @pytest.mark.parametrize("text", INPUTS["accepted"])
 def test_execution_input_accepted(text: str) -> None:
-    check_json_input(text)
+    read_execution_input(text)
 
 
 @pytest.mark.parametrize("case", INPUTS["refused"], ids=lambda case: case["input"] or "<empty>")
 def test_execution_input_refused_in_aws_words(case: dict) -> None:
     with pytest.raises(InvalidExecutionInput) as refused:
-        check_json_input(case["input"])
+        read_execution_input(case["input"])
     assert refused.value.message == case["message"]
 
 

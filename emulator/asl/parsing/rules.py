@@ -6,11 +6,9 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from sfn_emulator.asl.model import JSONATA, JSONPATH
+from sfn_emulator.asl.parsing.field_table import fields_of, only_in
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic
 
-
-STANDARD = "STANDARD"
-EXPRESS = "EXPRESS"
 
 STANDARD = "STANDARD"
 EXPRESS = "EXPRESS"
@@ -26,61 +24,17 @@ ITEM_PROCESSOR_FIELDS = frozenset({"Comment", "StartAt", "States", "ProcessorCon
 
 COMMON_FIELDS = frozenset({"Type", "Comment", "QueryLanguage"})
 ASSIGNING_TYPES = ("Pass", "Task", "Choice", "Wait", "Parallel", "Map")  # the states that take Assign
-IO = frozenset({"InputPath", "OutputPath"})
-FLOW = frozenset({"Next", "End"})
-STATE_FIELDS: dict[str, frozenset[str]] = {
-    "Pass": FLOW | IO | {"Parameters", "Result", "ResultPath"},
-    "Task": FLOW | IO | {
-        "Resource", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "Credentials",
-        "TimeoutSeconds", "TimeoutSecondsPath", "HeartbeatSeconds", "HeartbeatSecondsPath",
-    },
-    "Choice": IO | {"Choices", "Default"},
-    "Wait": FLOW | IO | {"Seconds", "SecondsPath", "Timestamp", "TimestampPath"},
-    "Succeed": IO,
-    "Fail": frozenset({"Error", "ErrorPath", "Cause", "CausePath"}),
-    "Parallel": FLOW | IO | {"Branches", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch"},
-    "Map": FLOW | IO | {
-        "ItemProcessor", "Iterator", "ItemsPath", "ItemSelector", "Parameters", "ItemReader", "ItemBatcher",
-        "ResultWriter", "MaxConcurrency", "MaxConcurrencyPath", "ToleratedFailurePercentage",
-        "ToleratedFailurePercentagePath", "ToleratedFailureCount", "ToleratedFailureCountPath", "Label",
-        "ResultSelector", "ResultPath", "Retry", "Catch",
-    },
+# Which fields each state type takes in each query language, from the one field table.
+STATE_FIELDS: dict[str, frozenset[str]] = {state_type: fields_of(state_type, JSONPATH) for state_type in STATE_TYPES}
+JSONATA_STATE_FIELDS: dict[str, frozenset[str]] = {
+    state_type: fields_of(state_type, JSONATA) for state_type in STATE_TYPES
 }
 # Fields of the JSONata query language, by the state types that take them there.
-JSONATA_FIELDS: dict[str, tuple[str, ...]] = {
-    "Pass": ("Output",),
-    "Task": ("Arguments", "Output"),
-    "Choice": ("Output",),
-    "Wait": ("Output",),
-    "Succeed": ("Output",),
-    "Fail": (),
-    "Parallel": ("Arguments", "Output"),
-    "Map": ("Items", "Output"),
-}
-# The fields of each state type in the JSONata query language.
-JSONATA_STATE_FIELDS: dict[str, frozenset[str]] = {
-    "Pass": FLOW | {"Output"},
-    "Task": FLOW | {
-        "Resource", "Arguments", "Output", "Retry", "Catch", "Credentials", "TimeoutSeconds", "HeartbeatSeconds",
-    },
-    "Choice": frozenset({"Choices", "Default", "Output"}),
-    "Wait": FLOW | {"Seconds", "Timestamp", "Output"},
-    "Succeed": frozenset({"Output"}),
-    "Fail": frozenset({"Error", "Cause"}),
-    "Parallel": FLOW | {"Branches", "Arguments", "Output", "Retry", "Catch"},
-    "Map": FLOW | {
-        "ItemProcessor", "Iterator", "Items", "ItemSelector", "ItemReader", "ItemBatcher", "ResultWriter",
-        "MaxConcurrency", "ToleratedFailurePercentage", "ToleratedFailureCount", "Label", "Output", "Retry", "Catch",
-    },
-}
+JSONATA_FIELDS: dict[str, tuple[str, ...]] = {state_type: only_in(JSONATA, state_type) for state_type in STATE_TYPES}
+# Fields of the JSONPath query language that a JSONata state may not have.
+JSONPATH_ONLY_FIELDS = only_in(JSONPATH)
 # Fields of a JSONata Choice rule that a JSONPath one may not have.
 JSONATA_RULE_FIELDS = ("Condition", "Output")
-# Fields of the JSONPath query language that a JSONata state may not have.
-JSONPATH_ONLY_FIELDS = (
-    "InputPath", "Parameters", "ResultSelector", "ResultPath", "OutputPath", "ItemsPath", "SecondsPath",
-    "TimestampPath", "TimeoutSecondsPath", "HeartbeatSecondsPath", "MaxConcurrencyPath",
-    "ToleratedFailurePercentagePath", "ToleratedFailureCountPath", "ErrorPath", "CausePath", "Result",
-)
 MAX_VARIABLE_NAME_LENGTH = 80
 RESERVED_VARIABLE = "states"
 TERMINAL_TYPES = ("Succeed", "Fail")  # a tuple: membership tests may meet unhashable JSON values
