@@ -8,6 +8,7 @@ resources they happen to create disturb no other test.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -134,12 +135,24 @@ EXPRESS = "arn:aws:states:us-east-1:123456789012:stateMachine:deep-express"
 JSON_TEXT_MEMBERS = [
     ("StartExecution", "input", {"stateMachineArn": STANDARD}, "InvalidExecutionInput"),
     ("StartSyncExecution", "input", {"stateMachineArn": EXPRESS}, "InvalidExecutionInput"),
-    ("SendTaskSuccess", "output", {"taskToken": "token"}, "InvalidOutput"),
+    ("SendTaskSuccess", "output", {"taskToken": "<a token an activity worker holds>"}, "InvalidOutput"),
     ("TestState", "input", {"definition": PASS, "roleArn": ROLE}, "InvalidExecutionInput"),
     ("TestState", "variables", {"definition": PASS, "roleArn": ROLE}, "ValidationException"),
     ("CreateStateMachine", "definition", {"name": "deep", "roleArn": ROLE}, "InvalidDefinition"),
     ("ValidateStateMachineDefinition", "definition", {}, None),  # answered 200 with a diagnostic
 ]
+
+
+def _activity_token(endpoint: str) -> str:
+    """The token of a task a worker took from a fresh activity (a Task of a machine started for it)."""
+    name = f"deep-{uuid.uuid4().hex[:8]}"
+    activity = send(endpoint, json.dumps({"name": name}), target="AWSStepFunctions.CreateActivity").json()["activityArn"]
+    definition = json.dumps({"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": activity, "End": True}}})
+    machine = send(endpoint, json.dumps({"name": name, "roleArn": ROLE, "definition": definition}),
+                   target="AWSStepFunctions.CreateStateMachine").json()["stateMachineArn"]
+    send(endpoint, json.dumps({"stateMachineArn": machine}), target="AWSStepFunctions.StartExecution")
+    task = send(endpoint, json.dumps({"activityArn": activity}), target="AWSStepFunctions.GetActivityTask").json()
+    return str(task["taskToken"])
 
 
 def error_type(response: Any) -> str:
@@ -174,6 +187,8 @@ def test_json_text_nested_too_deeply_is_refused_as_aws_refuses_invalid_json(
     fuzz_endpoint: str, machines: None, operation: str, member: str, request_rest: dict[str, Any],
     expected: str | None, depth: int
 ) -> None:
+    if "taskToken" in request_rest:  # the token is judged before the output: it must be one the emulator gave out
+        request_rest = {"taskToken": _activity_token(fuzz_endpoint)}
     payload = {**request_rest, member: NESTINGS["objects"](depth)}
     response = send(fuzz_endpoint, json.dumps(payload), target=f"AWSStepFunctions.{operation}")
     if expected is None:
