@@ -23,7 +23,6 @@ without them reads the text itself.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
@@ -145,17 +144,6 @@ def anchored(text: str, directory: Path) -> str:
     once read, the text no longer knows where its file was."""
     anchor = getattr(dialect_of(text), "anchor", None)
     return anchor(text, directory) if anchor is not None else text
-
-
-def documents_read_first(text: str, dialect: str | None = None) -> AbstractContextManager[Any]:
-    """A block within which parsing `text` reads none of the documents it references: they are read
-    when the block begins (a dialect's optional `read_first(text)`; SM4C's definitions by URI), so a
-    caller can read them before it takes a lock and parse under it."""
-    try:
-        read_first = getattr(dialect_of(text, dialect), "read_first", None)
-    except (InvalidDefinitionError, OverexpandedYaml):
-        read_first = None  # the parse reports the unknown dialect, or the alias bomb
-    return read_first(text) if read_first is not None else nullcontext()
 
 
 def read_anchored(source: str) -> str:

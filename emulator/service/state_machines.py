@@ -15,8 +15,7 @@ AWS's rules kept here:
 
 from __future__ import annotations
 
-import functools
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -41,26 +40,6 @@ from sfn_emulator.service.tags import tag_dict
 from sfn_emulator.service.versions import publish as publish_version
 
 STANDARD = "STANDARD"
-
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def documents_read_first(method: F) -> F:
-    """Read the documents a definition references (an SM4C `functions` URL, say) before the operation
-    takes the service lock, so that a slow fetch holds only its own caller."""
-
-    @functools.wraps(method)
-    def run(self: ServiceBase, **params: Any) -> Any:
-        definition = params.get("definition")
-        if not isinstance(definition, str):
-            return method(self, **params)
-        named = [tag.get("value") for tag in params.get("tags") or [] if isinstance(tag, dict)
-                 and tag.get("key") == dialects.DIALECT_TAG]
-        with dialects.documents_read_first(definition, named[0] if named else None):
-            return method(self, **params)
-
-    return run  # type: ignore[return-value]
 
 
 def tracing_configuration(given: dict[str, Any] | None) -> dict[str, Any]:
@@ -117,7 +96,6 @@ class StateMachineOperations(ServiceBase):
             return None
         return compile_definition(definition, machine_type, dialect)
 
-    @documents_read_first
     @prepared_operation(_compile_created)
     def create_state_machine(
         self,
@@ -215,7 +193,6 @@ class StateMachineOperations(ServiceBase):
             "label": label,
         }
 
-    @documents_read_first
     @prepared_operation(_compile_updated)
     def update_state_machine(
         self,

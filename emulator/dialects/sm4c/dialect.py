@@ -9,7 +9,6 @@ with a `type`) never is SM4C's, nor is an ASL definition (`States`).
 from __future__ import annotations
 
 import json
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -62,14 +61,6 @@ class Sm4cDialect(Struct, frozen=True):
             return json.dumps(document) if anchor(document, directory) else text
         except UnresolvableReference as error:
             raise UnreadableDefinition(str(error)) from None
-
-    def read_first(self, text: str) -> AbstractContextManager[None]:
-        """A block within which parsing `text` reads none of the documents it references (see
-        `references.read_first`)."""
-        from sfn_emulator.dialects.documents import load_document
-        from sfn_emulator.dialects.sm4c.references import read_first
-
-        return read_first(load_document(text))
 
     def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
         from sfn_emulator.dialects.sm4c.parser import validate_document

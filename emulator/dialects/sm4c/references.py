@@ -16,12 +16,9 @@ which the parser reports as a diagnostic at the attribute; no message quotes wha
 
 from __future__ import annotations
 
-import json
 import urllib.request
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
@@ -38,29 +35,6 @@ _REMOTE_SCHEMES = ("http", "https")
 
 class UnresolvableReference(ValueError):
     """A reference that cannot be read as the definitions it names; the message says why."""
-
-
-# What `read_first` read, by reference, for the parse that follows in the same context.
-_READ_FIRST: ContextVar[dict[str, str | UnresolvableReference] | None] = ContextVar("sm4c_read_first", default=None)
-
-
-@contextmanager
-def read_first(document: JSON) -> Iterator[None]:
-    """Read what `document` references now, so that parsing it within the block reads nothing: the
-    service reads a definition's documents before it takes its lock, never while holding it."""
-    texts: dict[str, str | UnresolvableReference] = {}
-    for key in REFERENCE_KEYS if isinstance(document, dict) else ():
-        reference = document.get(key)
-        if isinstance(reference, str) and reference:
-            try:
-                texts[reference] = _fetch(reference)
-            except UnresolvableReference as error:
-                texts[reference] = error
-    token = _READ_FIRST.set(texts)
-    try:
-        yield
-    finally:
-        _READ_FIRST.reset(token)
 
 
 def is_relative(reference: str) -> bool:
@@ -133,13 +107,6 @@ def _json_type(value: JSON) -> str:
 
 
 def _read(reference: str) -> str:
-    known = (_READ_FIRST.get() or {}).get(reference)
-    if isinstance(known, UnresolvableReference):
-        raise known
-    return known if known is not None else _fetch(reference)
-
-
-def _fetch(reference: str) -> str:
     if is_relative(reference):
         raise UnresolvableReference(
             f"The relative reference '{reference}' can only be resolved against the definition's file: read the "
