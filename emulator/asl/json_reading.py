@@ -17,6 +17,7 @@ from sfn_emulator.asl.json_text import characters_outside_strings, innermost_ope
 
 # Jackson's refusal of a document nested deeper than its default limit (StreamReadConstraints);
 # Python's parser stops near the same depth.
+MAX_NESTING_DEPTH = 1000  # Jackson's default (StreamReadConstraints), counted here, not left to Python's stack
 TOO_DEEP = (
     "Document nesting depth (1001) exceeds the maximum allowed (1000, from "
     "`StreamReadConstraints.getMaxNestingDepth()`)"
@@ -37,7 +38,11 @@ class JsonTextError(ValueError):
 
 
 def read_json(text: str, *, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
-    """The JSON value of `text`; `JsonTextError` in Jackson's words when it is not JSON text."""
+    """The JSON value of `text`; `JsonTextError` in Jackson's words when it is not JSON text or is nested
+    deeper than Jackson's limit. The depth is counted, not found by Python's recursion limit, which a
+    library may raise for the whole process (jsonata-python sets it to 10,000)."""
+    if _nested_too_deeply(text):
+        raise JsonTextError(TOO_DEEP, None)
     try:
         return json.loads(text, object_pairs_hook=object_pairs_hook, parse_constant=_reject_constant)
     except _NonStandardNumber as problem:
@@ -48,6 +53,31 @@ def read_json(text: str, *, object_pairs_hook: Callable[[list[tuple[str, Any]]],
         raise JsonTextError(*_jackson_wording(text, problem)) from None
     except RecursionError:
         raise JsonTextError(TOO_DEEP, None) from None
+
+
+def _nested_too_deeply(text: str) -> bool:
+    """Do brackets outside strings open deeper than MAX_NESTING_DEPTH? (Only counted when the text
+    holds that many opening brackets at all.)"""
+    if text.count("[") + text.count("{") <= MAX_NESTING_DEPTH:
+        return False
+    depth, in_string, escaped = 0, False, False
+    for character in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif character == "\\":
+                escaped = True
+            elif character == '"':
+                in_string = False
+        elif character == '"':
+            in_string = True
+        elif character in "[{":
+            depth += 1
+            if depth > MAX_NESTING_DEPTH:
+                return True
+        elif character in "]}":
+            depth -= 1
+    return False
 
 
 class _NonStandardNumber(ValueError):
