@@ -1,8 +1,9 @@
-"""CNCF Serverless Workflow (the draft in the project's design documents) as a dialect.
+"""CNCF Serverless Workflow (the draft in the project's design documents) as a dialect; the later
+drafts 0.6-0.8 are `v0x`, DSL 1.0 is `dsl1`.
 
 Recognition: a JSON or YAML object without ASL's `States`, whose `states` is an array holding at
 least one object with a `type` member (the draft's states all have one; ASL's do not sit in an
-array, SM4C's have none). The tag `sfn-emulator:dialect` = `serverless-workflow` forces it.
+array, SM4C's have none), and which is not a later draft's (`v0x.is_later_draft`). The tag `sfn-emulator:dialect` = `serverless-workflow` forces it.
 
 History, in Step Functions' event shapes:
 - the execution: `ExecutionStarted` ... `ExecutionSucceeded`/`Failed`/`TimedOut`/`Aborted`;
@@ -51,7 +52,10 @@ class ServerlessWorkflowDialect(Struct, frozen=True):
     def recognises(self, document: Any) -> bool:
         if not isinstance(document, Mapping) or "States" in document or not isinstance(document.get("states"), list):
             return False
-        return any(isinstance(state, Mapping) and "type" in state for state in document["states"])
+        from sfn_emulator.dialects.serverless_workflow.v0x import is_later_draft
+
+        return not is_later_draft(document) and any(isinstance(state, Mapping) and "type" in state
+                                                    for state in document["states"])
 
     def parse(self, text: str, *, state_machine_type: str) -> Workflow:
         from sfn_emulator.dialects.serverless_workflow.parser import parse_workflow
