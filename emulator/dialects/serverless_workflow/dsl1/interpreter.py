@@ -138,7 +138,7 @@ def _body(workflow: _Workflow, task: m.Task, data: JSON, frame: Frame, local: di
         case "do":
             return (yield from _run_list(workflow, task.tasks, data, frame, local)), None
         case "switch":
-            return data, _switch(task, data, scope)
+            return data, _switch(task, data, scope, frame)
         case "for":
             return (yield from _for(workflow, task, data, frame, local, scope)), None
         case "fork":
@@ -163,10 +163,14 @@ def _body(workflow: _Workflow, task: m.Task, data: JSON, frame: Frame, local: di
     return (yield from _mapped(task, data, frame, f"'run' of a {'/'.join(spec['run'])}")), None
 
 
-def _switch(task: m.Task, data: JSON, scope: dict[str, JSON]) -> str | None:
-    for case in task.spec["switch"]:
+def _switch(task: m.Task, data: JSON, scope: dict[str, JSON], frame: Frame) -> str | None:
+    """The first case whose `when` holds (a case without one always does), noted for coverage as
+    the graph draws it (`Choices[i]`, `Default`); none: the task's own `then`."""
+    for index, case in enumerate(task.spec["switch"]):
         body = next(iter(case.values()))
         if "when" not in body or x.truthy(x.evaluate(body["when"], data, scope)):
+            rule = f"Choices[{index}]" if "when" in body else "Default"
+            frame.run.execution.rules_taken.setdefault(frame.entered_event_id, []).append(rule)
             return body.get("then", m.CONTINUE)
     return None
 
