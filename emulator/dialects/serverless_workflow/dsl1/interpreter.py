@@ -28,8 +28,9 @@ from sfn_emulator.dialects.functions import call_function
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
 from sfn_emulator.dialects.serverless_workflow.dsl1 import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1.durations import seconds_of
+from sfn_emulator.dialects.serverless_workflow.events import publish
 from sfn_emulator.engine.cloudevents import EventMatch
-from sfn_emulator.engine.effects import TRANSITION, AwaitEvent, Fork, Interpreter, Invoke, ProduceEvent, Sleep
+from sfn_emulator.engine.effects import TRANSITION, AwaitEvent, Fork, Interpreter, Invoke, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.states.processing import map_iteration
 from sfn_emulator.resources.base import TaskRequest, parse_resource
@@ -276,13 +277,7 @@ def _emit(task: m.Task, data: JSON, frame: Frame, scope: dict[str, JSON]) -> Int
     run = frame.run
     attributes = x.evaluate_value(task.spec["emit"]["event"]["with"], data, scope)
     event = {"specversion": "1.0", "id": run.randomness.uuid(), "time": format_time(run.now()), **attributes}
-    ids = {"resourceType": "events", "resource": "produceEvent"}
-    frame.emit("TaskScheduled", "taskScheduledEventDetails",
-               {**ids, "region": run.execution.region, "parameters": to_json_text(event)})
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
-    consumers = yield ProduceEvent(event)
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-               {**ids, "output": to_json_text({"consumedBy": consumers}), "outputDetails": {"truncated": False}})
+    yield from publish(event, frame)
     return event
 
 

@@ -10,17 +10,9 @@ has no `specVersion`; the draft of the design documents marks its start state wi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
-from msgspec import Struct
-
-from sfn_emulator.asl.validation import ERROR, Diagnostic
-
-if TYPE_CHECKING:
-    from sfn_emulator.dialects.serverless_workflow.model import Workflow
-    from sfn_emulator.engine.effects import Interpreter
-    from sfn_emulator.engine.frame import Run
-    from sfn_emulator.graphs.structure import Graph
+from sfn_emulator.dialects.serverless_workflow.lazy_dialect import LazyWorkflowDialect
 
 NAME = "serverless-workflow-0.x"
 
@@ -35,43 +27,11 @@ def is_later_draft(document: Any) -> bool:
     return not any(isinstance(state, Mapping) and "start" in state for state in document["states"])
 
 
-class LaterDraftsDialect(Struct, frozen=True):
-    name: str = NAME
-
-    @property
-    def model(self) -> type:
-        from sfn_emulator.dialects.serverless_workflow.v0x.model import LaterDraftWorkflow
-
-        return LaterDraftWorkflow
-
+class LaterDraftsDialect(LazyWorkflowDialect, frozen=True):
     def recognises(self, document: Any) -> bool:
         return is_later_draft(document)
 
-    def parse(self, text: str, *, state_machine_type: str) -> Workflow:
-        from sfn_emulator.dialects.serverless_workflow.v0x.parser import parse_workflow
 
-        return parse_workflow(text)
-
-    def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
-        from sfn_emulator.dialects.serverless_workflow.v0x.parser import validate_workflow
-
-        diagnostics = validate_workflow(text, max_results=max_results)
-        return diagnostics if severity != ERROR else [d for d in diagnostics if d.severity == ERROR]
-
-    def run(self, run: Run) -> Interpreter:
-        from sfn_emulator.dialects.serverless_workflow.interpreter import run_workflow
-
-        return run_workflow(run)
-
-    def graph(self, definition: str) -> Graph:
-        from sfn_emulator.dialects.serverless_workflow.graph import workflow_graph
-
-        return workflow_graph(definition)
-
-    def mock_view(self, model: Workflow) -> Mapping[str, Any]:
-        from sfn_emulator.dialects.serverless_workflow.model import mockable_names
-
-        return {"States": {name: {"Type": "Task"} for name in mockable_names(model)}}
-
-
-LATER_DRAFTS = LaterDraftsDialect()
+LATER_DRAFTS = LaterDraftsDialect(NAME, "sfn_emulator.dialects.serverless_workflow.v0x.parser",
+                                  "sfn_emulator.dialects.serverless_workflow.v0x.model", "LaterDraftWorkflow",
+                                  mockable="sfn_emulator.dialects.serverless_workflow.model")
