@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from msgspec import Struct
 
-from sfn_emulator.asl.validation import ERROR, Diagnostic
+from sfn_emulator.asl.validation import ERROR, Diagnostic, InvalidDefinitionError
 
 if TYPE_CHECKING:
     from sfn_emulator.engine.effects import Interpreter
@@ -21,7 +21,7 @@ _DRAFT = "sfn_emulator.dialects.serverless_workflow"
 
 class LazyWorkflowDialect(Struct, frozen=True):
     name: str
-    parser: str  # a module with parse_workflow(text) and validate_workflow(text, max_results=)
+    parser: str  # a module with read_workflow(text) -> (model or None, every problem)
     model_module: str  # the module of the model class (and of mockable_names, unless `mockable` says)
     model_class: str = "Workflow"
     interpreter: str = f"{_DRAFT}.interpreter"  # a module with run_workflow(run)
@@ -36,10 +36,13 @@ class LazyWorkflowDialect(Struct, frozen=True):
         raise NotImplementedError
 
     def parse(self, text: str, *, state_machine_type: str) -> Any:
-        return import_module(self.parser).parse_workflow(text)
+        workflow, problems = import_module(self.parser).read_workflow(text)
+        if workflow is None or problems:
+            raise InvalidDefinitionError(problems)
+        return workflow
 
     def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
-        diagnostics = import_module(self.parser).validate_workflow(text, max_results=max_results)
+        diagnostics = import_module(self.parser).read_workflow(text)[1][:max_results]
         return diagnostics if severity != ERROR else [d for d in diagnostics if d.severity == ERROR]
 
     def run(self, run: Run) -> Interpreter:

@@ -20,7 +20,6 @@ from sfn_emulator.asl.validation import (
     SCHEMA_VALIDATION_FAILED,
     DUPLICATE_STATE_NAME,
     Diagnostic,
-    InvalidDefinitionError,
 )
 from sfn_emulator.dialects.documents import load_document
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
@@ -32,18 +31,7 @@ _EXPRESSION_PROPERTIES = ("if", "while")
 _FLOW = (m.CONTINUE, m.EXIT, m.END)
 
 
-def parse_workflow(text: str) -> m.Workflow:
-    workflow, problems = _parse(text)
-    if workflow is None or problems:
-        raise InvalidDefinitionError(problems)
-    return workflow
-
-
-def validate_workflow(text: str, *, max_results: int = 100) -> list[Diagnostic]:
-    return _parse(text)[1][:max_results]
-
-
-def _parse(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
+def read_workflow(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
     document = load_document(text)
     if not isinstance(document, Mapping):
         return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, "A workflow is a JSON or YAML object", "/")]

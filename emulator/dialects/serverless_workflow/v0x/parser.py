@@ -25,7 +25,6 @@ from sfn_emulator.asl.validation import (
     MISSING_TRANSITION_TARGET,
     SCHEMA_VALIDATION_FAILED,
     Diagnostic,
-    InvalidDefinitionError,
 )
 from sfn_emulator.dialects.documents import load_document
 from sfn_emulator.dialects.serverless_workflow import model as m
@@ -46,18 +45,7 @@ _BODY_TYPE = {"sleep": m.DELAY, "delay": m.DELAY}
 _COMPLETION = {"allOf": m.AND, "atLeast": m.N_OF_M, "and": m.AND, "xor": m.XOR, "n_of_m": m.N_OF_M}
 
 
-def parse_workflow(text: str) -> LaterDraftWorkflow:
-    workflow, problems = _parse(text)
-    if workflow is None or problems:
-        raise InvalidDefinitionError(problems)
-    return workflow
-
-
-def validate_workflow(text: str, *, max_results: int = 100) -> list[Diagnostic]:
-    return _parse(text)[1][:max_results]
-
-
-def _parse(text: str) -> tuple[LaterDraftWorkflow | None, list[Diagnostic]]:
+def read_workflow(text: str) -> tuple[LaterDraftWorkflow | None, list[Diagnostic]]:
     document = load_document(text)
     if not isinstance(document, Mapping):
         return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, "A workflow is a JSON or YAML object", "/")]
