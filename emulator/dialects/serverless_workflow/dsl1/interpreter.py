@@ -161,7 +161,7 @@ def _body(workflow: _Workflow, task: m.Task, data: JSON, frame: Frame, local: di
             return (yield from _listen(task, data, frame, scope)), None
         case "call":
             return (yield from _call(workflow, task, data, frame, scope)), None
-    return (yield from _mapped(task, data, frame, f"'run' of a {'/'.join(spec['run'])}")), None
+    return (yield from _mapped(task, task.name, data, frame, f"'run' of a {'/'.join(spec['run'])}")), None
 
 
 def _switch(task: m.Task, data: JSON, scope: dict[str, JSON], frame: Frame) -> str | None:
@@ -311,8 +311,13 @@ def _call(workflow: _Workflow, task: m.Task, data: JSON, frame: Frame, scope: di
     if call == "http":
         return (yield from _http(task, arguments, data, frame))
     if call in UNSUPPORTED_CALLS:
-        return (yield from _mapped(task, arguments, frame, f"'{call}' call"))
-    return (yield from _function(call, None, task, arguments, frame))
+        return (yield from _mapped(task, task.name, arguments, frame, f"'{call}' call"))
+    if call in workflow.model.functions:  # a function of use.functions: a task run on the arguments
+        spec = dict(workflow.model.functions[call])
+        defined = m.Task(call, f"/use/functions/{call}", m.task_kind(spec) or "set", spec)
+        result, _ = yield from _body(workflow, defined, arguments, frame, {}, workflow.scope(input=arguments))
+        return result
+    return (yield from _mapped(task, call, arguments, frame, f"call of the function '{call}'"))
 
 
 def _function(name: str, resource: str | None, task: m.Task, payload: JSON, frame: Frame) -> Interpreter:
@@ -334,18 +339,18 @@ def _function(name: str, resource: str | None, task: m.Task, payload: JSON, fram
     return result
 
 
-def _mapped(task: m.Task, payload: JSON, frame: Frame, what: str) -> Interpreter:
-    """What the emulator cannot perform itself runs only when a mock or a callable (named after the
-    task) serves it; otherwise it fails naming the task."""
+def _mapped(task: m.Task, name: str, payload: JSON, frame: Frame, what: str) -> Interpreter:
+    """What the emulator cannot perform itself runs only when a mock test case (named after the
+    task) or a callable (registered under `name`) serves it; otherwise it fails naming the task."""
     try:
-        return (yield from _function(task.name, None, task, payload, frame))
+        return (yield from _function(name, None, task, payload, frame))
     except StatesError as error:
         if error.error != names.RUNTIME or "cannot call the function" not in (error.cause or ""):
             raise
         raise workflow_error({"type": RUNTIME, "status": 501, "title": "Not supported by sfn-emulator",
                               "detail": f"sfn-emulator cannot perform the {what} of task '{task.name}' "
-                                        f"({task.reference}): map a mock test case or a Python callable named "
-                                        f"'{task.name}' to it", "instance": task.reference}) from None
+                                        f"({task.reference}): map a mock test case named '{task.name}' or a Python "
+                                        f"callable named '{name}' to it", "instance": task.reference}) from None
 
 
 def _http(task: m.Task, arguments: dict[str, JSON], data: JSON, frame: Frame) -> Interpreter:
