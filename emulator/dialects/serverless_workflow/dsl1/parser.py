@@ -21,7 +21,7 @@ from sfn_emulator.asl.validation import (
     DUPLICATE_STATE_NAME,
     Diagnostic,
 )
-from sfn_emulator.dialects.documents import load_document
+from sfn_emulator.dialects.documents import read_document
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
 from sfn_emulator.dialects.serverless_workflow.dsl1 import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1.durations import seconds_of
@@ -32,7 +32,10 @@ _FLOW = (m.CONTINUE, m.EXIT, m.END)
 
 
 def read_workflow(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    document = load_document(text)
+    try:
+        document = read_document(text)
+    except ValueError as error:
+        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, f"A workflow is a JSON or YAML object: {error}", "/")]
     if not isinstance(document, Mapping):
         return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, "A workflow is a JSON or YAML object", "/")]
     reader = _Reader(document)

@@ -26,7 +26,7 @@ from sfn_emulator.asl.validation import (
     SCHEMA_VALIDATION_FAILED,
     Diagnostic,
 )
-from sfn_emulator.dialects.documents import load_document
+from sfn_emulator.dialects.documents import read_document
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as jq
 from sfn_emulator.dialects.serverless_workflow.durations import InvalidDuration, duration_seconds
@@ -46,7 +46,10 @@ _COMPLETION = {"allOf": m.AND, "atLeast": m.N_OF_M, "and": m.AND, "xor": m.XOR, 
 
 
 def read_workflow(text: str) -> tuple[LaterDraftWorkflow | None, list[Diagnostic]]:
-    document = load_document(text)
+    try:
+        document = read_document(text)
+    except ValueError as error:
+        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, f"A workflow is a JSON or YAML object: {error}", "/")]
     if not isinstance(document, Mapping):
         return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, "A workflow is a JSON or YAML object", "/")]
     reader = _Reader(document)
