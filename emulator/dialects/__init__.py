@@ -7,7 +7,8 @@ engine's effects (writing history through the execution's `Run`/`Frame`, as
 `engine.interpreter.run_execution` does) and draws a model's `graphs.structure.Graph`.
 
 Which dialect a definition is in:
-1. the tag `sfn-emulator:dialect` on CreateStateMachine (`asl`, `serverless-workflow`, `sm4c`), when given;
+1. the tag `sfn-emulator:dialect` on CreateStateMachine (`asl`, `serverless-workflow`,
+   `serverless-workflow-0.x`, `serverless-workflow-1.0`, `sm4c`), when given;
 2. otherwise the first registered dialect (other than ASL) whose `recognises` accepts the document
    (JSON or YAML text); each dialect states its rule in its own docstring;
 3. otherwise ASL, so that whatever is not another dialect's gets ASL's own diagnostics.
@@ -208,10 +209,14 @@ def _dialect_of_model(model: Any) -> Dialect:
 def _register_built_in() -> None:
     from sfn_emulator.dialects.asl import ASL_DIALECT
     from sfn_emulator.dialects.serverless_workflow import SERVERLESS_WORKFLOW
+    from sfn_emulator.dialects.serverless_workflow.dsl1 import DSL1
+    from sfn_emulator.dialects.serverless_workflow.v0x import LATER_DRAFTS
     from sfn_emulator.dialects.sm4c.dialect import SM4C_DIALECT
 
     register(ASL_DIALECT)
+    register(LATER_DRAFTS)  # before the draft, whose documents' model it extends
     register(SERVERLESS_WORKFLOW)
+    register(DSL1)
     register(SM4C_DIALECT)
 
 

@@ -44,6 +44,9 @@ _METHODS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"
 _ARRAY_FORMATS = frozenset({"INDICES", "REPEAT", "COMMAS", "BRACKETS"})
 DEADLINE_SECONDS = 60.0  # for the whole request: past it the task fails with States.Http.Socket
 _RESPONSE_RANGE = f"bytes=0-{PAYLOAD_LIMIT_BYTES}"  # the payload quota: more of the body is not asked for
+WITHOUT_CONNECTION = "http.withoutConnection"
+"""A request's `extra` flag: a workflow dialect's HTTP call, which names no EventBridge connection
+(the ASL HTTP Task must; a Serverless Workflow `call: http` has its own authentication)."""
 _SOCKET_ERROR = "States.Http.Socket"
 
 
@@ -57,7 +60,8 @@ class HttpTask:
 
     def invoke(self, request: TaskRequest) -> Any:
         payload = request.payload if isinstance(request.payload, dict) else {}
-        connection = connection_parameters(_connection_arn(payload), request.account, request.region)
+        connection = (ConnectionParameters() if request.extra.get(WITHOUT_CONNECTION)
+                      else connection_parameters(_connection_arn(payload), request.account, request.region))
         http_request = build_request(payload, connection, request.region)
         without_connection = build_request(payload, ConnectionParameters(), request.region)
         exchange = HttpExchange(http_request, without_connection)

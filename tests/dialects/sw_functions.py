@@ -29,6 +29,10 @@ def _square(event: Any, context: Any) -> Any:
     return event * event if isinstance(event, (int, float)) else {"squared": event["item"] ** 2}
 
 
+def _confirm(event: Any, context: Any) -> Any:
+    return f"confirmation of order {event['orderNumber']} sent to {event['email']}"
+
+
 def _fail(event: Any, context: Any) -> Any:
     raise FunctionExecutionError("Write permission denied")
 
@@ -44,7 +48,8 @@ def _fail_first(times: int) -> Handler:
     return handler
 
 
-STATELESS: dict[str, Handler] = {"echo": _echo, "greet": _greet, "double": _double, "square": _square, "fail": _fail}
+STATELESS: dict[str, Handler] = {"echo": _echo, "greet": _greet, "double": _double, "square": _square, "confirm": _confirm,
+                                "fail": _fail}
 
 
 def behaviour(name: str) -> Handler:

@@ -41,7 +41,7 @@ SERVERLESS_WORKFLOW = json.dumps({"id": "w", "version": "1.0", "name": "w", "sta
     (json.dumps({"name": "n", "states": [{"name": "A"}]}), "sm4c"),  # no start state: SM4C's own diagnostics
     (ASL, "asl"),
     (json.dumps({**ORDER, "States": {}}), "asl"),  # an ASL definition is never another dialect's
-    (SERVERLESS_WORKFLOW, "serverless-workflow"),  # its states have a `type`, SM4C's never do
+    (SERVERLESS_WORKFLOW, "serverless-workflow-0.x"),  # its states have a `type`, SM4C's never do (0.x: a top-level start)
     (json.dumps({"name": "n", "states": []}), "asl"),
 ])
 def test_recognition_by_shape(text: str, dialect: str) -> None:

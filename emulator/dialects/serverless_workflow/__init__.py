@@ -1,8 +1,9 @@
-"""CNCF Serverless Workflow (the draft in the project's design documents) as a dialect.
+"""CNCF Serverless Workflow (the draft in the project's design documents) as a dialect; the later
+drafts 0.6-0.8 are `v0x`, DSL 1.0 is `dsl1`.
 
 Recognition: a JSON or YAML object without ASL's `States`, whose `states` is an array holding at
 least one object with a `type` member (the draft's states all have one; ASL's do not sit in an
-array, SM4C's have none). The tag `sfn-emulator:dialect` = `serverless-workflow` forces it.
+array, SM4C's have none), and which is not a later draft's (`v0x.is_later_draft`). The tag `sfn-emulator:dialect` = `serverless-workflow` forces it.
 
 History, in Step Functions' event shapes:
 - the execution: `ExecutionStarted` ... `ExecutionSucceeded`/`Failed`/`TimedOut`/`Aborted`;
@@ -21,64 +22,22 @@ History, in Step Functions' event shapes:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
-from msgspec import Struct
-
-from sfn_emulator.asl.validation import ERROR, Diagnostic
-
-if TYPE_CHECKING:
-    from sfn_emulator.dialects.serverless_workflow.model import Workflow
-    from sfn_emulator.engine.effects import Interpreter
-    from sfn_emulator.engine.frame import Run
-    from sfn_emulator.graphs.structure import Graph
+from sfn_emulator.dialects.serverless_workflow.lazy_dialect import LazyWorkflowDialect
 
 NAME = "serverless-workflow"
 
 
-class ServerlessWorkflowDialect(Struct, frozen=True):
-    """Its parser, interpreter and graph are imported when first used: recognising a document needs
-    none of them, and most emulators never run such a workflow."""
-
-    name: str = NAME
-
-    @property
-    def model(self) -> type:
-        from sfn_emulator.dialects.serverless_workflow.model import Workflow
-
-        return Workflow
-
+class ServerlessWorkflowDialect(LazyWorkflowDialect, frozen=True):
     def recognises(self, document: Any) -> bool:
         if not isinstance(document, Mapping) or "States" in document or not isinstance(document.get("states"), list):
             return False
-        return any(isinstance(state, Mapping) and "type" in state for state in document["states"])
+        from sfn_emulator.dialects.serverless_workflow.v0x import is_later_draft
 
-    def parse(self, text: str, *, state_machine_type: str) -> Workflow:
-        from sfn_emulator.dialects.serverless_workflow.parser import parse_workflow
-
-        return parse_workflow(text)
-
-    def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
-        from sfn_emulator.dialects.serverless_workflow.parser import validate_workflow
-
-        diagnostics = validate_workflow(text, max_results=max_results)
-        return diagnostics if severity != ERROR else [d for d in diagnostics if d.severity == ERROR]
-
-    def run(self, run: Run) -> Interpreter:
-        from sfn_emulator.dialects.serverless_workflow.interpreter import run_workflow
-
-        return run_workflow(run)
-
-    def graph(self, definition: str) -> Graph:
-        from sfn_emulator.dialects.serverless_workflow.graph import workflow_graph
-
-        return workflow_graph(definition)
-
-    def mock_view(self, model: Workflow) -> Mapping[str, Any]:
-        """Mock test cases name states that run actions, and named actions."""
-        from sfn_emulator.dialects.serverless_workflow.model import mockable_names
-
-        return {"States": {name: {"Type": "Task"} for name in mockable_names(model)}}
+        return not is_later_draft(document) and any(isinstance(state, Mapping) and "type" in state
+                                                    for state in document["states"])
 
 
-SERVERLESS_WORKFLOW = ServerlessWorkflowDialect()
+SERVERLESS_WORKFLOW = ServerlessWorkflowDialect(NAME, "sfn_emulator.dialects.serverless_workflow.parser",
+                                                "sfn_emulator.dialects.serverless_workflow.model")

@@ -50,11 +50,17 @@ def action_runner(workflow: WorkflowRun, action: m.Action, data: JSON, frame: Fr
 
 
 def run_action(workflow: WorkflowRun, action: m.Action, data: JSON, frame: Frame) -> Interpreter:
-    """What the action adds to the state data: its result, through `dataResultsPath`."""
+    """What the action adds to the state data: its result, through `dataResultsPath` (nothing when
+    its `condition` does not hold)."""
+    if action.condition is not None and not action.condition.holds(data):
+        return {}
     selected = action.data_input_path.select(data) if action.data_input_path is not None else None
     action_data = data if selected is None else selected
     if action.function_ref is not None:
         result = yield from call_function(workflow, action, action_data, frame)
+    elif action.subflow_ref is not None:
+        result = yield from subflow(workflow, action.subflow_ref, action.subflow_waits, action_data, frame)
+        result = result if action.subflow_waits else {}
     else:
         assert action.event_ref is not None
         trigger = m.ProducedEvent(action.event_ref.trigger_event_ref, action.event_ref.data,
@@ -74,6 +80,8 @@ def call_function(workflow: WorkflowRun, action: m.Action, action_data: JSON, fr
     assert action.function_ref is not None
     function = workflow.model.functions[action.function_ref.ref_name]
     payload = action.function_ref.parameters.evaluate(action_data) if action.function_ref.parameters is not None else action_data
+    if function.expression is not None:
+        return function.expression.evaluate(payload)
     run = frame.run
     ids = {"resourceType": "function", "resource": function.name}
     scheduled: dict[str, Any] = {**ids, "region": run.execution.region, "parameters": to_json_text(payload)}

@@ -87,11 +87,18 @@ def produce(workflow: WorkflowRun, produced: m.ProducedEvent, data: JSON, frame:
     if isinstance(attributes, dict):
         event.update({key: value for key, value in attributes.items() if key != "data"})
     event["data"] = payload
+    yield from publish(event, frame)
+    return event
+
+
+def publish(event: dict[str, JSON], frame: Frame) -> Interpreter:
+    """Deliver a produced CloudEvent, written as a task of the `events` resource (every workflow
+    version writes it so); resumes with the ARNs of the executions that consumed it."""
     ids = {"resourceType": EVENTS_RESOURCE, "resource": "produceEvent"}
     frame.emit("TaskScheduled", "taskScheduledEventDetails",
-               {**ids, "region": run.execution.region, "parameters": to_json_text(event)})
+               {**ids, "region": frame.run.execution.region, "parameters": to_json_text(event)})
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
     consumers = yield ProduceEvent(event)
     frame.emit("TaskSucceeded", "taskSucceededEventDetails",
                {**ids, "output": to_json_text({"consumedBy": consumers}), "outputDetails": {"truncated": False}})
-    return event
+    return consumers

@@ -11,11 +11,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from sfn_emulator.dialects.documents import load_document
-from sfn_emulator.dialects.serverless_workflow.model import STATE_TYPES
 from sfn_emulator.graphs.structure import CATCH, CHOICE, DEFAULT, END, NEXT, RETRY, START, Edge, Graph, Node
 
 ENTERED_TYPES = {"event": "Task", "operation": "Task", "callback": "Task", "subflow": "Task", "switch": "Choice",
-                 "delay": "Wait", "parallel": "Parallel", "foreach": "Map", "inject": "Pass"}
+                 "delay": "Wait", "sleep": "Wait", "parallel": "Parallel", "foreach": "Map", "inject": "Pass"}
 
 
 def workflow_graph(definition: str) -> Graph:
@@ -24,20 +23,24 @@ def workflow_graph(definition: str) -> Graph:
         raise ValueError("a Serverless Workflow document is an object with a 'states' array")
     nodes: list[Node] = []
     edges: list[Edge] = []
+    start = document.get("start")  # 0.6-0.8: the start state is named at the top
+    start = start.get("stateName") if isinstance(start, Mapping) else start
     for state in document["states"]:
         if not isinstance(state, Mapping) or not isinstance(state.get("name"), str):
             continue
         name = state["name"]
         kind = state.get("type")
-        nodes.append(Node(name, ENTERED_TYPES.get(kind, str(kind)) if kind in STATE_TYPES else str(kind), None))
-        if state.get("start") not in (None, False):
+        nodes.append(Node(name, ENTERED_TYPES.get(kind, str(kind)), None))
+        if state.get("start") not in (None, False) or name == start:
             edges.append(Edge(None, name, START))
         for index, condition in enumerate(state.get("dataConditions") or state.get("eventConditions") or ()):
             if isinstance(condition, Mapping):
                 label = str(condition.get("condition") or condition.get("eventRef") or "")
                 edges.append(_exit_edge(name, condition, CHOICE, label, index))
-        if isinstance(state.get("default"), (Mapping, str)):
-            edges.append(Edge(name, _target(state["default"]), DEFAULT, "Default"))
+        default = state.get("default", state.get("defaultCondition"))
+        if isinstance(default, (Mapping, str)):
+            edges.append(Edge(name, _target(default.get("transition", default) if isinstance(default, Mapping) else default),
+                              DEFAULT, "Default"))
         if state.get("transition") is not None:
             edges.append(Edge(name, _target(state["transition"]), NEXT))
         if state.get("end") not in (None, False):
@@ -60,4 +63,6 @@ def _exit_edge(name: str, entry: Mapping[str, Any], kind: str, label: str, index
 def _target(transition: Any) -> str | None:
     if isinstance(transition, str):
         return transition
+    if isinstance(transition, Mapping) and isinstance(transition.get("transition"), (Mapping, str)):
+        return _target(transition["transition"])  # 0.6-0.8: a condition's transition
     return transition.get("nextState") if isinstance(transition, Mapping) else None

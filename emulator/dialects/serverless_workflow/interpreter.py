@@ -219,10 +219,22 @@ def _iteration_runner(workflow: WorkflowRun, state: m.State, body: m.ForEachBody
         if body.workflow_id is not None:
             work = subflow(workflow, body.workflow_id, True, iteration_data, child)
         else:
-            work = run_actions(workflow, body.actions, m.SEQUENTIAL, iteration_data, child)
+            work = _iteration_result(workflow, body.actions, iteration_data, child)
         return (yield from map_iteration(child, state.name, index, work))
 
     return iteration
+
+
+def _iteration_result(workflow: WorkflowRun, actions: tuple[m.Action, ...], data: JSON, frame: Frame) -> Interpreter:
+    """What `outputCollection` gathers of one iteration: its data with each action's result merged
+    in (the draft's example: one confirmation per order); a result that is not an object cannot be
+    merged, so it is the iteration's result itself rather than being lost."""
+    result: JSON = data
+    for action in actions:
+        outcome = yield from run_action(workflow, action, data, frame)
+        data = merged(data, outcome)
+        result = data if isinstance(outcome, dict) else outcome
+    return result
 
 
 # -- helpers -----------------------------------------------------------------------------------------

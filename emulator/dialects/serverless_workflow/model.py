@@ -23,6 +23,7 @@ class FunctionDefinition(Struct, frozen=True):
     name: str
     resource: str
     type: str | None = None
+    expression: Template | None = None  # 0.6-0.8 functions of type `expression`: evaluated, not called
 
 
 class Correlation(Struct, frozen=True):
@@ -65,6 +66,9 @@ class Action(Struct, frozen=True):
     timeout_seconds: float | None = None
     data_input_path: Selector | None = None  # actionDataFilter
     data_results_path: Selector | None = None
+    subflow_ref: str | None = None  # 0.7-0.8 `subFlowRef`: a sub-workflow run as the action
+    subflow_waits: bool = True
+    condition: Condition | None = None  # 0.8: the action runs only when it holds on the state data
 
 
 class Transition(Struct, frozen=True):

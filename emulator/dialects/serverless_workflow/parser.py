@@ -22,7 +22,6 @@ from sfn_emulator.asl.validation import (
     SCHEMA_VALIDATION_FAILED,
     DUPLICATE_STATE_NAME,
     Diagnostic,
-    InvalidDefinitionError,
 )
 from sfn_emulator.dialects.documents import read_document
 from sfn_emulator.dialects.serverless_workflow import model as m
@@ -38,18 +37,7 @@ UNREACHABLE_STATE = "UNREACHABLE_STATE"
 _ABSENT = object()
 
 
-def parse_workflow(text: str) -> m.Workflow:
-    workflow, problems = _parse(text)
-    if workflow is None or problems:
-        raise InvalidDefinitionError(problems)
-    return workflow
-
-
-def validate_workflow(text: str, *, max_results: int = 100) -> list[Diagnostic]:
-    return _parse(text)[1][:max_results]
-
-
-def _parse(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
+def read_workflow(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
     try:
         document = read_document(text)
     except ValueError as error:
