@@ -14,7 +14,9 @@ handed to the emulator's WSGI app and its answer returned to
 botocore, exactly as the HTTP server would answer it. Clients with an explicit `endpoint_url`
 (a server on localhost, say) and clients of other services are left alone: they go where they
 would have gone, or to moto when moto's `mock_aws` is active (moto is told to leave Step
-Functions requests alone meanwhile).
+Functions requests alone meanwhile). Those other clients' calls that moto answers are told to the
+emulator (`sfn_emulator.resources.aws.moto_state`) as the HTTP passthrough tells them, so that a rule
+or schedule made in moto through `mock_aws` is heard as one made over HTTP.
 
 How: one botocore `before-send` handler for the `sfn` service, the way moto intercepts requests.
 botocore gives each new session the handlers listed in `BUILTIN_HANDLERS`, and each client a copy
@@ -41,6 +43,8 @@ from moto.core.config import default_user_config
 from urllib3 import HTTPResponse
 from werkzeug.test import Client
 
+from sfn_emulator.resources.aws import OWN_CLIENT_CONTEXT_KEY, moto_state
+
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 # AWS's Step Functions hosts in every partition, and their `sync-` data-plane twins.
@@ -51,6 +55,7 @@ SWF_HOST = re.compile(r"^swf(?:-fips)?\.[a-z0-9-]+\.(?:amazonaws\.com(?:\.cn)?|a
 MOTO_SERVICE_NAMES = ("stepfunctions", "swf")
 # botocore's events for every request of a Step Functions client and of an SWF client
 _EVENTS = ("before-send.sfn", "before-send.swf")
+_ANSWERED = "after-call"
 _HANDLER_ID = "sfn-emulator-inprocess"
 # SigV4 `Credential=AKID/...`: the access key id that names the caller's account.
 _ACCESS_KEY = re.compile(r"(Credential=)[^/,\s]*/")
@@ -144,6 +149,15 @@ def _answer_in_process(request: AWSPreparedRequest, **kwargs: Any) -> AWSRespons
     return target.answer(request)
 
 
+def _answered(model: Any, context: dict[str, Any], **kwargs: Any) -> None:
+    """The `after-call` handler: another service's call, answered (by moto, under `mock_aws`) while an
+    emulator intercepts, may have changed a backend the emulator watches."""
+    if not _targets or context.get(OWN_CLIENT_CONTEXT_KEY):
+        return
+    if model.service_model.service_name not in ("stepfunctions", "swf"):
+        moto_state.changed(str(model.http.get("method", "POST")))
+
+
 def _text(value: str | bytes) -> str:
     return value.decode("latin-1") if isinstance(value, bytes) else value  # HTTP headers are Latin-1
 
@@ -165,6 +179,9 @@ def _install() -> None:
         botocore.handlers.BUILTIN_HANDLERS.append((event, _answer_in_process, botocore.handlers.REGISTER_FIRST))
         if default_session is not None:
             default_session.events.register_first(event, _answer_in_process, unique_id=f"{_HANDLER_ID}-{event}")
+    botocore.handlers.BUILTIN_HANDLERS.append((_ANSWERED, _answered))
+    if default_session is not None:
+        default_session.events.register(_ANSWERED, _answered, unique_id=f"{_HANDLER_ID}-{_ANSWERED}")
 
 
 _install()

@@ -12,7 +12,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF", "Serverless Workflow", "SM4C")
+SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF", "Serverless Workflow", "SM4C",
+            "Events and schedules")
 
 
 def _section(title: str) -> str:

@@ -138,6 +138,15 @@ class EventBridge:
         self.started_by[answer["executionArn"]] = started_by
         return True
 
+    def has_state_machine(self, state_machine_arn: str) -> bool:
+        parts = state_machine_arn.split(":")
+        try:
+            self._service.handle("DescribeStateMachine", {"stateMachineArn": state_machine_arn},
+                                 account=parts[4], region=parts[3])
+        except ApiError:
+            return False
+        return True
+
     def invoke_function(self, function_arn: str, event: Any) -> bool:
         parts = function_arn.split(":")
         if self._functions.lookup(function_arn, parts[3], parts[4]) is None:
@@ -157,10 +166,11 @@ class EventBridge:
 
     # -- schedules ----------------------------------------------------------------------------------
     def schedules_changed(self) -> None:
-        """Bring the timers in line with moto's rules and schedules (any thread; see `Router.keeps_schedules`)."""
+        """Bring the timers in line with moto's rules and schedules (any thread)."""
         ROUTER.take_over_delivery()
-        current = dict(_scheduled()) if ROUTER.keeps_schedules(self) else {}
+        current = dict(_scheduled())
         now = self._engine.clock.now()
+        completed = []
         with self._lock:
             if self._closed:
                 return
@@ -179,39 +189,45 @@ class EventBridge:
                     log.warning("%s is not scheduled: %s", thing.arn, problem)
                     continue
                 watched = self._watched[key] = _Watched(signature, schedule)
-                self._arm(key, watched, now - _ONE_MICROSECOND)
+                if not self._arm(key, watched, now - _ONE_MICROSECOND):
+                    completed.append(key)
+        for key in completed:
+            _completed(key)
 
     def _forget(self, key: tuple[str, ...]) -> None:
         watched = self._watched.pop(key)
         if watched.timer is not None:
             watched.timer.cancel()
 
-    def _arm(self, key: tuple[str, ...], watched: _Watched, after: datetime) -> None:
-        """Set the timer of the next firing after `after` (called locked)."""
+    def _arm(self, key: tuple[str, ...], watched: _Watched, after: datetime) -> bool:
+        """Set the timer of the next firing after `after` (called locked); False when none is left."""
         due = watched.schedule.next_after(after)
         if due is None:
             watched.timer = None
-            self._engine.between_steps(lambda: _completed(key))
-            return
+            return False
         watched.timer = self._engine.set_timer(due, lambda: self._fire(key, watched, due), skippable=True,
                                                passive=True)
+        return True
 
     def _fire(self, key: tuple[str, ...], watched: _Watched, due: datetime) -> None:
-        """The engine thread: a schedule fell due at `due`."""
+        """The engine thread: a schedule fell due at `due`; the next firing is set from it."""
         with self._lock:
             if self._watched.get(key) is not watched:
                 return
-            self._arm(key, watched, due)
         thing = _find(key)
-        if thing is None:
-            return
-        if key[0] == "rule":
-            event = {"version": "0", "id": self._engine.ids.uuid(), "detail-type": "Scheduled Event", "source": "aws.events",
-                     "account": key[1], "time": _iso(due), "region": key[2], "resources": [thing.arn], "detail": {}}
-            for target in list(thing.targets):
-                ROUTER.deliver(thing, target, event)
-        else:
-            self._invoke_schedule_target(thing, due)
+        if thing is not None and ROUTER.fires(self, _target_arns(key, thing)):
+            if key[0] == "rule":
+                event = {"version": "0", "id": self._engine.ids.uuid(), "detail-type": "Scheduled Event",
+                         "source": "aws.events", "account": key[1], "time": _iso(due), "region": key[2],
+                         "resources": [thing.arn], "detail": {}}
+                for target in list(thing.targets):
+                    ROUTER.deliver(thing, target, event)
+            else:
+                self._invoke_schedule_target(thing, due)
+        with self._lock:
+            more = self._watched.get(key) is watched and self._arm(key, watched, due)
+        if not more:
+            _completed(key)
 
     def _invoke_schedule_target(self, schedule: Any, due: datetime) -> None:
         """Run an EventBridge Scheduler schedule's target (templated or universal) at `due`."""
@@ -294,6 +310,20 @@ def _find(key: tuple[str, ...]) -> Any:
 
 def _targets(key: tuple[str, ...], thing: Any) -> list[dict[str, Any]]:
     return list(thing.targets) if key[0] == "rule" else [dict(thing.target or {})]
+
+
+def _target_arns(key: tuple[str, ...], thing: Any) -> list[str]:
+    """The ARNs a rule or schedule delivers to (a universal `sfn` target's machine from its Input)."""
+    arns = []
+    for target in _targets(key, thing):
+        arn = str(target.get("Arn", ""))
+        arns.append(arn)
+        if arn.startswith(_UNIVERSAL_TARGET + "sfn:"):
+            try:
+                arns.append(str(json.loads(target.get("Input") or "{}").get("StateMachineArn", "")))
+            except (ValueError, AttributeError):
+                pass
+    return arns
 
 
 def _signature(key: tuple[str, ...], thing: Any) -> tuple[Any, ...]:

@@ -56,8 +56,8 @@ class Destination(Protocol):
     def invoke_function(self, function_arn: str, event: Any) -> bool:
         """Run the function's callable if this emulator has one registered (True)."""
 
-    def schedules_changed(self) -> None:
-        """Bring the schedules' timers in line with moto's rules and schedules."""
+    def has_state_machine(self, state_machine_arn: str) -> bool:
+        """Does this emulator have the state machine?"""
 
 
 class Router:
@@ -77,15 +77,19 @@ class Router:
         with self._lock:
             if destination in self._destinations:
                 self._destinations.remove(destination)
-            heir = self._destinations[0] if self._destinations else None
-        if heir is not None:
-            heir.schedules_changed()  # the schedules are the next emulator's to keep now
 
-    def keeps_schedules(self, destination: Destination) -> bool:
-        """Is `destination` the emulator whose clock the process's schedules fire on? The first one
-        connected: moto's schedules are the process's, and two clocks would fire each twice."""
-        with self._lock:
-            return bool(self._destinations) and self._destinations[0] is destination
+    def fires(self, destination: Destination, target_arns: list[str]) -> bool:
+        """Does a schedule with these targets fire on `destination`'s clock? moto's schedules are the
+        process's, and every emulator watches them; one fires each: the emulator that has a target
+        state machine, else the one connected last (the emulator a test or program works with now;
+        two clocks would fire it twice)."""
+        connected = self._connected()
+        machines = [arn for arn in target_arns if ":states:" in arn and ":stateMachine:" in arn]
+        for machine in machines:
+            for candidate in connected:
+                if candidate.has_state_machine(machine):
+                    return candidate is destination
+        return bool(connected) and connected[-1] is destination
 
     def take_over_delivery(self) -> None:
         """Deliver moto's rules' events from now on (once moto's EventBridge is loaded: importing it

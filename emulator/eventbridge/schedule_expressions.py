@@ -50,10 +50,31 @@ class Rate:
         return self.anchor + self.period * periods
 
 
+# Each field's range (EventBridge user guide, "Cron expressions"); names stand for their numbers.
+_FIELD_RANGES = ((0, 59), (0, 23), (1, 31), (1, 12), (1, 7), (1970, 2199))
+_NUMBER = re.compile(r"\d+")
+
+
+def _check_cron(fields: str) -> None:
+    """Refuse what EventBridge refuses and pyawscron would read anyway: a wrong field count, a number
+    out of its field's range, and day-of-month and day-of-week both given (one must be `?`)."""
+    parts = fields.split()
+    if len(parts) != 6:
+        raise InvalidScheduleExpression(f"Parameter ScheduleExpression is not valid: cron({fields}) needs 6 fields")
+    for part, (low, high) in zip(parts, _FIELD_RANGES):
+        for number in _NUMBER.findall(part.split("#")[0].split("/")[0]):
+            if not low <= int(number) <= high:
+                raise InvalidScheduleExpression(f"Parameter ScheduleExpression is not valid: cron({fields})")
+    if (parts[2] == "?") == (parts[4] == "?"):
+        raise InvalidScheduleExpression(f"Parameter ScheduleExpression is not valid: cron({fields}): one of "
+                                        "day-of-month and day-of-week must be '?'")
+
+
 class Cron:
     def __init__(self, fields: str, zone: ZoneInfo) -> None:
         from pyawscron import AWSCron
 
+        _check_cron(fields)
         try:
             self._cron = AWSCron(fields)
         except Exception as problem:

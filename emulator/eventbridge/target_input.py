@@ -7,10 +7,11 @@ user guide: "Amazon EventBridge input transformation"):
 - `InputTransformer`: `InputTemplate` with each `<name>` replaced by the value its `InputPathsMap`
   path selects, or by a predefined variable (`aws.events.rule-arn`, `aws.events.rule-name`,
   `aws.events.event.ingestion-time`, `aws.events.event` and `aws.events.event.json`). A template that
-  is a JSON object or array is filled as JSON: a string goes in escaped (the template puts the quotes
-  around it), any other value as its JSON text. Any other template is text and the values go in as
-  text. A path that selects nothing gives `null` in a JSON template and nothing in a text one (the
-  user guide does not say; this is the emulator's choice).
+  is a JSON object or array is filled as JSON: inside a string literal a value goes in as text
+  (escaped), elsewhere as its JSON (a string gets its quotes), so `{"id": <id>}` and `{"id": "<id>"}`
+  give the same. Any other template is text and the values go in as text. A path that selects
+  nothing gives `null` in JSON (nothing inside a string) and nothing in a text template (the user
+  guide does not say; this is the emulator's choice).
 
 `payload` answers the text delivered: the body of an SQS message or SNS notification, the input of
 an execution, the event of a Lambda function (parsed by the caller).
@@ -56,18 +57,35 @@ def _select(path: str, event: dict[str, Any]) -> Any:
 
 
 def _fill(template: str, values: dict[str, Any]) -> str:
-    as_json = template.lstrip().startswith(("{", "["))
+    if not template.lstrip().startswith(("{", "[")):
+        return _PLACEHOLDER.sub(lambda match: _as_text(match, values), template)
+    filled: list[str] = []
+    in_string = escaped = False
+    position = 0
+    while position < len(template):
+        match = _PLACEHOLDER.match(template, position)
+        if match is not None and match.group(1) in values:
+            value = values[match.group(1)]
+            if in_string:
+                filled.append("" if value is _NOTHING else json.dumps(_as_text(match, values))[1:-1])
+            else:
+                filled.append("null" if value is _NOTHING else json.dumps(value))
+            position = match.end()
+            continue
+        character = template[position]
+        if character == '"' and not escaped:
+            in_string = not in_string
+        escaped = in_string and character == "\\" and not escaped
+        filled.append(character)
+        position += 1
+    return "".join(filled)
 
-    def value_text(match: re.Match[str]) -> str:
-        value = values.get(match.group(1), _NOTHING)
-        if match.group(1) not in values:
-            return match.group(0)  # not a placeholder of this transformer: left as written
-        if as_json:
-            if value is _NOTHING:
-                return "null"
-            return json.dumps(value)[1:-1] if isinstance(value, str) else json.dumps(value)
-        if value is _NOTHING:
-            return ""
-        return value if isinstance(value, str) else json.dumps(value)
 
-    return _PLACEHOLDER.sub(value_text, template)
+def _as_text(match: re.Match[str], values: dict[str, Any]) -> str:
+    """A placeholder's value as text (a placeholder this transformer does not define stays as written)."""
+    if match.group(1) not in values:
+        return match.group(0)
+    value = values[match.group(1)]
+    if value is _NOTHING:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value)
