@@ -19,8 +19,6 @@ import threading
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from botocore import xform_name
-
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.eventbridge.routing import ROUTER, DeliveryFailed
 from sfn_emulator.eventbridge.schedule_expressions import (
@@ -165,8 +163,8 @@ class EventBridge:
         return True
 
     # -- schedules ----------------------------------------------------------------------------------
-    def schedules_changed(self) -> None:
-        """Bring the timers in line with moto's rules and schedules (any thread)."""
+    def schedules_changed(self, *_: Any) -> None:
+        """Bring the timers in line with moto's rules and schedules (any thread; a moto listener)."""
         ROUTER.take_over_delivery()
         current = dict(_scheduled())
         now = self._engine.clock.now()
@@ -271,6 +269,8 @@ class EventBridge:
             except ApiError as refused:
                 raise DeliveryFailed("SDK_CLIENT_ERROR", f"{refused.code}: {refused.message}") from None
         else:
+            from botocore import xform_name
+
             ROUTER.call(f"arn:aws:{service}:{parts[3]}:{parts[4]}:", xform_name(action), **request)
 
 
