@@ -227,6 +227,7 @@ class Emulator:
         from sfn_emulator.wire.clock_api import mount_clock_api
         from sfn_emulator.wire.console_api import mount_console
         from sfn_emulator.wire.events_api import mount_events_api
+        from sfn_emulator.wire.faults import answer_faults_in_json
         from sfn_emulator.wire.insight_api import mount_insight_api
         from sfn_emulator.wire.reset_api import mount_reset_api
         from sfn_emulator.wire.snapshot_api import mount_snapshot_api
@@ -240,6 +241,7 @@ class Emulator:
         mount_reset_api(app, self.reset, self.service.reset)
         mount_events_api(app, self.events)
         mount_snapshot_api(app, self.export_snapshot, self.import_snapshot)
+        answer_faults_in_json(app, self._api_endpoint.request_id)
         return app
 
     def export_snapshot(self) -> bytes:

@@ -2,6 +2,6 @@
 
 from sfn_emulator.graphs.render import FORMATS, Overlay, render
 from sfn_emulator.graphs.structure import Graph, graph_of
-from sfn_emulator.graphs.trace import ExecutionTrace, trace
+from sfn_emulator.graphs.trace import ExecutionTrace, Tracer, trace
 
-__all__ = ["FORMATS", "ExecutionTrace", "Graph", "Overlay", "graph_of", "render", "trace"]
+__all__ = ["FORMATS", "ExecutionTrace", "Graph", "Overlay", "Tracer", "graph_of", "render", "trace"]

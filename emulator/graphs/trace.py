@@ -50,7 +50,7 @@ class _Line(Struct, frozen=True):
     """Where one line of control is after an event."""
 
     inside: str | None = None  # the state it is in
-    notes: tuple[str, ...] | None = None  # the interpreter's notes on this visit, if it kept any
+    entry: int | None = None  # the id of the `…StateEntered` event of that visit (the key of its notes)
     left: str | None = None  # the state it has just left
     error: str | None = None  # an error pending in `inside`, or with which `left` was left
     exit_rule: str | None = None  # the noted rule with which `left` was left (Choices[i], Default, Catch[i])
@@ -60,56 +60,90 @@ def trace(graph: Graph, history: Iterable[Mapping[str, JSON]],
           rules_taken: Mapping[int, Sequence[str]] | None = None) -> ExecutionTrace:
     """The trace of one execution of `graph` from its history events (in any order) and, when
     known, the interpreter's notes of the rules it applied (`Execution.rules_taken`)."""
-    result = ExecutionTrace()
-    lines: dict[int, _Line] = {}
-    open_entries: dict[str, int] = {}
-    for event in sorted(history, key=lambda event: event["id"]):
-        line = lines.get(event.get("previousEventId") or 0, _Line())
-        lines[event["id"]] = _step(graph, result, line, event, open_entries, rules_taken)
-    result.unfinished = sorted(open_entries, key=open_entries.__getitem__)
-    return result
+    tracer = Tracer(graph, rules_taken)
+    tracer.follow(sorted(history, key=lambda event: event["id"]))
+    return tracer.trace()
 
 
-def _step(graph: Graph, result: ExecutionTrace, line: _Line, event: Mapping[str, JSON],
-          open_entries: dict[str, int], rules_taken: Mapping[int, Sequence[str]] | None) -> _Line:
-    kind: str = event["type"]
-    details = next((value for key, value in event.items() if key.endswith("EventDetails")), None) or {}
-    if kind.endswith("StateEntered"):
-        name = details.get("name", "")
-        result.entered[name] += 1
-        open_entries[name] = event["id"]
-        edge = _edge_into(graph, line, name)
-        if edge is not None:
-            result.taken[edge] += 1
-        notes = tuple(rules_taken.get(event["id"], ())) if rules_taken is not None else None
-        for note in notes or ():
-            retrier = _noted_edge(graph, name, note, RETRY)
+class Tracer:
+    """A trace taken in id order, a few events at a time: a growing history (a running execution's)
+    is read once per event. A visit's notes grow until it ends (a retry is noted when it happens), so
+    they are read when the visit exits, and those of visits still open when the trace is asked for."""
+
+    def __init__(self, graph: Graph, rules_taken: Mapping[int, Sequence[str]] | None = None) -> None:
+        self._graph = graph
+        self._rules_taken = rules_taken
+        self._result = ExecutionTrace()
+        self._lines: dict[int, _Line] = {}
+        self._open_entries: dict[str, int] = {}  # state name -> id of its latest entry not yet exited
+        self._open_visits: dict[int, str] = {}  # entry event id -> state, for every visit not yet exited
+        self.events_followed = 0
+
+    def follow(self, events: Iterable[Mapping[str, JSON]]) -> None:
+        """Take in the next events, in id order."""
+        for event in events:
+            line = self._lines.get(event.get("previousEventId") or 0, _Line())
+            self._lines[event["id"]] = self._step(line, event)
+            self.events_followed += 1
+
+    def trace(self) -> ExecutionTrace:
+        """The trace of the events followed so far."""
+        taken = Counter(self._result.taken)
+        for entry, name in self._open_visits.items():
+            taken.update(self._retriers(name, entry))
+        return ExecutionTrace(entered=Counter(self._result.entered), taken=taken,
+                              unfinished=sorted(self._open_entries, key=self._open_entries.__getitem__),
+                              failed=self._result.failed)
+
+    def _notes(self, entry: int | None) -> tuple[str, ...] | None:
+        if self._rules_taken is None:
+            return None
+        return tuple(self._rules_taken.get(entry, ())) if entry is not None else ()
+
+    def _retriers(self, name: str, entry: int) -> list[Edge]:
+        """The Retriers a visit's notes say it applied."""
+        noted = (_noted_edge(self._graph, name, note, RETRY) for note in self._notes(entry) or ())
+        return [edge for edge in noted if edge is not None]
+
+    def _step(self, line: _Line, event: Mapping[str, JSON]) -> _Line:
+        graph, result = self._graph, self._result
+        kind: str = event["type"]
+        details = next((value for key, value in event.items() if key.endswith("EventDetails")), None) or {}
+        if kind.endswith("StateEntered"):
+            name = details.get("name", "")
+            result.entered[name] += 1
+            self._open_entries[name] = event["id"]
+            self._open_visits[event["id"]] = name
+            edge = _edge_into(graph, line, name)
+            if edge is not None:
+                result.taken[edge] += 1
+            return _Line(inside=name, entry=event["id"])
+        if kind.endswith("StateExited"):
+            name = details.get("name", "")
+            self._open_entries.pop(name, None)
+            notes = self._notes(line.entry)
+            if line.entry is not None and self._open_visits.pop(line.entry, None) is not None:
+                result.taken.update(self._retriers(name, line.entry))
+            exit_rule = next((note for note in reversed(notes or ()) if not note.startswith("Retry")), None)
+            caught = line.error is not None or (exit_rule or "").startswith("Catch")
+            if not caught:
+                end = next((edge for edge in graph.edges_from(name) if edge.kind == END), None)
+                if end is not None:
+                    result.taken[end] += 1
+            return _Line(left=name, error=line.error, exit_rule=exit_rule)
+        if kind in _TERMINAL_FAILURES:
+            result.failed = True
+            return line
+        if line.inside is None or self._rules_taken is not None:  # between states, or the notes say it all
+            return line
+        if "error" in details and (kind.endswith("Failed") or kind.endswith("TimedOut")):
+            return _Line(inside=line.inside, entry=line.entry, error=details.get("error"))
+        if line.error is not None:
+            retrier = _first_matching(graph.edges_from(line.inside), RETRY, line.error)
             if retrier is not None:
                 result.taken[retrier] += 1
-        return _Line(inside=name, notes=notes)
-    if kind.endswith("StateExited"):
-        name = details.get("name", "")
-        open_entries.pop(name, None)
-        exit_rule = next((note for note in reversed(line.notes or ()) if not note.startswith("Retry")), None)
-        caught = line.error is not None or (exit_rule or "").startswith("Catch")
-        if not caught:
-            end = next((edge for edge in graph.edges_from(name) if edge.kind == END), None)
-            if end is not None:
-                result.taken[end] += 1
-        return _Line(left=name, error=line.error, exit_rule=exit_rule)
-    if kind in _TERMINAL_FAILURES:
-        result.failed = True
+            return _Line(inside=line.inside, entry=line.entry)
         return line
-    if line.inside is None or line.notes is not None:  # between states, or the notes say it all
-        return line
-    if "error" in details and (kind.endswith("Failed") or kind.endswith("TimedOut")):
-        return _Line(inside=line.inside, error=details.get("error"))
-    if line.error is not None:
-        retrier = _first_matching(graph.edges_from(line.inside), RETRY, line.error)
-        if retrier is not None:
-            result.taken[retrier] += 1
-        return _Line(inside=line.inside)
-    return line
 
 
 def _edge_into(graph: Graph, line: _Line, target: str) -> Edge | None:

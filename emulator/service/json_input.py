@@ -4,7 +4,8 @@ AWS parses input with Jackson and quotes Jackson's message inside its own, e.g. 
   Invalid State Machine Execution Input: 'Unrecognized token 'not': was expecting (JSON String,
   Number, Array, Object or token 'null', 'true' or 'false')'
 We parse with Python's `json` and translate its common complaints into Jackson's wording; the rare
-ones keep Python's wording.
+ones keep Python's wording. A document nested deeper than Python's parser goes (about 1,000 levels,
+as deep as Jackson's default limit) is refused with Jackson's words for its limit.
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ def _jackson_message(text: str, error: json.JSONDecodeError) -> str:
     return str(error)
 
 
+# Jackson's refusal of a document nested deeper than its default limit (StreamReadConstraints).
+_TOO_DEEP = ("Document nesting depth (1001) exceeds the maximum allowed (1000, from "
+             "`StreamReadConstraints.getMaxNestingDepth()`)")
+
+
 def _reject_non_numeric(token: str) -> None:
     raise ValueError(f"Non-standard token '{token}': enable JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS to allow")
 
@@ -60,6 +66,8 @@ def json_problem(text: str) -> str | None:
         return _jackson_message(text, error)
     except ValueError as error:  # NaN, Infinity: JSON has no such numbers
         return str(error)
+    except RecursionError:  # Python's parser stops near where Jackson's default limit does
+        return _TOO_DEEP
     return None
 
 

@@ -15,8 +15,9 @@ is ours but whose SigV4 scope names another service is a 400 `InvalidSignatureEx
 ("Credential should be scoped to correct service: 'states'. "). The Content-Type is not what
 decides: the body is read as JSON whatever type it declares (AWS's answer to a wrong type is not on
 record). Any other method or path is an `UnknownOperationException` with the HTTP status the
-routing gives it (404, 405). Anything unexpected is logged with its traceback and answered as a 500
-`InternalFailure`; the server carries on.
+routing gives it (404, 405). Anything else that fails is judged by `sfn_emulator.wire.faults`, as
+every route's failures are (a bug: a 500 `InternalFailure`, its traceback in the log); the server
+carries on.
 
 The endpoint answers plain WSGI too (`JsonProtocolEndpoint.wsgi`), so that a server can answer API
 requests before Flask is imported (`sfn_emulator.wire.front`); Flask loads with `create_app`.
@@ -25,7 +26,6 @@ requests before Flask is imported (`sfn_emulator.wire.front`); Flask loads with 
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from collections.abc import Iterable
 from http import HTTPStatus
@@ -37,13 +37,13 @@ import sfn_emulator
 from sfn_emulator.service.api_model import SERVICE_NAME, service_model
 from sfn_emulator.service.errors import (
     ApiError,
-    InternalFailure,
     InvalidSignatureException,
     SerializationException,
     UnknownOperationException,
 )
 from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.wire.encoding import CONTENT_TYPE, encode_error, encode_result
+from sfn_emulator.wire.faults import error_for
 from sfn_emulator.wire.sigv4 import credential_scope
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 
@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from flask import Flask, Response
     from werkzeug.exceptions import HTTPException
 
-logger = logging.getLogger(__name__)
 
 HEALTH_PATH = "/_emulator/health"
 OWN_APIS_KEY = "sfn_emulator.own_apis"  # in `app.extensions`: the `OwnApis` of the app
@@ -144,10 +143,8 @@ class JsonProtocolEndpoint:
             return 200, headers, encode_result(self._dispatch(environ))
         except ApiError as error:
             return _error_answer(error, headers)
-        except Exception as fault:  # a bug: keep serving, and say where to look
-            logger.exception("internal failure on %s", environ.get("HTTP_X_AMZ_TARGET"))
-            failure = InternalFailure(f"{type(fault).__name__}: {fault} (traceback in the emulator's log)")
-            return _error_answer(failure, headers)
+        except Exception as fault:  # judged as every route's are; a bug is logged, and the server carries on
+            return _error_answer(error_for(fault, environ), headers)
 
     def _dispatch(self, environ: dict[str, Any]) -> dict[str, Any]:
         scope = credential_scope(environ)

@@ -18,7 +18,9 @@ another service reach it and moto's own Step Functions never does:
    target (it would answer an S3 ListBuckets), and no SDK sends one.
 
 moto's server sets CORS headers reflecting any `Origin` (flask-cors); this endpoint is local-only
-and sends none, so they are removed from moto's answers.
+and sends none, so they are removed from moto's answers. A request moto has no route for gets
+Werkzeug's HTML page from it; it is answered as Coral answers it instead (`UnknownOperationException`
+in JSON, with moto's status), and what moto raises is judged by `sfn_emulator.wire.faults`.
 
 As in the Step Functions API, a twelve-digit access key id names the caller's account; any other
 key acts in the emulator's default account.
@@ -32,7 +34,9 @@ import threading
 from typing import Any, Callable, Iterable
 
 from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, moto_state
+from sfn_emulator.service.errors import UnknownOperationException
 from sfn_emulator.wire.app import OWN_APIS_KEY, STEP_FUNCTIONS_APIS, OwnApis
+from sfn_emulator.wire.faults import answer_error
 from sfn_emulator.wire.sigv4 import credential_scope
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -62,12 +66,22 @@ def make_passthrough_app(*, default_account: str) -> WSGIApp:
             scope = credential_scope(environ)
             environ[_ENVIRON_ACCOUNT_KEY] = scope.account(default_account) if scope else default_account
 
+        started: list[tuple[str, list[tuple[str, str]]]] = []
+
         def start_without_cors(status: str, headers: list[tuple[str, str]], *exc_info: Any) -> Any:
-            kept = [(name, value) for name, value in headers if not name.lower().startswith("access-control-")]
-            return start_response(status, kept, *exc_info)
+            started[:] = [(status, [(name, value) for name, value in headers
+                                    if not name.lower().startswith("access-control-")])]
+            return lambda data: None  # (moto's Werkzeug apps return their body; none writes)
 
         answer = moto_app()(environ, start_without_cors)
         moto_state.changed(str(environ.get("REQUEST_METHOD", "GET")))  # kept before the answer is sent
+        status, headers = started[0]
+        if _is_html_refusal(status, headers):  # Werkzeug's page for a request no route of moto's takes
+            close = getattr(answer, "close", None)
+            if close is not None:
+                close()
+            return answer_error(UnknownOperationException("", status=int(status.split()[0])), start_response)
+        start_response(status, headers)
         return answer
 
     return serve
@@ -101,3 +115,9 @@ def is_other_aws_service(environ: dict[str, Any], own: OwnApis = STEP_FUNCTIONS_
         return False
     scope = credential_scope(environ)
     return scope is not None and scope.service not in own.signing_names
+
+
+def _is_html_refusal(status: str, headers: list[tuple[str, str]]) -> bool:
+    content_type = next((value for name, value in headers if name.lower() == "content-type"), "")
+    return status[:1] == "4" and content_type.lower().startswith("text/html")
+

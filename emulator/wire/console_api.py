@@ -1,7 +1,10 @@
 """`/_emulator/console/`: a web console for the local operator, served by the emulator itself.
 
 The page (`console/index.html`, plain HTML, CSS and JavaScript shipped in this package, Mermaid from
-`sfn_emulator.graphs`) reads JSON from `/_emulator/console/api/...` and polls it to stay live.
+`sfn_emulator.graphs`) reads JSON from `/_emulator/console/api/...` and polls it to stay live. Each
+read costs what the page shows: an execution's page reads its events a page at a time
+(`events?arn=...&after=<event id>&limit=<n>`, ids being positions in the history), and histories
+are digested once per event (`console_history`).
 Every action is a JSON POST to `/_emulator/console/api/<action>`; the actions run the Step
 Functions operations they are named after, checked by the same request decoders as the API, in
 the account and region of the ARN they act on, and answer the operation's result or
@@ -30,6 +33,7 @@ from sfn_emulator.wire.console_views import ConsoleViews, plain, scope_of
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 
 API_PATH = CONSOLE_PATH + "api/"
+EVENTS_PER_READ = 100  # an events read's default `limit`: a page of the event table
 CONSOLE_WORKER = "sfn-emulator-console"  # the workerName of activity tasks taken from the console
 _FILES = {"index.html": "text/html; charset=utf-8", "console.js": "text/javascript; charset=utf-8",
           "console.css": "text/css; charset=utf-8"}
@@ -120,6 +124,8 @@ def mount_console(app: Flask, service: StepFunctionsService, engine: Engine, clo
                                                machine_arn=request.args.get("stateMachineArn") or None,
                                                page=_page(request.args.get("page", "1"))),
         "execution": lambda: views.execution(_argument("arn")),
+        "events": lambda: views.events(_argument("arn"), after=_whole_number("after", "0"),
+                                       limit=_whole_number("limit", str(EVENTS_PER_READ))),
         "map-run": lambda: views.map_run(_argument("arn")),
         "waiting": views.waiting,
     }
@@ -158,6 +164,13 @@ def _argument(name: str) -> str:
 def _page(text: str) -> int:
     if not text.isdigit():
         raise BadConsoleRequest(f"page must be a positive whole number, not {text!r}")
+    return int(text)
+
+
+def _whole_number(name: str, default: str) -> int:
+    text = request.args.get(name, default)
+    if not text.isdigit():
+        raise BadConsoleRequest(f"{name} must be a whole number, not {text!r}")
     return int(text)
 
 

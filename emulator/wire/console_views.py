@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
 from sfn_emulator.asl.arns import split_arn
@@ -14,9 +15,12 @@ from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine.outstanding import Outstanding
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
-from sfn_emulator.wire.insight_api import execution_graph, machine_graph
+from sfn_emulator.wire.console_history import HistoryDigests
+from sfn_emulator.wire.insight_api import drawn_path, machine_graph
 
 EXECUTIONS_PER_PAGE = 25
+PATH_SHOWN = 50  # the last states entered that an execution's page lists as its path
+MAX_EVENTS_READ = 1000  # the most events one read answers
 STATUSES = ("RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE")
 _PAGE_SIZE = 1000  # the largest maxResults the API takes
 
@@ -60,6 +64,7 @@ class ConsoleViews:
         self._service = service
         self._outstanding = outstanding
         self._coverage = coverage
+        self._digests = HistoryDigests()
 
     def _call(self, operation: str, arn: str, **params: Any) -> dict[str, Any]:
         account, region = scope_of(arn)
@@ -119,25 +124,30 @@ class ConsoleViews:
         return plain({"executions": shown, "total": len(found), "page": page, "pages": pages})
 
     def execution(self, arn: str) -> dict[str, Any]:
+        """An execution's page without its events (read a page of them with `events`): its path as the
+        last `PATH_SHOWN` states entered."""
         described = self._call("DescribeExecution", arn, executionArn=arn)
-        events = _every(lambda **p: self._call("GetExecutionHistory", arn, executionArn=arn, **p), "events")
+        execution = self._service.execution_record(arn)
+        graph, path = self._digests.path(execution)
+        digest = self._digests.of(execution)
         map_runs = _every(lambda **p: self._call("ListMapRuns", arn, executionArn=arn, **p), "mapRuns")
-        return plain({"execution": described, "events": event_rows(events, described["startDate"]),
-                      "graph": execution_graph(self._service, arn, "mermaid"),
-                      "children": self._children(events), "mapRuns": map_runs,
+        children = [found for found in map(self._described_if_kept, list(digest.children)) if found is not None]
+        return plain({"execution": described, "eventCount": len(digest.states),
+                      "path": digest.entered[-PATH_SHOWN:], "pathLength": len(digest.entered),
+                      "graph": drawn_path(execution, graph, path, "mermaid"),
+                      "children": children, "mapRuns": map_runs,
                       "callbacks": [c for c in self.waiting()["callbacks"] if c["executionArn"] == arn]})
 
-    def _children(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Executions this one started with `states:startExecution` tasks, as its history names them:
-        the `ExecutionArn` in the output of their TaskSubmitted or TaskSucceeded events."""
-        arns: list[str] = []
-        for event in events:
-            details = event.get("taskSubmittedEventDetails") or event.get("taskSucceededEventDetails") or {}
-            if details.get("resourceType") == "states" and details.get("resource", "").startswith("startExecution"):
-                child = _json_object(details.get("output")).get("ExecutionArn")
-                if isinstance(child, str) and child not in arns:
-                    arns.append(child)
-        return [described for described in map(self._described_if_kept, arns) if described is not None]
+    def events(self, arn: str, *, after: int, limit: int) -> dict[str, Any]:
+        """The events with ids after `after`, at most `limit` (ids are positions in the history)."""
+        if not 1 <= limit <= MAX_EVENTS_READ:
+            raise ValueError(f"limit must be a whole number from 1 to {MAX_EVENTS_READ}, not {limit}")
+        self._call("DescribeExecution", arn, executionArn=arn)  # the API's answer for an unknown ARN
+        execution = self._service.execution_record(arn)
+        digest = self._digests.of(execution)
+        read = execution.history[after:after + limit]
+        states = digest.states[after:after + len(read)]
+        return plain({"events": event_rows(read, states, execution.start_date), "eventCount": len(digest.states)})
 
     def _described_if_kept(self, execution_arn: str) -> dict[str, Any] | None:
         """DescribeExecution, or None for an execution deleted with its machine or past retention."""
@@ -160,39 +170,24 @@ class ConsoleViews:
         return plain({"callbacks": callbacks, "activityTasks": tasks, "nextTimer": outstanding.next_timer})
 
     def _waiting_state(self, execution_arn: str, token: str) -> str | None:
-        """The state awaiting `token`: that of the last event naming it (the parameters that handed it
-        out), else the state of the execution's last event in one (an activity task a worker took)."""
-        execution = self._service.execution_record(execution_arn)
-        rows = event_rows(list(execution.history), execution.start_date)
-        naming = [row for row in rows if token in json.dumps(row["details"], default=str)]
-        in_a_state = naming or [row for row in rows if row["state"]]
-        return in_a_state[-1]["state"] if in_a_state else None
+        try:
+            return self._digests.of(self._service.execution_record(execution_arn)).state_awaiting(token)
+        except ApiError:  # deleted while the engine still holds its token
+            return None
 
 
-def event_rows(events: list[dict[str, Any]], start: datetime) -> list[dict[str, Any]]:
-    """History events as the event table shows them: the state each belongs to (the one its branch
-    last entered, following `previousEventId`) and the milliseconds since the execution started."""
-    state_of: dict[int, str | None] = {}
+def event_rows(events: Sequence[Mapping[str, Any]], states: Sequence[str | None], start: datetime) -> list[dict[str, Any]]:
+    """History events as the event table shows them: with the state each belongs to (`states`, from the
+    execution's digest) and the milliseconds since the execution started."""
     rows = []
-    for event in events:
+    for event, state in zip(events, states):
         details_key = next((key for key in event if key.endswith("EventDetails")), None)
         details = event.get(details_key, {}) if details_key else {}
-        named = event.get("stateEnteredEventDetails") or event.get("stateExitedEventDetails")
-        state = named["name"] if named else state_of.get(event.get("previousEventId", 0))
-        state_of[event["id"]] = None if "stateExitedEventDetails" in event else state
         rows.append({"id": event["id"], "type": event["type"], "state": state, "timestamp": event["timestamp"],
                      "sinceStartMs": int((event["timestamp"] - start).total_seconds() * 1000),
                      "details": {key: _pretty(value) if key in ("input", "output", "cause", "parameters") else value
                                  for key, value in details.items()}})
     return rows
-
-
-def _json_object(text: Any) -> dict[str, Any]:
-    try:
-        value = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _pretty(text: Any) -> Any:

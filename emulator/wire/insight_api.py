@@ -19,7 +19,8 @@ from flask import Flask, Response, request
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.dialects import graph_of
-from sfn_emulator.graphs import FORMATS, Overlay, render, trace
+from sfn_emulator.engine.execution import Execution
+from sfn_emulator.graphs import FORMATS, ExecutionTrace, Graph, Overlay, render, trace
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
 
@@ -60,7 +61,11 @@ def machine_graph(service: StepFunctionsService, machine_arn: str, graph_format:
 def execution_graph(service: StepFunctionsService, execution_arn: str, graph_format: str) -> str:
     execution = service.execution_record(execution_arn)
     graph = graph_of(execution.definition)
-    path = trace(graph, list(execution.history), execution.rules_taken)
+    return drawn_path(execution, graph, trace(graph, list(execution.history), execution.rules_taken), graph_format)
+
+
+def drawn_path(execution: Execution, graph: Graph, path: ExecutionTrace, graph_format: str) -> str:
+    """The execution's graph with the path it took drawn over it."""
     overlay = Overlay(visited=dict(path.entered), failed=frozenset(path.failed_states), taken=frozenset(path.taken))
     return render(graph, graph_format, overlay=overlay, title=f"{execution.state_machine_name}: {execution.name}")
 

@@ -12,7 +12,10 @@ Functions API, `/_emulator/*`, moto's `/moto-api/*` and its services):
 - DNS rebinding points a name the page controls at 127.0.0.1, making the page same-origin: its
   requests carry that name as `Host`, so only loopback names and addresses, and the names the
   operator allows (`--allowed-hosts`, `SFN_EMULATOR_ALLOWED_HOSTS`; `*` for any), are served.
-No answer carries CORS headers, so no other origin may read one either.
+No answer carries CORS headers, so no other origin may read one either, and every answer forbids
+framing (`X-Frame-Options: DENY`, `Content-Security-Policy: frame-ancestors 'none'`): a page that
+cannot send a request itself could otherwise show the console in a frame and trick its user into
+clicking Stop or moving the clock.
 Clients that send no `Origin` and a loopback `Host` (SDKs, curl, `requests`) are not affected.
 
 Refusals are 403 with a JSON body that says what was refused and how to allow it. The guard wraps
@@ -34,6 +37,9 @@ ANY_HOST = "*"
 ADMIN_PREFIX = "/_emulator/"
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _JSON_TYPES = frozenset({"application/json", "application/cloudevents+json", "application/cloudevents-batch+json"})
+# On every answer: no page of any site, this one's included, may show it in a frame (both spellings,
+# for browsers that know only the older header), so no page can overlay the console's buttons.
+NO_FRAMING_HEADERS = (("X-Frame-Options", "DENY"), ("Content-Security-Policy", "frame-ancestors 'none'"))
 _HOW_TO_ALLOW = "--allowed-hosts or SFN_EMULATOR_ALLOWED_HOSTS (comma-separated names, * for any)"
 
 
@@ -66,13 +72,16 @@ class LocalOnly:
         self.allowed_hosts = frozenset(hostname_of(host) for host in [*allowed_hosts, *own_hosts] if host != ANY_HOST)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        def start_unframeable(status: str, headers: list[tuple[str, str]], *exc_info: Any) -> Any:
+            return start_response(status, [*headers, *NO_FRAMING_HEADERS], *exc_info)
+
         refusal = self.refusal(environ)
         if refusal is not None:
             body = json.dumps({"__type": "AccessDeniedException", "message": refusal}).encode()
-            start_response("403 Forbidden", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
-                                             ("x-amzn-ErrorType", "AccessDeniedException")])
+            start_unframeable("403 Forbidden", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+                                                ("x-amzn-ErrorType", "AccessDeniedException")])
             return [body]
-        return self.app(environ, start_response)
+        return self.app(environ, start_unframeable)
 
     def refusal(self, environ: dict[str, Any]) -> str | None:
         """Why the request is refused, or None to serve it."""

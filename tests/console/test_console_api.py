@@ -172,3 +172,92 @@ def _state_of_scheduled(events: list[dict[str, Any]], scheduled: dict[str, Any])
     by_id = {event["id"]: event for event in events}
     entered = by_id[scheduled["previousEventId"]]
     return entered["stateEnteredEventDetails"]["name"]
+
+
+def _loop(times: int) -> dict[str, Any]:
+    """A machine that goes round a Pass and a Choice `times` times: three events a turn."""
+    return {"QueryLanguage": "JSONata", "StartAt": "Count", "States": {
+        "Count": {"Type": "Pass", "Output": {"n": "{% $states.input.n + 1 %}"}, "Next": "Again"},
+        "Again": {"Type": "Choice", "Default": "Done", "Choices": [
+            {"Condition": f"{{% $states.input.n < {times} %}}", "Next": "Count"}]},
+        "Done": {"Type": "Succeed"}}}
+
+
+@pytest.fixture(scope="module")
+def long_execution(console: Console) -> str:
+    return console.start(console.machine(_unique("loop"), _loop(150)), "long", {"n": 0})
+
+
+def test_an_execution_page_reads_no_events_and_names_its_last_states(console: Console, long_execution: str) -> None:
+    page = _get(console, f"api/execution?arn={long_execution}")
+    history = console.sfn.get_execution_history(executionArn=long_execution, maxResults=1000)["events"]
+    entered = [event["stateEnteredEventDetails"]["name"] for event in history if "stateEnteredEventDetails" in event]
+    assert "events" not in page
+    assert page["eventCount"] == len(history) > 400
+    assert (page["path"], page["pathLength"]) == (entered[-50:], len(entered))
+
+
+@pytest.mark.parametrize(("after", "limit"), [(0, 100), (100, 100), (0, 1), (440, 1000), (10_000, 5)])
+def test_events_are_read_a_page_at_a_time_by_event_id(console: Console, long_execution: str, after: int,
+                                                       limit: int) -> None:
+    history = console.sfn.get_execution_history(executionArn=long_execution, maxResults=1000)["events"]
+    read = _get(console, f"api/events?arn={long_execution}&after={after}&limit={limit}")
+    assert read["eventCount"] == len(history)
+    assert [(row["id"], row["type"]) for row in read["events"]] == \
+        [(event["id"], event["type"]) for event in history[after:after + limit]]
+
+
+def test_each_event_row_names_the_state_it_belongs_to(console: Console, long_execution: str) -> None:
+    rows = _get(console, f"api/events?arn={long_execution}&after=0&limit=7")["events"]
+    assert [(row["type"], row["state"]) for row in rows] == [
+        ("ExecutionStarted", None), ("PassStateEntered", "Count"), ("PassStateExited", "Count"),
+        ("ChoiceStateEntered", "Again"), ("ChoiceStateExited", "Again"), ("PassStateEntered", "Count"),
+        ("PassStateExited", "Count")]
+
+
+@pytest.mark.parametrize(("query", "status", "says"), [
+    ("after=0&limit=0", 400, "limit must be a whole number from 1 to 1000"),
+    ("after=0&limit=1001", 400, "limit must be a whole number from 1 to 1000"),
+    ("after=-1", 400, "after must be a whole number"),
+    ("after=x", 400, "after must be a whole number"),
+])
+def test_an_events_read_out_of_bounds_is_refused(console: Console, long_execution: str, query: str, status: int,
+                                                 says: str) -> None:
+    answer_status, answer = _request(console, "GET", f"api/events?arn={long_execution}&{query}")
+    assert answer_status == status and says in answer["message"]
+
+
+def test_the_events_of_an_unknown_execution_are_not_found(console: Console, long_execution: str) -> None:
+    status, answer = _request(console, "GET", f"api/events?arn={long_execution}-gone")
+    assert (status, answer["code"]) == (404, "ExecutionDoesNotExist")
+
+
+def test_a_token_handed_out_after_a_first_read_is_found_in_the_new_events(console: Console) -> None:
+    hold = {key: value for key, value in CALLBACK["States"]["Hold"].items() if key != "End"}
+    twice = {"StartAt": "First", "States": {"First": {**hold, "Next": "Second"}, "Second": {**hold, "End": True}}}
+    execution_arn = console.start(console.machine(_unique("twice"), twice), "two-in-a-row")
+
+    def waiting_in() -> list[str]:
+        return [c["stateName"] for c in _get(console, "api/waiting")["callbacks"] if c["executionArn"] == execution_arn]
+
+    assert waiting_in() == ["First"]
+    console.sfn.send_task_success(taskToken=_token_of(console, execution_arn), output="{}")
+    console.emulator.engine.run_until_idle()
+    assert waiting_in() == ["Second"]
+
+
+FRAMED_PATHS = ["", "console.js", "api/state-machines", "api/waiting", "no-such-file", "../health",
+                "../graph?stateMachineArn=arn:aws:states:us-east-1:123456789012:stateMachine:none&format=html",
+                "../coverage", "../../moto-api/data.json"]
+
+
+@pytest.mark.parametrize("path", FRAMED_PATHS)
+def test_no_answer_may_be_framed(console: Console, path: str) -> None:
+    request = urllib.request.Request(console.url + path)
+    try:
+        answer = urllib.request.urlopen(request, timeout=30)
+    except urllib.error.HTTPError as error:
+        answer = error
+    with answer:
+        assert answer.headers["X-Frame-Options"] == "DENY"
+        assert answer.headers["Content-Security-Policy"] == "frame-ancestors 'none'"

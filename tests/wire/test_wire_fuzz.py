@@ -115,3 +115,148 @@ def test_any_target_content_type_and_host_gets_a_json_answer_and_no_server_error
         assert answer["__type"] == "AccessDeniedException" and answer["message"]
     elif response.status >= 400 and request["path"] == "/":
         assert answer["__type"].rsplit("#", 1)[-1]
+
+
+# Bodies nested deeper than any parser reads: every target, every route that takes a body, and the
+# JSON text some members carry. Each gets AWS's JSON error shape and a 4xx, and the server carries on.
+DEPTHS = [10_000, 100_000]
+NESTINGS = {"arrays": lambda depth: "[" * depth + "]" * depth,
+            "objects": lambda depth: '{"a":' * depth + "1" + "}" * depth}
+ADMIN_WRITES = [("POST", "/_emulator/clock"), ("POST", "/_emulator/reset"), ("PUT", "/_emulator/snapshot"), ("POST", "/_emulator/events"),
+                *[("POST", f"/_emulator/console/api/{action}") for action in
+                  ("stop-execution", "redrive-execution", "send-task-success", "send-task-failure",
+                   "send-task-heartbeat", "take-activity-task", "advance-clock-to-next-timer")]]
+ROLE = "arn:aws:iam::123456789012:role/r"
+PASS = json.dumps({"Type": "Pass", "End": True})
+STANDARD = "arn:aws:states:us-east-1:123456789012:stateMachine:deep-standard"
+EXPRESS = "arn:aws:states:us-east-1:123456789012:stateMachine:deep-express"
+# (operation, the JSON-text member, the rest of a request that reaches it, the error AWS names)
+JSON_TEXT_MEMBERS = [
+    ("StartExecution", "input", {"stateMachineArn": STANDARD}, "InvalidExecutionInput"),
+    ("StartSyncExecution", "input", {"stateMachineArn": EXPRESS}, "InvalidExecutionInput"),
+    ("SendTaskSuccess", "output", {"taskToken": "token"}, "InvalidOutput"),
+    ("TestState", "input", {"definition": PASS, "roleArn": ROLE}, "InvalidExecutionInput"),
+    ("TestState", "variables", {"definition": PASS, "roleArn": ROLE}, "ValidationException"),
+    ("CreateStateMachine", "definition", {"name": "deep", "roleArn": ROLE}, "InvalidDefinition"),
+    ("ValidateStateMachineDefinition", "definition", {}, None),  # answered 200 with a diagnostic
+]
+
+
+def error_type(response: Any) -> str:
+    assert response.headers["content-type"].startswith("application/")
+    return response.json()["__type"].rsplit("#", 1)[-1]
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+@pytest.mark.parametrize("nesting", sorted(NESTINGS))
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_a_body_nested_too_deeply_is_a_serialization_exception(
+    fuzz_endpoint: str, operation: str, nesting: str, depth: int
+) -> None:
+    response = send(fuzz_endpoint, NESTINGS[nesting](depth), target=f"AWSStepFunctions.{operation}", sign_for="states")
+    assert (response.status, error_type(response)) == (400, "SerializationException")
+
+
+@pytest.fixture
+def machines(fuzz_endpoint: str) -> None:
+    """The machines the members' requests name (CreateStateMachine of the same machine is idempotent)."""
+    definition = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
+    for arn, machine_type in ((STANDARD, "STANDARD"), (EXPRESS, "EXPRESS")):
+        created = send(fuzz_endpoint, json.dumps({"name": arn.rsplit(":", 1)[1], "roleArn": ROLE, "type": machine_type,
+                                                  "definition": definition}),
+                       target="AWSStepFunctions.CreateStateMachine")
+        assert created.status == 200, created.body
+
+
+@pytest.mark.parametrize("depth", [1_500, 10_000])  # (100,000 levels are more than a member's 256 KB)
+@pytest.mark.parametrize(("operation", "member", "request_rest", "expected"), JSON_TEXT_MEMBERS)
+def test_json_text_nested_too_deeply_is_refused_as_aws_refuses_invalid_json(
+    fuzz_endpoint: str, machines: None, operation: str, member: str, request_rest: dict[str, Any],
+    expected: str | None, depth: int
+) -> None:
+    payload = {**request_rest, member: NESTINGS["objects"](depth)}
+    response = send(fuzz_endpoint, json.dumps(payload), target=f"AWSStepFunctions.{operation}")
+    if expected is None:
+        assert response.status == 200 and response.json()["result"] == "FAIL"
+    else:
+        assert (response.status, error_type(response)) == (400, expected), response.body
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+@pytest.mark.parametrize(("method", "path"), ADMIN_WRITES)
+def test_an_emulator_route_answers_a_body_nested_too_deeply_with_a_json_4xx(
+    fuzz_endpoint: str, method: str, path: str, depth: int
+) -> None:
+    response = send(fuzz_endpoint, NESTINGS["arrays"](depth), method=method, path=path,
+                    headers={"Content-Type": "application/json"})
+    assert 400 <= response.status < 500, response.body
+    assert response.headers["content-type"].startswith("application/")
+    assert isinstance(response.json(), dict)
+
+
+# Requests for another AWS service that moto cannot place: Coral's answers, in JSON.
+OTHER_SERVICES = [("sqs", "AmazonSQS", "ListQueues"), ("dynamodb", "DynamoDB_20120810", "ListTables"),
+                  ("sns", "SNS_20100331", "ListTopics"), ("events", "AWSEvents", "ListRules"),
+                  ("logs", "Logs_20140328", "DescribeLogGroups"), ("secretsmanager", "secretsmanager", "ListSecrets")]
+
+
+@pytest.mark.parametrize(("service", "prefix", "operation"), OTHER_SERVICES)
+def test_another_services_unknown_operation_is_an_unknown_operation_exception(
+    fuzz_endpoint: str, service: str, prefix: str, operation: str
+) -> None:
+    for target in (f"{prefix}.NoSuchOperation", "Foo.Bar"):
+        response = send(fuzz_endpoint, b"{}", target=target, sign_for=service)
+        assert (response.status, error_type(response)) == (400, "UnknownOperationException"), (target, response.body)
+
+
+# (service, target, body, content type): a request each service answers in a region it has
+IN_A_REGION = [*[(service, f"{prefix}.{operation}", b"{}", "application/x-amz-json-1.0")
+                 for service, prefix, operation in OTHER_SERVICES if service != "sns"],
+               ("sns", None, b"Action=ListTopics&Version=2010-03-31", "application/x-www-form-urlencoded")]
+
+
+@pytest.mark.parametrize(("service", "target", "body", "content_type"), IN_A_REGION)
+def test_another_service_in_an_unknown_region_is_an_invalid_signature(
+    fuzz_endpoint: str, service: str, target: str | None, body: bytes, content_type: str
+) -> None:
+    def sent(region: str) -> Any:
+        return send(fuzz_endpoint, body, target=target, sign_for=service, region=region,
+                    headers={"Content-Type": content_type})
+
+    response = sent("xx-nowhere-9")
+    assert (response.status, error_type(response)) == (400, "InvalidSignatureException")
+    assert response.json()["message"] == "Credential should be scoped to a valid region. "
+    in_a_region = sent("us-east-1")
+    assert in_a_region.status == 200, in_a_region.body
+
+
+def test_a_request_no_route_of_moto_takes_gets_json_not_html(fuzz_endpoint: str) -> None:
+    response = send(fuzz_endpoint, b"{}", sign_for="sns")
+    assert (response.status, error_type(response)) == (404, "UnknownOperationException")
+
+
+other_service_requests = st.fixed_dictionaries({
+    "service": st.sampled_from([service for service, _, _ in OTHER_SERVICES]),
+    "target": st.one_of(st.none(), st.sampled_from([f"{prefix}.{op}" for _, prefix, op in OTHER_SERVICES]),
+                        st.sampled_from([prefix for _, prefix, _ in OTHER_SERVICES]).map(lambda p: f"{p}.Nope"),
+                        HEADER_TEXT),
+    "region": st.sampled_from(["us-east-1", "eu-west-3", "xx-nowhere-9", "", "cn-north-1"]),
+    "body": st.one_of(st.just(b"{}"), any_json.map(lambda body: json.dumps(body).encode()), st.binary(max_size=40)),
+})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(request=other_service_requests)
+def test_requests_for_other_services_never_get_a_server_error_or_html(
+    fuzz_endpoint: str, request: dict[str, Any]
+) -> None:
+    response = send(fuzz_endpoint, request["body"], target=request["target"], sign_for=request["service"],
+                    region=request["region"])
+    assert response.status < 500, response.body
+    if response.status >= 400:  # (moto labels some JSON answers text/html: its successes are its own)
+        assert not response.headers.get("content-type", "").startswith("text/html"), response.body
+        assert isinstance(response.json(), dict)
+
+
+def test_the_server_still_answers_after_the_faults(fuzz_endpoint: str) -> None:
+    test_the_server_still_answers_after_the_fuzzing(fuzz_endpoint)

@@ -6,9 +6,12 @@
 const API = "api/";
 const CLOCK = "../clock";
 const POLL_MS = 1000;
+const EVENTS_PER_PAGE = 100;  // an execution's event table shows one page of its history at a time
 const STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"];
 
-mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });
+// The largest graph Mermaid is asked to draw (its own defaults, stated here so the console can say so).
+const GRAPH_LIMITS = { maxTextSize: 50000, maxEdges: 500 };
+mermaid.initialize({ startOnLoad: false, securityLevel: "strict", ...GRAPH_LIMITS });
 
 // -- small helpers ---------------------------------------------------------------------------------
 
@@ -80,10 +83,35 @@ const PAGES = {
   "state-machines": { read: () => getJson(API + "state-machines"), draw: drawStateMachines },
   "state-machine": { read: (route) => getJson(`${API}state-machine?arn=${encodeURIComponent(route.arn)}`), draw: drawStateMachine },
   "executions": { read: (route) => getJson(`${API}executions?${route.query}`), draw: drawExecutions },
-  "execution": { read: (route) => getJson(`${API}execution?arn=${encodeURIComponent(route.arn)}`), draw: drawExecution },
+  "execution": { read: readExecution, draw: drawExecution },
   "map-run": { read: (route) => getJson(`${API}map-run?arn=${encodeURIComponent(route.arn)}`), draw: drawMapRun },
   "waiting": { read: () => getJson(API + "waiting"), draw: drawWaiting },
 };
+
+// An execution's page reads its summary and one page of its events. Events never change once written,
+// so the page shown is kept and only the events added since the last poll are read (by event id).
+let eventPage = { arn: null, page: 0, events: [] };
+
+async function readExecution(route) {
+  const arn = encodeURIComponent(route.arn);
+  const summary = await getJson(`${API}execution?arn=${arn}`);
+  const pages = Math.max(1, Math.ceil(summary.eventCount / EVENTS_PER_PAGE));
+  const asked = route.query.get("events");
+  const page = asked === "last" ? pages : Math.min(Math.max(Number(asked) || 1, 1), pages);
+  const first = (page - 1) * EVENTS_PER_PAGE;
+  if (eventPage.arn !== route.arn || eventPage.page !== page || first + eventPage.events.length > summary.eventCount) {
+    eventPage = { arn: route.arn, page, events: [] };  // another page, or another execution of that ARN (a reset)
+  }
+  const wanted = Math.min(EVENTS_PER_PAGE, summary.eventCount - first);
+  if (eventPage.events.length < wanted) {
+    const after = first + eventPage.events.length;
+    const read = await getJson(`${API}events?arn=${arn}&after=${after}&limit=${EVENTS_PER_PAGE - eventPage.events.length}`);
+    if (eventPage.arn === route.arn && eventPage.page === page && first + eventPage.events.length === after) {
+      eventPage.events = eventPage.events.concat(read.events);
+    }
+  }
+  return { ...summary, events: eventPage.events, page, pages, firstEventId: first + 1 };
+}
 
 // -- pages -----------------------------------------------------------------------------------------------
 
@@ -104,7 +132,8 @@ function drawStateMachine(data) {
   return [h("h1", {}, m.name),
     h("div", { class: "toolbar" }, link(`#/executions?stateMachineArn=${encodeURIComponent(m.stateMachineArn)}`, "Executions")),
     table(["", ""], facts.map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, value)))),
-    h("h2", {}, "Graph"), h("div", { class: "graph", "data-graph": data.graph }),
+    h("h2", {}, "Graph"), h("div", { class: "graph", "data-graph": data.graph,
+      "data-graph-of": `stateMachineArn=${encodeURIComponent(m.stateMachineArn)}` }),
     h("h2", {}, "Definition"), h("pre", { id: "definition" }, m.definition),
     h("h2", {}, "Versions"), data.versions.length
       ? h("ul", {}, data.versions.map((v) => h("li", {}, machineLink(v.stateMachineVersionArn, v.stateMachineVersionArn.split(":").slice(-2).join(":")), ` created ${v.creationDate}`)))
@@ -150,10 +179,10 @@ function drawExecutions(data, route) {
       h("button", { type: "button", disabled: page >= data.pages, onclick: () => go({ page: String(page + 1) }) }, "Older"))];
 }
 
-function drawExecution(data) {
+function drawExecution(data, route) {
   const e = data.execution;
   const arn = e.executionArn;
-  const path = data.events.filter((event) => event.type.endsWith("StateEntered")).map((event) => event.state);
+  const earlier = data.pathLength - data.path.length;
   const outcome = e.status === "SUCCEEDED" ? [h("h2", {}, "Output"), h("pre", { id: "final-output" }, pretty(e.output))]
     : e.error || e.cause ? [h("h2", {}, "Error"), h("pre", { id: "final-error" }, `${e.error || ""}\n${pretty(e.cause || "")}`)]
     : [];
@@ -163,6 +192,12 @@ function drawExecution(data) {
     h("td", {}, Object.keys(event.details).length
       ? expandable(`event-${event.id}`, "details", Object.entries(event.details).map(([name, value]) =>
         `${name}: ${typeof value === "string" ? value : JSON.stringify(value, null, 2)}`).join("\n")) : "")));
+  const toPage = (page) => () => {
+    const query = new URLSearchParams(route.query);
+    query.set("events", String(page));
+    location.hash = `#/execution/${encodeURIComponent(arn)}?${query}`;
+  };
+  const last = data.firstEventId + data.events.length - 1;
   return [h("h1", {}, e.name, " ", h("span", { id: "execution-status" }, statusOf(e.status))),
     h("div", { class: "toolbar" },
       h("button", { id: "stop", type: "button", disabled: e.status !== "RUNNING",
@@ -175,13 +210,21 @@ function drawExecution(data) {
     h("h2", {}, "Input"), expandable("input", "input", pretty(e.input)),
     outcome,
     data.callbacks.length ? [h("h2", {}, "Waiting for a callback"), data.callbacks.map(callbackCard)] : null,
-    h("h2", {}, "Graph"), h("p", { class: "path", id: "path" }, path.join(" → ")),
-    h("div", { class: "graph", "data-graph": data.graph }),
+    h("h2", {}, "Graph"),
+    h("p", { class: "path", id: "path" }, earlier ? `… ${earlier} earlier → ` : "", data.path.join(" → ")),
+    h("div", { class: "graph", "data-graph": data.graph, "data-graph-of": `executionArn=${encodeURIComponent(arn)}` }),
     data.children.length ? [h("h2", {}, "Child executions"), h("ul", { id: "children" },
       data.children.map((c) => h("li", {}, executionLink(c.executionArn, c.name), " ", statusOf(c.status))))] : null,
     data.mapRuns.length ? [h("h2", {}, "Map runs"), h("ul", { id: "map-runs" },
       data.mapRuns.map((r) => h("li", {}, link(`#/map-run/${encodeURIComponent(r.mapRunArn)}`, r.mapRunArn.split(":").pop()))))] : null,
     h("h2", {}, "Events"),
+    h("div", { class: "toolbar" },
+      h("button", { id: "events-first", type: "button", disabled: data.page <= 1, onclick: toPage(1) }, "First"),
+      h("button", { id: "events-previous", type: "button", disabled: data.page <= 1, onclick: toPage(data.page - 1) }, "Previous"),
+      h("span", { id: "events-page" }, data.events.length
+        ? `Events ${data.firstEventId}–${last} of ${data.eventCount} (page ${data.page} of ${data.pages})` : "No events"),
+      h("button", { id: "events-next", type: "button", disabled: data.page >= data.pages, onclick: toPage(data.page + 1) }, "Next"),
+      h("button", { id: "events-last", type: "button", disabled: data.page >= data.pages, onclick: toPage("last") }, "Last")),
     table(["ID", "Type", "State", "Timestamp", "Since start", "Details"], events, { id: "events" })];
 }
 
@@ -252,14 +295,43 @@ function restore(root, kept) {
   }
 }
 
+// A graph Mermaid cannot draw (more transitions than it draws, a text too long) leaves a message in its
+// place and the rest of the page working. The last drawing of each text is kept: a page that polls
+// redraws a graph only when it changed.
 let graphNumber = 0;
+const drawings = new Map();
 async function drawGraphs(root) {
+  const kept = new Map();
   for (const holder of root.querySelectorAll("[data-graph]")) {
-    const { svg } = await mermaid.render(`graph-${++graphNumber}`, holder.dataset.graph);
-    holder.innerHTML = svg;
-    holder.dataset.drawn = "true";
+    const text = holder.dataset.graph;
+    let drawing = drawings.get(text);
+    if (drawing === undefined) {
+      try {
+        if (text.length > GRAPH_LIMITS.maxTextSize) {  // (Mermaid would draw its own complaint instead)
+          throw new Error(`its text is ${text.length} characters long, more than the ${GRAPH_LIMITS.maxTextSize} Mermaid draws`);
+        }
+        drawing = { svg: (await mermaid.render(`graph-${++graphNumber}`, text)).svg };
+      } catch (error) {
+        drawing = { problem: String((error && error.message) || error) };
+        document.getElementById(`dgraph-${graphNumber}`)?.remove();  // Mermaid's leftover of a failed drawing
+      }
+    }
+    kept.set(text, drawing);
+    if (drawing.svg !== undefined) {
+      holder.innerHTML = drawing.svg;
+      holder.dataset.drawn = "true";
+    } else {
+      holder.replaceChildren(h("p", { class: "graph-problem" }, "This graph cannot be drawn here (",
+        drawing.problem, "). Its text: ", h("a", { href: graphLink(holder.dataset.graphOf), target: "_blank" }, "Mermaid"),
+        ", ", h("a", { href: `${graphLink(holder.dataset.graphOf)}&format=dot`, target: "_blank" }, "DOT"), "."));
+      holder.dataset.drawn = "false";
+    }
   }
+  drawings.clear();
+  for (const [text, drawing] of kept) drawings.set(text, drawing);
 }
+
+const graphLink = (query) => `../graph?${query}`;
 
 async function refresh(force = false) {
   const route = currentRoute();
