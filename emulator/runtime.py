@@ -236,7 +236,7 @@ class Emulator:
                          endpoint=self._api_endpoint)
         mount_clock_api(app, self.clock, self.engine)
         mount_insight_api(app, self.service, self.coverage)
-        mount_console(app, self.service, self.engine, self.clock, self.coverage)
+        mount_console(app, self.service, self.engine, self.clock, self.coverage, self.eventbridge)
         mount_aws_passthrough(app, default_account=self.settings.account)
         mount_reset_api(app, self.reset, self.service.reset)
         mount_events_api(app, self.events)

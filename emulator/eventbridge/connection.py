@@ -55,14 +55,14 @@ class _Watched:
 
 
 class EventBridge:
-    """See the module docstring. `started_by` maps each execution a rule or schedule started to the
-    rule's or schedule's ARN (the console says what started an execution)."""
+    """See the module docstring. It is also what the console asks about rules and schedules
+    (`targeting`, `started_by`: `sfn_emulator.wire.console_views.Triggers`)."""
 
     def __init__(self, *, engine: Engine, service: StepFunctionsService, functions: LambdaFunctions) -> None:
         self._engine = engine
         self._service = service
         self._functions = functions
-        self.started_by: dict[str, str] = {}
+        self._started_by: dict[str, str] = {}  # execution ARN -> the rule's or schedule's that started it
         self._watched: dict[tuple[str, ...], _Watched] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -82,18 +82,25 @@ class EventBridge:
                     watched.timer.cancel()
             self._watched.clear()
 
-    def next_firings(self, account: str, region: str) -> list[dict[str, Any]]:
-        """The rules and schedules of an account and region with a timer, their targets and next firing."""
+    def started_by(self, execution_arn: str) -> str | None:
+        """The ARN of the rule or schedule that started the execution, if one did."""
+        return self._started_by.get(execution_arn)
+
+    def targeting(self, state_machine_arn: str) -> list[dict[str, Any]]:
+        """The rules (with an event pattern or a schedule) and the schedules whose targets include the
+        machine, each with its next firing on this clock (None for a pattern, or when none is left)."""
+        parts = state_machine_arn.split(":")
         with self._lock:
-            found = [(key, watched.timer.due) for key, watched in self._watched.items()
-                     if watched.timer is not None and not watched.timer.cancelled and key[1:3] == (account, region)]
-        answers = []
-        for key, due in found:
-            thing = _find(key)
-            if thing is not None:
-                answers.append({"arn": thing.arn, "kind": key[0], "expression": key_expression(thing),
-                                "targets": [target.get("Arn") for target in _targets(key, thing)], "next": due})
-        return answers
+            due = {key: watched.timer.due for key, watched in self._watched.items()
+                   if watched.timer is not None and not watched.timer.cancelled}
+        found = []
+        for key, thing in _targeting_candidates(parts[4], parts[3]):
+            if state_machine_arn in _target_arns(key, thing):
+                pattern = getattr(thing, "event_pattern", None)
+                found.append({"arn": thing.arn, "kind": key[0],
+                              "expression": _expression(thing) or json.dumps(pattern.get_pattern() if pattern else {}),
+                              "next": due.get(key)})
+        return found
 
     # -- status changes ----------------------------------------------------------------------------
     def _started(self, execution: Execution) -> None:
@@ -133,7 +140,7 @@ class EventBridge:
             if refused.code == "StateMachineDoesNotExist":
                 return False  # another emulator of this process may have it
             raise DeliveryFailed("SDK_CLIENT_ERROR", f"{refused.code}: {refused.message}") from None
-        self.started_by[answer["executionArn"]] = started_by
+        self._started_by[answer["executionArn"]] = started_by
         return True
 
     def has_state_machine(self, state_machine_arn: str) -> bool:
@@ -274,8 +281,25 @@ class EventBridge:
             ROUTER.call(f"arn:aws:{service}:{parts[3]}:{parts[4]}:", xform_name(action), **request)
 
 
-def key_expression(thing: Any) -> str:
+def _expression(thing: Any) -> str:
+    """A rule's or schedule's schedule expression ("" for a rule with only an event pattern)."""
     return getattr(thing, "scheduled_expression", None) or getattr(thing, "schedule_expression", "")
+
+
+def _targeting_candidates(account: str, region: str) -> list[tuple[tuple[str, ...], Any]]:
+    """Every rule of the account's and region's default bus, and every schedule (enabled or not)."""
+    found: list[tuple[tuple[str, ...], Any]] = []
+    events = sys.modules.get(_MOTO_EVENTS)
+    if events is not None and account in events.events_backends and region in events.events_backends[account]:
+        bus = events.events_backends[account][region].event_buses.get(_DEFAULT_BUS)
+        found += [(("rule", account, region, rule.name), rule) for rule in (bus.rules.values() if bus else [])]
+    scheduler = sys.modules.get(_MOTO_SCHEDULER)
+    if scheduler is not None and account in scheduler.scheduler_backends and \
+            region in scheduler.scheduler_backends[account]:
+        for group in scheduler.scheduler_backends[account][region].schedule_groups.values():
+            found += [(("schedule", account, region, group.name, schedule.name), schedule)
+                      for schedule in group.schedules.values()]
+    return found
 
 
 def _scheduled() -> list[tuple[tuple[str, ...], Any]]:

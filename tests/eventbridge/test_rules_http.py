@@ -38,7 +38,7 @@ def test_a_rule_starts_a_second_machine_from_the_first_ones_success(cloud: Cloud
     assert started["status"] == "SUCCEEDED"
     assert json.loads(started["input"]) == {"after": "run-1", "status": "SUCCEEDED", "output": '{"n":5}', "rule": "chain"}
     assert started["startDate"] == sfn.describe_execution(executionArn=run)["stopDate"]
-    assert emulator_server.emulator.eventbridge.started_by[started["executionArn"]] == cloud.arn("events", "rule/chain")
+    assert emulator_server.emulator.eventbridge.started_by(started["executionArn"]) == cloud.arn("events", "rule/chain")
 
 
 def test_put_events_through_the_endpoint_starts_a_machine_with_the_input_path(cloud: Cloud, emulator_server: Any) -> None:

@@ -127,7 +127,7 @@ def test_an_idle_auto_clock_does_not_run_ahead_through_a_schedule(new_cloud: Cal
             assert emulator.clock.run_until_idle(30)
             assert emulator.clock.now() - before < timedelta(hours=1)
             assert cloud.client("stepfunctions").list_executions(stateMachineArn=machine)["executions"] == []
-            [firing] = emulator.eventbridge.next_firings(cloud.account, "us-east-1")
+            [firing] = emulator.eventbridge.targeting(machine)
             assert before + timedelta(days=1) <= firing["next"] <= emulator.clock.now() + timedelta(days=1)
         finally:
             server.stop()
