@@ -14,7 +14,9 @@ handed to the emulator's WSGI app and its answer returned to
 botocore, exactly as the HTTP server would answer it. Clients with an explicit `endpoint_url`
 (a server on localhost, say) and clients of other services are left alone: they go where they
 would have gone, or to moto when moto's `mock_aws` is active (moto is told to leave Step
-Functions requests alone meanwhile).
+Functions requests alone meanwhile). Those other clients' calls are told to the emulator's
+EventBridge (`sfn_emulator.eventbridge`), so that a rule or schedule made in moto through `mock_aws`
+is heard as one made over HTTP.
 
 How: one botocore `before-send` handler for the `sfn` service, the way moto intercepts requests.
 botocore gives each new session the handlers listed in `BUILTIN_HANDLERS`, and each client a copy
@@ -41,6 +43,8 @@ from moto.core.config import default_user_config
 from urllib3 import HTTPResponse
 from werkzeug.test import Client
 
+from sfn_emulator.resources.aws import OWN_CLIENT_CONTEXT_KEY
+
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 # AWS's Step Functions hosts in every partition, and their `sync-` data-plane twins.
@@ -51,6 +55,7 @@ SWF_HOST = re.compile(r"^swf(?:-fips)?\.[a-z0-9-]+\.(?:amazonaws\.com(?:\.cn)?|a
 MOTO_SERVICE_NAMES = ("stepfunctions", "swf")
 # botocore's events for every request of a Step Functions client and of an SWF client
 _EVENTS = ("before-send.sfn", "before-send.swf")
+_ANSWERED = "after-call"
 _HANDLER_ID = "sfn-emulator-inprocess"
 # SigV4 `Credential=AKID/...`: the access key id that names the caller's account.
 _ACCESS_KEY = re.compile(r"(Credential=)[^/,\s]*/")
@@ -59,9 +64,10 @@ _ACCESS_KEY = re.compile(r"(Credential=)[^/,\s]*/")
 class _Target:
     """An emulator requests are answered by, and the account they act in (None: as their credentials say)."""
 
-    def __init__(self, app: WSGIApp, account: str | None) -> None:
+    def __init__(self, app: WSGIApp, account: str | None, heard: Callable[[], None] | None) -> None:
         self.client = Client(app, use_cookies=False)
         self.account = account
+        self.heard = heard  # told of other services' calls (moto's, under `mock_aws`)
 
     def answer(self, request: AWSPreparedRequest) -> AWSResponse:
         url = urlsplit(request.url)
@@ -95,7 +101,9 @@ def intercept(emulator: Any, *, account: str | None = None) -> Iterator[None]:
     pytest plugin uses this to give each test an account of its own); otherwise, as over HTTP, an
     access key id of 12 digits names the account and any other key acts in the emulator's default.
     """
-    target = _Target(getattr(emulator, "app", emulator), account)
+    eventbridge = getattr(emulator, "eventbridge", None)
+    target = _Target(getattr(emulator, "app", emulator), account,
+                     eventbridge.schedules_changed if eventbridge is not None else None)
     with _lock:
         if not _targets:
             _tell_moto_to_pass_step_functions_through(True)
@@ -144,6 +152,17 @@ def _answer_in_process(request: AWSPreparedRequest, **kwargs: Any) -> AWSRespons
     return target.answer(request)
 
 
+def _answered(model: Any, context: dict[str, Any], **kwargs: Any) -> None:
+    """The `after-call` handler: another service's call, answered (by moto, under `mock_aws`) while an
+    emulator intercepts, may have changed a rule or schedule its EventBridge watches."""
+    with _lock:
+        target = _targets[-1] if _targets else None
+    if target is None or target.heard is None or context.get(OWN_CLIENT_CONTEXT_KEY):
+        return
+    if model.service_model.service_name in ("events", "scheduler"):
+        target.heard()
+
+
 def _text(value: str | bytes) -> str:
     return value.decode("latin-1") if isinstance(value, bytes) else value  # HTTP headers are Latin-1
 
@@ -165,6 +184,9 @@ def _install() -> None:
         botocore.handlers.BUILTIN_HANDLERS.append((event, _answer_in_process, botocore.handlers.REGISTER_FIRST))
         if default_session is not None:
             default_session.events.register_first(event, _answer_in_process, unique_id=f"{_HANDLER_ID}-{event}")
+    botocore.handlers.BUILTIN_HANDLERS.append((_ANSWERED, _answered))
+    if default_session is not None:
+        default_session.events.register(_ANSWERED, _answered, unique_id=f"{_HANDLER_ID}-{_ANSWERED}")
 
 
 _install()

@@ -38,6 +38,7 @@ from sfn_emulator.coverage.recorder import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.event_bus import EventBus
 from sfn_emulator.engine.execution import Execution
+from sfn_emulator.eventbridge import EventBridge
 from sfn_emulator.randomness import Randomness, process_seed
 from sfn_emulator.resources.aws.cloudwatch_logs import CloudWatchLogGroups
 from sfn_emulator.resources.aws.reset import reset_moto_backends
@@ -193,8 +194,8 @@ class _StackTarget:
 
 class Emulator:
     """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
-    (of every execution it finished), `.events` (the CloudEvents bus), the WSGI `.app` and `.server_app`,
-    its quick front."""
+    (of every execution it finished), `.events` (the CloudEvents bus), `.eventbridge` (its part in the
+    local EventBridge), the WSGI `.app` and `.server_app`, its quick front."""
 
     def __init__(self, settings: Settings, *, function_hint: str | None = None) -> None:
         """`function_hint` says how to serve a Lambda function nothing serves, in the caller's terms
@@ -230,6 +231,8 @@ class Emulator:
         self.engine.on_finished.append(self._forget_mocked_execution)
         self.coverage = CoverageRecorder()
         self.engine.on_finished.append(self.coverage.record)
+        # Status changes on the default event bus; rules and schedules on this emulator's clock.
+        self.eventbridge = EventBridge(engine=self.engine, service=self.service, functions=self.functions)
         self._swf: SwfService | None = None
         self._swf_lock = threading.Lock()
         self._stack_exports: dict[tuple[str, str], dict[str, Any]] = {}  # (account, region) -> Outputs' exports
@@ -301,7 +304,7 @@ class Emulator:
                          endpoint=self._api_endpoint)
         mount_clock_api(app, self.clock, self.engine)
         mount_insight_api(app, self.service, self.coverage)
-        mount_console(app, self.service, self.engine, self.clock, self.coverage)
+        mount_console(app, self.service, self.engine, self.clock, self.coverage, self.eventbridge)
         mount_test_case_download(app, self.service)
         mount_aws_passthrough(app, default_account=self.settings.account)
         mount_reset_api(app, self.reset, self.service.reset, self.service.stop_running)
@@ -386,6 +389,7 @@ class Emulator:
         """Stop the engine's thread; running executions stop where they are (with a state directory,
         they go on from there at the next start), SWF's long polls end, and the server app's warm-up
         is waited for."""
+        self.eventbridge.close()
         if self._swf is not None:
             self._swf.close()
         if "server_app" in self.__dict__:  # a server's app was made: its warm-up ends with it

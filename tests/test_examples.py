@@ -13,7 +13,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 SECTIONS = ("Use it from pytest", "In-process mode", "Python API", "Amazon SWF", "Serverless Workflow", "SM4C",
-            "Load your stack")
+            "Load your stack", "Events and schedules")
 
 
 def _section(title: str) -> str:

@@ -111,6 +111,7 @@ class Engine:
         # What interpreters ask about a task before running it, from the chain and activities in use now.
         self.tasks = TaskQuestions(resources=lambda: self.resources,
                                    activity_exists=lambda activity_arn, execution_arn: self.activity_exists(activity_arn, execution_arn))
+        self.on_started: list[Callable[[Execution], None]] = []  # an execution starts, or is redriven
         self.on_finished: list[Callable[[Execution], None]] = []
         self.on_map_run: list[Callable[[MapRun], None]] = []  # a Distributed Map run begins
         self.on_child_execution: list[Callable[[Execution, MapRun], None]] = []  # one of its items starts
@@ -136,6 +137,7 @@ class Engine:
                                  began=lambda map_run: self._notify(self.on_map_run, map_run),
                                  child_started=lambda child, map_run: self._notify(self.on_child_execution, child, map_run))
         self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed, tasks=self.tasks,
+                                    began=lambda execution: self._notify(self.on_started, execution),
                                     closed=self._execution_closed,
                                     interpreter_for=interpreter_for or (lambda execution: run_execution))
         self._events = EventWaits(fibers=self._fibers, timers=self._timers, now=clock.now)
@@ -321,11 +323,12 @@ class Engine:
         callbacks, tasks = self._callbacks.outstanding()
         return Outstanding(callbacks, tasks, self._timers.earliest_pending())
 
-    def set_timer(self, due: datetime, fire: Callable[[], None], *, skippable: bool) -> Timer:
-        """A timer set from any thread by another service on the clock (Amazon SWF): `fire` runs on
-        the engine thread once the clock reaches `due`. `skippable=False` marks a deadline someone
-        outside races (rule 3 of the auto clock), exactly as the engine's own activity timeouts."""
-        timer = new_timer(due, fire, skippable=skippable)
+    def set_timer(self, due: datetime, fire: Callable[[], None], *, skippable: bool, passive: bool = False) -> Timer:
+        """A timer set from any thread by another service on the clock (Amazon SWF, schedules): `fire`
+        runs on the engine thread once the clock reaches `due`. `skippable=False` marks a deadline
+        someone outside races (rule 3 of the auto clock), exactly as the engine's own activity
+        timeouts; a `passive` timer never draws the auto clock to it (a schedule's next firing)."""
+        timer = new_timer(due, fire, skippable=skippable, passive=passive)
         self._post(lambda: self._timers.add(timer))
         return timer
 
@@ -413,20 +416,20 @@ class Engine:
                 while not self._commands and not self._fibers.runnable and not self._timers.is_due(self.clock.now()):
                     if self._closed:
                         return
-                    due = self._timers.next_due()
                     if self.clock.moving:
                         held_for = self._move_held_for()
                         if held_for is None:
-                            self.clock.step_towards(due)
+                            self.clock.step_towards(self._timers.next_wake())
                         else:
                             self._cv.wait(None if held_for == math.inf else held_for)
                         continue
-                    if self._time.when_idle(due, in_flight=len(self._calls) + len(self._outside_calls), starting=self._starting,
-                                            live=self._lifecycle.live):
+                    if self._time.when_idle(self._timers.next_due(), in_flight=len(self._calls) + len(self._outside_calls),
+                                            starting=self._starting, live=self._lifecycle.live):
                         continue
                     self._busy = False
                     self._cv.notify_all()
-                    self._cv.wait(self.clock.wall_seconds_until(due) if due is not None else None)
+                    wake = self._timers.next_wake()
+                    self._cv.wait(self.clock.wall_seconds_until(wake) if wake is not None else None)
                 if self._closed:  # however busy: executions stop where they are
                     return
                 self._busy = True

@@ -29,7 +29,7 @@ from sfn_emulator.service.errors import ApiError
 from sfn_emulator.wire.app import SERVICE_NAME, parse_body
 from sfn_emulator.wire.clock_api import ClockChange, apply_clock_change
 from sfn_emulator.wire.console_address import CONSOLE_PATH
-from sfn_emulator.wire.console_views import ConsoleViews, plain, scope_of
+from sfn_emulator.wire.console_views import ConsoleViews, Triggers, plain, scope_of
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 
 API_PATH = CONSOLE_PATH + "api/"
@@ -94,9 +94,10 @@ class ConsoleActions:
 
 
 def mount_console(app: Flask, service: StepFunctionsService, engine: Engine, clock: Clock,
-                  coverage: CoverageRecorder) -> None:
-    """Serve the console's page, its files and its JSON API on `app`."""
-    views = ConsoleViews(service, engine.outstanding, coverage)
+                  coverage: CoverageRecorder, triggers: Triggers | None = None) -> None:
+    """Serve the console's page, its files and its JSON API on `app`; `triggers` tells what rules and
+    schedules start executions (the runtime's local EventBridge)."""
+    views = ConsoleViews(service, engine.outstanding, coverage, triggers)
     actions = ConsoleActions(service, engine, clock)
 
     @app.get(CONSOLE_PATH.rstrip("/"))

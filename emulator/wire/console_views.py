@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from collections.abc import Mapping, Sequence
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.clock import format_time
@@ -19,6 +19,7 @@ from sfn_emulator.wire.console_history import HistoryDigests
 from sfn_emulator.wire.insight_api import drawn_path, machine_graph
 
 EXECUTIONS_PER_PAGE = 25
+RECENT_EXECUTIONS = 10  # a state machine's page lists its newest executions, as AWS's console does
 PATH_SHOWN = 50  # the last states entered that an execution's page lists as its path
 MAX_EVENTS_READ = 1000  # the most events one read answers
 STATUSES = ("RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE")
@@ -56,14 +57,29 @@ def _every(page_of: Callable[..., dict[str, Any]], key: str, **params: Any) -> l
             return items
 
 
+class Triggers(Protocol):
+    """What starts executions besides API calls, as an extension knows it (the local EventBridge)."""
+
+    def targeting(self, state_machine_arn: str) -> list[dict[str, Any]]:
+        """The rules and schedules whose targets include the machine: `arn`, `kind`, `expression`
+        (a schedule expression or an event pattern) and `next` (the next firing, or None)."""
+        ...
+
+    def started_by(self, execution_arn: str) -> str | None:
+        """The ARN of the rule or schedule that started the execution, if one did."""
+        ...
+
+
 class ConsoleViews:
-    """The console's reads over the service, the engine's outstanding work and the coverage."""
+    """The console's reads over the service, the engine's outstanding work and the coverage, and what
+    `triggers` tells of rules and schedules."""
 
     def __init__(self, service: StepFunctionsService, outstanding: Callable[[], Outstanding],
-                 coverage: CoverageRecorder) -> None:
+                 coverage: CoverageRecorder, triggers: Triggers | None = None) -> None:
         self._service = service
         self._outstanding = outstanding
         self._coverage = coverage
+        self._triggers = triggers
         self._digests = HistoryDigests()
 
     def _call(self, operation: str, arn: str, **params: Any) -> dict[str, Any]:
@@ -93,8 +109,12 @@ class ConsoleViews:
         # Coverage is kept by name and definition: every definition this name ran with, without its text.
         coverage = [{key: value for key, value in machine.items() if key != "definition"}
                     for machine in self._coverage.json()["stateMachines"] if machine["name"] == described["name"]]
+        recent = self._call("ListExecutions", arn, stateMachineArn=arn, maxResults=RECENT_EXECUTIONS)["executions"] \
+            if described["type"] == "STANDARD" else []
         return plain({"stateMachine": described, "graph": machine_graph(self._service, arn, "mermaid"),
-                      "coverage": coverage, **self._versions_and_aliases(arn)})
+                      "coverage": coverage, "recentExecutions": recent,
+                      "triggers": self._triggers.targeting(arn) if self._triggers is not None else [],
+                      **self._versions_and_aliases(arn)})
 
     def _versions_and_aliases(self, arn: str) -> dict[str, Any]:
         versions = _every(lambda **p: self._call("ListStateMachineVersions", arn, stateMachineArn=arn, **p),
@@ -132,11 +152,21 @@ class ConsoleViews:
         digest = self._digests.of(execution)
         map_runs = _every(lambda **p: self._call("ListMapRuns", arn, executionArn=arn, **p), "mapRuns")
         children = [found for found in map(self._described_if_kept, list(digest.children)) if found is not None]
-        return plain({"execution": described, "eventCount": len(digest.states),
+        return plain({"execution": described, "startedBy": self._started_by(execution), "eventCount": len(digest.states),
                       "path": digest.entered[-PATH_SHOWN:], "pathLength": len(digest.entered),
                       "graph": drawn_path(execution, graph, path, "mermaid"),
                       "children": children, "mapRuns": map_runs,
                       "callbacks": [c for c in self.waiting()["callbacks"] if c["executionArn"] == arn]})
+
+    def _started_by(self, execution: Any) -> dict[str, str]:
+        """What started an execution: a rule or schedule, a parent execution (a nested or Map Run child's),
+        or an API call."""
+        found = self._triggers.started_by(execution.arn) if self._triggers is not None else None
+        if found is not None:
+            return {"kind": "schedule" if ":scheduler:" in found else "rule", "arn": found}
+        if execution.parent_execution_arn:
+            return {"kind": "execution", "arn": execution.parent_execution_arn}
+        return {"kind": "api", "arn": ""}
 
     def events(self, arn: str, *, after: int, limit: int) -> dict[str, Any]:
         """The events with ids after `after`, at most `limit` (ids are positions in the history)."""

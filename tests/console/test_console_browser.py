@@ -10,6 +10,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
+import boto3
 from helpers.console import Console
 from playwright.sync_api import expect
 
@@ -232,11 +233,11 @@ def test_the_executions_list_filters_searches_and_pages_newest_first(page: Any, 
     page.get_by_role("button", name="all machines").click()
     # The list of every machine is drawn (its search field with it) before anything is typed there.
     expect(page.get_by_role("button", name="all machines")).to_have_count(0)
-    page.locator("#name-search").fill("run-busy")
-    page.locator("#name-search").press("Enter")
+    search = page.locator("#name-search")
+    search.press_sequentially("run-busy")  # the list follows the typing: no Enter, and the field keeps its focus
     expect(first_page).to_have_text(["run-busy"])
-    page.locator("#name-search").fill("run-")
-    page.locator("#name-search").press("Enter")
+    expect(search).to_be_focused()
+    search.fill("run-")
     page.locator("#status-filter").select_option("RUNNING")
     running = page.locator("#executions tbody tr")
     expect(running.filter(has_text="run-busy")).to_have_count(1)
@@ -270,3 +271,40 @@ def test_child_executions_map_runs_and_coverage_are_linked(page: Any, console: C
     page.locator(".toolbar").get_by_role("link", name=parent_machine.split(":")[-1]).click()
     coverage = page.locator("table.coverage tr", has_text="states")
     expect(coverage).to_contain_text("3 of 3")  # Nested, Fan and Each (the map's children count for it)
+
+
+def test_a_machine_page_lists_its_recent_executions_and_the_rules_and_schedules_that_start_it(
+        page: Any, console: Console) -> None:
+    name = _unique("scheduled")
+    machine_arn = console.machine(name, {"StartAt": "Done", "States": {"Done": {"Type": "Pass", "End": True}}})
+    events = boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing").client(
+        "events", endpoint_url=console.endpoint_url, region_name="us-east-1")
+    events.put_rule(Name=f"{name}-hourly", ScheduleExpression="rate(1 hour)")
+    events.put_targets(Rule=f"{name}-hourly", Targets=[{"Id": "m", "Arn": machine_arn}])
+    events.put_rule(Name=f"{name}-on-order", EventPattern=json.dumps({"source": ["shop.orders"]}))
+    events.put_targets(Rule=f"{name}-on-order", Targets=[{"Id": "m", "Arn": machine_arn}])
+    console.emulator.clock.advance(3600)
+    console.emulator.engine.run_until_idle()
+    page.goto(f"{console.url}#/state-machine/{machine_arn}")
+    expect(page.locator("#recent-executions tbody tr")).to_have_count(1)
+    triggers = page.locator("#triggers tbody tr")
+    expect(triggers).to_have_count(2)
+    expect(triggers.filter(has_text=f"{name}-hourly")).to_contain_text("rate(1 hour)")
+    expect(triggers.filter(has_text=f"{name}-on-order")).to_contain_text("shop.orders")
+    page.locator("#recent-executions tbody tr a").click()
+    expect(page.locator("#started-by")).to_contain_text(f"rule/{name}-hourly")
+    events.remove_targets(Rule=f"{name}-hourly", Ids=["m"])
+    events.delete_rule(Name=f"{name}-hourly")
+
+
+def test_the_state_machines_list_filters_as_it_is_typed(page: Any, console: Console) -> None:
+    wanted, other = _unique("needle"), _unique("haystack")
+    for name in (wanted, other):
+        console.machine(name, {"StartAt": "Done", "States": {"Done": {"Type": "Pass", "End": True}}})
+    page.goto(console.url)
+    search = page.locator("#machine-search")
+    search.press_sequentially("needle")
+    rows = page.locator("#state-machines tbody tr:visible")
+    expect(rows.filter(has_text=wanted)).to_have_count(1)
+    expect(rows.filter(has_text=other)).to_have_count(0)
+    expect(search).to_be_focused()

@@ -85,16 +85,18 @@ class CompletionWait(Struct, eq=False):
 
 
 class Lifecycle:
-    """Every execution the engine runs, from start to end. `closed` hears of each execution that ends."""
+    """Every execution the engine runs, from start to end. `began` hears of each execution that starts
+    or is redriven (RUNNING from then on), `closed` of each that ends."""
 
     def __init__(self, *, fibers: Fibers, timers: Timers, now: Callable[[], datetime], seed: int, tasks: TaskQuestions,
-                 closed: Callable[[Execution], None],
+                 began: Callable[[Execution], None], closed: Callable[[Execution], None],
                  interpreter_for: Callable[[Execution], Callable[[Run], Interpreter]] = lambda execution: run_execution) -> None:
         self._fibers = fibers
         self._timers = timers
         self._now = now
         self._seed = seed
         self._tasks = tasks  # what each run's interpreter asks about its tasks
+        self._began = began
         self._closed = closed
         self._interpreter_for = interpreter_for  # the execution's dialect's interpreter
         self._executions: dict[str, Execution] = {}  # every execution started, for `.sync` waits
@@ -124,6 +126,7 @@ class Lifecycle:
         if execution.state_machine_version_arn:
             details["stateMachineVersionArn"] = execution.state_machine_version_arn
         run.emit(None, "ExecutionStarted", "executionStartedEventDetails", details, timestamp=execution.start_date)
+        self._began(execution)
         self._launch(run, self._interpreter_for(execution)(run))
 
     def ended(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
@@ -176,6 +179,7 @@ class Lifecycle:
         execution.mark_running()
         run = self._new_run(execution)
         run.emit(None, "ExecutionRedriven", "executionRedrivenEventDetails", {"redriveCount": execution.redrive_count})
+        self._began(execution)
         state_name, state_input = point
         frame = Frame(run, run.execution.history[-1]["id"])
         machine = execution.machine

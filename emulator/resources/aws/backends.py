@@ -23,7 +23,7 @@ from botocore.config import Config
 
 from sfn_emulator import long_lived
 from sfn_emulator.asl.errors import RUNTIME, StatesError
-from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, moto_state
+from sfn_emulator.resources.aws import MOTO_ACCOUNT_HEADER, OWN_CLIENT_CONTEXT_KEY, moto_state
 
 if TYPE_CHECKING:
     import boto3
@@ -64,6 +64,7 @@ class MotoBackends:
             if client is None:
                 client = self._boto3_session().client(service, region_name=region, config=_CLIENT_CONFIG)
                 client.meta.events.register("before-sign", _account_header(account))
+                client.meta.events.register("before-call", _mark_own_call)
                 client.meta.events.register("before-send", self._send)
                 self._clients[key] = client
                 long_lived.loaded()  # the service's botocore model, kept as long as the client
@@ -109,6 +110,10 @@ class MotoBackends:
         if request.method != "HEAD" and not any(name.lower() == "content-length" for name in headers):
             headers["Content-Length"] = str(len(raw))
         return AWSResponse(request.url, status, headers, MockRawResponse(raw))
+
+
+def _mark_own_call(context: dict[str, Any], **_: Any) -> None:
+    context[OWN_CLIENT_CONTEXT_KEY] = True
 
 
 def _account_header(account: str) -> Any:

@@ -115,13 +115,46 @@ async function readExecution(route) {
 
 // -- pages -----------------------------------------------------------------------------------------------
 
+// A list shown whole is filtered where it stands, row by row, as its search field (which names the rows
+// in `data-filters`) is typed in; a redraw (a poll) filters again with the kept text.
+function filterRows(root, field) {
+  const wanted = field.value.trim().toLowerCase();
+  for (const row of root.querySelectorAll(field.dataset.filters)) {
+    row.hidden = Boolean(wanted) && !row.firstChild.textContent.toLowerCase().includes(wanted);
+  }
+}
+
+// The executions list is paged by the server: typing reads the matching page again (after a pause) and
+// replaces the table and its page line, leaving the field, its focus and its caret where they are.
+let typing = null;
+function searchExecutions(query, text) {
+  clearTimeout(typing);
+  typing = setTimeout(async () => {
+    if (currentRoute().page !== "executions") return;
+    text ? query.set("name", text) : query.delete("name");
+    query.delete("page");
+    history.replaceState(null, "", `#/executions?${query}`);
+    const route = currentRoute();
+    const data = await PAGES.executions.read(route);
+    if (location.hash !== `#/executions?${query}` || !document.getElementById("executions")) return;
+    const drawn = h("div", {}, drawExecutions(data, route));
+    for (const id of ["executions", "executions-pages"]) {
+      document.getElementById(id).replaceWith(drawn.querySelector(`#${id}`));
+    }
+    shown = { key: location.hash, text: JSON.stringify(data) };
+  }, 250);
+}
+
 function drawStateMachines(data) {
   const rows = data.stateMachines.map((m) => h("tr", { "data-arn": m.stateMachineArn },
     h("td", {}, machineLink(m.stateMachineArn, m.name)), h("td", {}, m.type), h("td", {}, m.account),
     h("td", {}, m.region), h("td", {}, m.versions.map((arn) => h("div", {}, arn.split(":").pop()))),
     h("td", {}, m.aliases.map((arn) => h("div", {}, arn.split(":").pop()))), h("td", {}, m.creationDate)));
+  const search = h("input", { id: "machine-search", type: "search", placeholder: "name contains…", "data-keep": "machine-search",
+    "data-filters": "#state-machines tbody tr", oninput: (e) => filterRows(document, e.target) });
   return [h("h1", {}, "State machines"),
-    rows.length ? table(["Name", "Type", "Account", "Region", "Versions", "Aliases", "Created"], rows, { id: "state-machines" })
+    rows.length ? [h("div", { class: "toolbar" }, search),
+      table(["Name", "Type", "Account", "Region", "Versions", "Aliases", "Created"], rows, { id: "state-machines" })]
       : h("p", { class: "muted" }, "No state machine yet: create one with CreateStateMachine.")];
 }
 
@@ -132,6 +165,16 @@ function drawStateMachine(data) {
   return [h("h1", {}, m.name),
     h("div", { class: "toolbar" }, link(`#/executions?stateMachineArn=${encodeURIComponent(m.stateMachineArn)}`, "Executions")),
     table(["", ""], facts.map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, value)))),
+    h("h2", {}, "Recent executions"), data.recentExecutions.length
+      ? table(["Name", "Status", "Started", "Stopped"], data.recentExecutions.map((e) => h("tr", { "data-arn": e.executionArn },
+        h("td", {}, executionLink(e.executionArn, e.name)), h("td", {}, statusOf(e.status)), h("td", {}, e.startDate),
+        h("td", {}, e.stopDate || ""))), { id: "recent-executions" })
+      : h("p", { class: "muted" }, m.type === "STANDARD" ? "None yet." : "Express executions are not listed."),
+    h("h2", {}, "Started by rules and schedules"), data.triggers.length
+      ? table(["Rule or schedule", "Kind", "Schedule or pattern", "Next firing"], data.triggers.map((t) => h("tr", { "data-arn": t.arn },
+        h("td", {}, t.arn.split(":").pop()), h("td", {}, t.kind), h("td", {}, h("code", {}, t.expression)), h("td", {}, t.next || ""))),
+        { id: "triggers" })
+      : h("p", { class: "muted" }, "No EventBridge rule or schedule targets it."),
     h("h2", {}, "Graph"), h("div", { class: "graph", "data-graph": data.graph,
       "data-graph-of": `stateMachineArn=${encodeURIComponent(m.stateMachineArn)}` }),
     h("h2", {}, "Definition"), h("pre", { id: "definition" }, m.definition),
@@ -155,6 +198,7 @@ function drawCoverage(entries) {
 function drawExecutions(data, route) {
   const query = new URLSearchParams(route.query);
   const go = (changes) => {
+    clearTimeout(typing);
     for (const [name, value] of Object.entries(changes)) value ? query.set(name, value) : query.delete(name);
     location.hash = `#/executions?${query}`;
   };
@@ -162,7 +206,7 @@ function drawExecutions(data, route) {
     h("option", { value: "" }, "any status"),
     STATUSES.map((s) => h("option", { value: s, selected: query.get("status") === s }, s)));
   const search = h("input", { id: "name-search", type: "search", placeholder: "name contains…", "data-keep": "search",
-    value: query.get("name") || "", onchange: (e) => go({ name: e.target.value, page: "" }) });
+    value: query.get("name") || "", oninput: (e) => searchExecutions(query, e.target.value) });
   const rows = data.executions.map((e) => h("tr", { "data-arn": e.executionArn },
     h("td", {}, executionLink(e.executionArn, e.name)), h("td", {}, statusOf(e.status)),
     h("td", {}, machineLink(e.stateMachineArn)), h("td", {}, e.executionArn.split(":")[4]),
@@ -173,7 +217,7 @@ function drawExecutions(data, route) {
       query.get("stateMachineArn") ? h("span", {}, "of ", machineLink(query.get("stateMachineArn")),
         " ", h("button", { type: "button", onclick: () => go({ stateMachineArn: "", page: "" }) }, "all machines")) : null),
     table(["Name", "Status", "State machine", "Account", "Region", "Started", "Stopped"], rows, { id: "executions" }),
-    h("div", { class: "toolbar" },
+    h("div", { class: "toolbar", id: "executions-pages" },
       h("button", { type: "button", disabled: page <= 1, onclick: () => go({ page: String(page - 1) }) }, "Newer"),
       h("span", { id: "page" }, `Page ${page} of ${data.pages} (${data.total} executions)`),
       h("button", { type: "button", disabled: page >= data.pages, onclick: () => go({ page: String(page + 1) }) }, "Older"))];
@@ -208,8 +252,9 @@ function drawExecution(data, route) {
         href: `${API}test-case?arn=${encodeURIComponent(arn)}`,
         title: "Download this execution as a Step Functions Local mock configuration test case" }, "Save as test"),
       "State machine: ", machineLink(e.stateMachineArn)),
-    table(["", ""], [["ARN", arn], ["Started", e.startDate], ["Stopped", e.stopDate || ""],
-      ["Redrives", e.redriveCount || 0]].map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, value)))),
+    table(["", ""], [["ARN", arn], ["Started by", startedBy(data.startedBy)], ["Started", e.startDate],
+      ["Stopped", e.stopDate || ""], ["Redrives", e.redriveCount || 0]].map(([name, value]) =>
+      h("tr", {}, h("th", {}, name), h("td", {}, value)))),
     h("h2", {}, "Input"), expandable("input", "input", pretty(e.input)),
     outcome,
     data.callbacks.length ? [h("h2", {}, "Waiting for a callback"), data.callbacks.map(callbackCard)] : null,
@@ -229,6 +274,12 @@ function drawExecution(data, route) {
       h("button", { id: "events-next", type: "button", disabled: data.page >= data.pages, onclick: toPage(data.page + 1) }, "Next"),
       h("button", { id: "events-last", type: "button", disabled: data.page >= data.pages, onclick: toPage("last") }, "Last")),
     table(["ID", "Type", "State", "Timestamp", "Since start", "Details"], events, { id: "events" })];
+}
+
+function startedBy(by) {
+  if (by.kind === "execution") return h("span", { id: "started-by" }, "execution ", executionLink(by.arn));
+  if (by.kind === "api") return h("span", { id: "started-by" }, "an API call (StartExecution)");
+  return h("span", { id: "started-by" }, `${by.kind} `, h("code", {}, by.arn));
 }
 
 function drawMapRun(data) {
@@ -356,6 +407,7 @@ async function refresh(force = false) {
   const kept = shown && shown.key === key ? keptState(view) : new Map();
   const next = h("div", { "data-page": route.page }, page.draw(data, route));
   restore(next, kept);
+  for (const field of next.querySelectorAll("[data-filters]")) filterRows(next, field);
   await drawGraphs(next);
   if (key !== location.hash) return;
   view.replaceChildren(next);
@@ -399,5 +451,9 @@ async function poll() {
   }
 }
 
-window.addEventListener("hashchange", () => { document.getElementById("message").hidden = true; refresh(true); });
+window.addEventListener("hashchange", () => {
+  clearTimeout(typing);  // a search typed before going elsewhere is not run after
+  document.getElementById("message").hidden = true;
+  refresh(true);
+});
 poll();
