@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import boto3
 import pytest
-from conftest import START
+from helpers.eventbridge_cloud import START
 from moto import mock_aws
 
 from sfn_emulator.config import Settings

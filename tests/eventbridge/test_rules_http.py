@@ -8,7 +8,7 @@ import json
 import threading
 from typing import Any
 
-from conftest import Cloud
+from helpers.eventbridge_cloud import Cloud
 
 PASS = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
 ORDER_PLACED = {"Source": "shop.orders", "DetailType": "OrderPlaced", "Detail": json.dumps({"id": "o-1", "total": 42})}

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import START, Cloud
+from helpers.eventbridge_cloud import START, Cloud
 
 from sfn_emulator.config import Settings
 from sfn_emulator.runtime import Emulator

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from conftest import Cloud
+from helpers.eventbridge_cloud import Cloud
 
 DETAIL_KEYS = {"executionArn", "stateMachineArn", "name", "status", "startDate", "stopDate", "input", "inputDetails",
                "output", "outputDetails", "error", "cause", "redriveCount", "redriveDate", "redriveStatus",

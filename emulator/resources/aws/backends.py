@@ -74,9 +74,15 @@ class MotoBackends:
         """The session every client comes from, and moto's dispatcher, made on first use (called locked)."""
         if self._session is None:
             import boto3
+            from moto.core.models import botocore_stubber as mock_aws_stubber
 
+            session = botocore.session.Session()
+            # moto adds its `mock_aws` handler to every botocore session; under `mock_aws` it would
+            # answer our requests too, and botocore calls every before-send handler: each request
+            # would reach moto twice (two SQS messages for one SendMessage).
+            session.unregister("before-send", mock_aws_stubber)
             self._session = boto3.session.Session(
-                botocore_session=botocore.session.Session(),
+                botocore_session=session,
                 aws_access_key_id=_ACCESS_KEY_ID,
                 aws_secret_access_key=_SECRET_ACCESS_KEY,
             )
