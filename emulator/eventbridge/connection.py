@@ -197,7 +197,7 @@ class EventBridge:
                 if not self._arm(key, watched, now - _ONE_MICROSECOND):
                     completed.append(key)
         for key in completed:
-            _completed(key)
+            self._completed(key)
 
     def _forget(self, key: tuple[str, ...]) -> None:
         watched = self._watched.pop(key)
@@ -232,7 +232,16 @@ class EventBridge:
         with self._lock:
             more = self._watched.get(key) is watched and self._arm(key, watched, due)
         if not more:
-            _completed(key)
+            self._completed(key)
+
+    def _completed(self, key: tuple[str, ...]) -> None:
+        """A schedule with no firing left on this clock is deleted when its ActionAfterCompletion says
+        DELETE, by the emulator it fires on (on another emulator's clock its time may still be ahead)."""
+        thing = _find(key)
+        if key[0] == "schedule" and thing is not None and thing.action_after_completion == "DELETE" \
+                and ROUTER.fires(self, _target_arns(key, thing)):
+            backend = sys.modules[_MOTO_SCHEDULER].scheduler_backends[key[1]][key[2]]
+            backend.delete_schedule(key[3], key[4])
 
     def _invoke_schedule_target(self, schedule: Any, due: datetime) -> None:
         """Run an EventBridge Scheduler schedule's target (templated or universal) at `due`."""
@@ -362,14 +371,6 @@ def _schedule_of(key: tuple[str, ...], thing: Any, now: datetime) -> Schedule:
         return rule_schedule(thing.scheduled_expression, now)
     return scheduler_schedule(thing.schedule_expression, now, zone=thing.schedule_expression_timezone,
                               start=_moment(thing.start_date), end=_moment(thing.end_date))
-
-
-def _completed(key: tuple[str, ...]) -> None:
-    """A schedule with no firing left is deleted when its ActionAfterCompletion says DELETE."""
-    thing = _find(key)
-    if key[0] == "schedule" and thing is not None and thing.action_after_completion == "DELETE":
-        backend = sys.modules[_MOTO_SCHEDULER].scheduler_backends[key[1]][key[2]]
-        backend.delete_schedule(key[3], key[4])
 
 
 def _events_backend(account: str, region: str) -> Any:

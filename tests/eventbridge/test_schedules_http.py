@@ -122,8 +122,8 @@ def test_an_idle_auto_clock_does_not_run_ahead_through_a_schedule(new_cloud: Cal
         try:
             cloud = new_cloud(server.endpoint_url)
             machine = cloud.machine("daily", PASS)
-            cloud.rule("daily", [{"Arn": machine}], ScheduleExpression="rate(1 day)")
             before = emulator.clock.now()
+            cloud.rule("daily", [{"Arn": machine}], ScheduleExpression="rate(1 day)")
             assert emulator.clock.run_until_idle(30)
             assert emulator.clock.now() - before < timedelta(hours=1)
             assert cloud.client("stepfunctions").list_executions(stateMachineArn=machine)["executions"] == []
