@@ -72,9 +72,10 @@ class Timers:
         return timer.due if timer and timer.due != NEVER else None
 
     def earliest_pending(self) -> datetime | None:
-        """When the earliest timer not cancelled falls due; safe from any thread (reads a copy)."""
-        return min((due for due, _, timer in [*self._heap, *self._passive] if not timer.cancelled and due != NEVER),
-                   default=None)
+        """When the earliest timer not cancelled falls due, of those that may draw the clock (the
+        console's "next timer"; a schedule's is reached by moving the clock); safe from any thread
+        (reads a copy)."""
+        return min((due for due, _, timer in list(self._heap) if not timer.cancelled and due != NEVER), default=None)
 
     def is_due(self, now: datetime) -> bool:
         timer = self._next()
