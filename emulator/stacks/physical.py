@@ -57,6 +57,8 @@ NAME_PROPERTIES: Mapping[str, tuple[str, int]] = {
     "AWS::IAM::Role": ("RoleName", 64),
     "AWS::Logs::LogGroup": ("LogGroupName", 512),
     "AWS::Events::Rule": ("Name", 64),
+    "AWS::Scheduler::Schedule": ("Name", 64),
+    "AWS::Scheduler::ScheduleGroup": ("Name", 64),
 }
 
 
@@ -131,6 +133,15 @@ def _rule(name: str, place: Place, properties: Mapping[str, Any]) -> Identity:
     return Identity(name, {"Arn": place.arn("events", f"rule/{name}")})
 
 
+def _schedule(name: str, place: Place, properties: Mapping[str, Any]) -> Identity:
+    group = properties.get("GroupName") if isinstance(properties.get("GroupName"), str) else "default"
+    return Identity(name, {"Arn": place.arn("scheduler", f"schedule/{group}/{name}")})
+
+
+def _schedule_group(name: str, place: Place, properties: Mapping[str, Any]) -> Identity:
+    return Identity(name, {"Arn": place.arn("scheduler", f"schedule-group/{name}")})
+
+
 def _version(name: str, place: Place, properties: Mapping[str, Any]) -> Identity:
     """A published version (the first, `1`: each load publishes the code once)."""
     function = name if name.startswith("arn:") else place.arn("lambda", f"function:{name}")
@@ -146,7 +157,8 @@ IDENTITIES: Mapping[str, Callable[[str, Place, Mapping[str, Any]], Identity]] = 
     "AWS::StepFunctions::Activity": _activity, "AWS::SQS::Queue": _queue, "AWS::SNS::Topic": _topic,
     "AWS::DynamoDB::Table": _table, "AWS::S3::Bucket": _bucket, "AWS::Events::EventBus": _event_bus,
     "AWS::SecretsManager::Secret": _secret, "AWS::IAM::Role": _role, "AWS::Logs::LogGroup": _log_group,
-    "AWS::Events::Rule": _rule, "AWS::Lambda::LayerVersion": _layer, "AWS::Lambda::Version": _version,
+    "AWS::Events::Rule": _rule, "AWS::Scheduler::Schedule": _schedule,
+    "AWS::Scheduler::ScheduleGroup": _schedule_group, "AWS::Lambda::LayerVersion": _layer, "AWS::Lambda::Version": _version,
 }
 
 

@@ -1,7 +1,8 @@
 """The resources integrations use, made in the emulator's moto backends under the names the
 definitions will use: SQS queues (FIFO too), SNS topics, DynamoDB tables (keys, indexes, streams),
-S3 buckets, EventBridge buses, Secrets Manager secrets and CloudWatch Logs groups (for machines'
-logging configurations). Each maker answers the identity the service gave (a queue's URL, a
+S3 buckets, EventBridge buses and rules, EventBridge Scheduler schedules and their groups, Secrets
+Manager secrets and CloudWatch Logs groups (for machines' logging configurations). Rules and
+schedules that target state machines start them on the emulator's clock (`sfn_emulator.eventbridge`). Each maker answers the identity the service gave (a queue's URL, a
 table's stream ARN, a secret's ARN with its random suffix)."""
 
 from __future__ import annotations
@@ -126,8 +127,54 @@ def _log_group(clients: Clients, name: str, properties: Mapping[str, Any], ident
     return identity
 
 
+_RULE_KEYS = ("ScheduleExpression", "Description", "State", "RoleArn", "EventBusName")
+_TARGET_KEYS = ("Id", "Arn", "RoleArn", "Input", "InputPath", "InputTransformer", "DeadLetterConfig", "RetryPolicy",
+                "SqsParameters", "HttpParameters")
+_SCHEDULE_KEYS = ("GroupName", "ScheduleExpressionTimezone", "StartDate", "EndDate", "State", "Description",
+                  "ActionAfterCompletion")
+
+
+def _rule(clients: Clients, name: str, properties: Mapping[str, Any], identity: Identity, place: Place) -> Identity:
+    client = clients("events")
+    request: dict[str, Any] = {"Name": name, **{key: properties[key] for key in _RULE_KEYS if key in properties}}
+    pattern = properties.get("EventPattern")
+    if pattern is not None:
+        request["EventPattern"] = pattern if isinstance(pattern, str) else json.dumps(pattern)
+    client.put_rule(**request)
+    targets = [{key: target[key] for key in _TARGET_KEYS if key in target}
+               for target in properties.get("Targets") or [] if isinstance(target, dict)]
+    if targets:
+        bus = {"EventBusName": request["EventBusName"]} if "EventBusName" in request else {}
+        client.put_targets(Rule=name, Targets=targets, **bus)
+    return identity
+
+
+def _schedule(clients: Clients, name: str, properties: Mapping[str, Any], identity: Identity, place: Place) -> Identity:
+    client = clients("scheduler")
+    request: dict[str, Any] = {"Name": name, "ScheduleExpression": properties.get("ScheduleExpression"),
+                               "FlexibleTimeWindow": properties.get("FlexibleTimeWindow") or {"Mode": "OFF"},
+                               "Target": properties.get("Target") or {},
+                               **{key: properties[key] for key in _SCHEDULE_KEYS if key in properties}}
+    try:
+        client.create_schedule(**request)
+    except client.exceptions.ConflictException:
+        pass
+    return identity
+
+
+def _schedule_group(clients: Clients, name: str, properties: Mapping[str, Any], identity: Identity,
+                    place: Place) -> Identity:
+    client = clients("scheduler")
+    try:
+        client.create_schedule_group(Name=name)
+    except client.exceptions.ConflictException:
+        pass
+    return identity
+
+
 MAKERS: Mapping[str, Callable[[Clients, str, Mapping[str, Any], Identity, Place], Identity]] = {
     "AWS::SQS::Queue": _queue, "AWS::SNS::Topic": _topic, "AWS::DynamoDB::Table": _table,
     "AWS::S3::Bucket": _bucket, "AWS::Events::EventBus": _event_bus, "AWS::SecretsManager::Secret": _secret,
-    "AWS::Logs::LogGroup": _log_group,
+    "AWS::Logs::LogGroup": _log_group, "AWS::Events::Rule": _rule, "AWS::Scheduler::Schedule": _schedule,
+    "AWS::Scheduler::ScheduleGroup": _schedule_group,
 }
