@@ -60,18 +60,9 @@ def _nested_too_deeply(text: str) -> bool:
     holds that many opening brackets at all.)"""
     if text.count("[") + text.count("{") <= MAX_NESTING_DEPTH:
         return False
-    depth, in_string, escaped = 0, False, False
-    for character in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif character == "\\":
-                escaped = True
-            elif character == '"':
-                in_string = False
-        elif character == '"':
-            in_string = True
-        elif character in "[{":
+    depth = 0
+    for _, character in characters_outside_strings(text):
+        if character in "[{":
             depth += 1
             if depth > MAX_NESTING_DEPTH:
                 return True
