@@ -31,7 +31,6 @@ takes from the wall clock (creation dates, SQS visibility deadlines) and SQS rec
 from __future__ import annotations
 
 import io
-import secrets
 import sys
 import threading
 from collections.abc import Iterator
@@ -180,6 +179,8 @@ _seeds = threading.local()
 
 
 def _fresh_seed() -> int:
+    import secrets  # (with hmac and hashlib: on the first request, not with the Python API)
+
     return secrets.randbits(63)
 
 
