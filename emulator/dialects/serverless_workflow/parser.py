@@ -17,13 +17,12 @@ from typing import Any, Callable, Mapping
 
 from sfn_emulator.asl.validation import (
     ERROR,
-    INVALID_JSON_DESCRIPTION,
     MISSING_TRANSITION_TARGET,
     SCHEMA_VALIDATION_FAILED,
     DUPLICATE_STATE_NAME,
     Diagnostic,
 )
-from sfn_emulator.dialects.documents import read_document
+from sfn_emulator.dialects.serverless_workflow.workflow_documents import workflow_object
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.durations import InvalidDuration, duration_seconds, repeating_interval
 from sfn_emulator.dialects.serverless_workflow.expressions import (
@@ -38,12 +37,9 @@ _ABSENT = object()
 
 
 def read_workflow(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    try:
-        document = read_document(text)
-    except ValueError as error:
-        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, f"A workflow is a JSON or YAML object: {error}", None)]
-    if not isinstance(document, Mapping):
-        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, "A workflow is a JSON or YAML object", None)]
+    document, refused = workflow_object(text, None)
+    if document is None:
+        return None, refused
     reader = _Reader(document)
     workflow = reader.workflow()
     return workflow, reader.problems

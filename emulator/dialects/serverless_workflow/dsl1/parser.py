@@ -15,13 +15,12 @@ from typing import Any, Mapping
 
 from sfn_emulator.asl.validation import (
     ERROR,
-    INVALID_JSON_DESCRIPTION,
     MISSING_TRANSITION_TARGET,
     SCHEMA_VALIDATION_FAILED,
     DUPLICATE_STATE_NAME,
     Diagnostic,
 )
-from sfn_emulator.dialects.documents import read_document
+from sfn_emulator.dialects.serverless_workflow.workflow_documents import workflow_object
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
 from sfn_emulator.dialects.serverless_workflow.dsl1 import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1.durations import seconds_of
@@ -32,12 +31,9 @@ _FLOW = (m.CONTINUE, m.EXIT, m.END)
 
 
 def read_workflow(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    try:
-        document = read_document(text)
-    except ValueError as error:
-        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, f"A workflow is a JSON or YAML object: {error}", "/")]
-    if not isinstance(document, Mapping):
-        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, "A workflow is a JSON or YAML object", "/")]
+    document, refused = workflow_object(text, "/")
+    if document is None:
+        return None, refused
     reader = _Reader(document)
     return reader.workflow(), reader.problems
 

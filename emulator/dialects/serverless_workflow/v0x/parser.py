@@ -21,12 +21,11 @@ from typing import Any, Mapping
 from sfn_emulator.asl.validation import (
     DUPLICATE_STATE_NAME,
     ERROR,
-    INVALID_JSON_DESCRIPTION,
     MISSING_TRANSITION_TARGET,
     SCHEMA_VALIDATION_FAILED,
     Diagnostic,
 )
-from sfn_emulator.dialects.documents import read_document
+from sfn_emulator.dialects.serverless_workflow.workflow_documents import workflow_object
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as jq
 from sfn_emulator.dialects.serverless_workflow.durations import InvalidDuration, duration_seconds
@@ -46,12 +45,9 @@ _COMPLETION = {"allOf": m.AND, "atLeast": m.N_OF_M, "and": m.AND, "xor": m.XOR, 
 
 
 def read_workflow(text: str) -> tuple[LaterDraftWorkflow | None, list[Diagnostic]]:
-    try:
-        document = read_document(text)
-    except ValueError as error:
-        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, f"A workflow is a JSON or YAML object: {error}", "/")]
-    if not isinstance(document, Mapping):
-        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, "A workflow is a JSON or YAML object", "/")]
+    document, refused = workflow_object(text, "/")
+    if document is None:
+        return None, refused
     reader = _Reader(document)
     workflow = reader.workflow()
     return workflow, reader.problems
