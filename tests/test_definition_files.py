@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sfn_emulator.definition_files import (
+from sfn_emulator.protocol.definition_files import (
     UnreadableDefinition,
     default_machine_name,
     read_definition,

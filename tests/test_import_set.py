@@ -18,8 +18,8 @@ import pytest
 # TestState, a Distributed Map's manifests (S3 Inventory, Athena).
 _ON_FIRST_USE = ("moto", "boto3", "flask", "werkzeug", "jsonata", "regex", "yaml", "jq", "sfn_emulator.swf",
                  "sfn_emulator.graphs", "sfn_emulator.coverage.model", "sfn_emulator.resources.mocks",
-                 "sfn_emulator.persistence", "email", "hashlib", "sfn_emulator.engine.test_state",
-                 "sfn_emulator.service.test_state_requests", "sfn_emulator.engine.item_manifests")
+                 "sfn_emulator.persistence", "email", "hashlib", "sfn_emulator.engine.single_state",
+                 "sfn_emulator.service.single_state_requests", "sfn_emulator.engine.item_manifests")
 
 _PASS_MACHINE = {"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": {"ok": True}, "End": True}}}
 
@@ -62,7 +62,7 @@ def test_a_plain_in_process_run_loads_no_optional_package() -> None:
     ("from sfn_emulator.coverage import CoverageRecorder\nCoverageRecorder().report()", "sfn_emulator.coverage.model"),
     ("from sfn_emulator.asl.jsonata_functions import _hash\n_hash('a')", "hashlib"),
     ("from sfn_emulator import Emulator, Settings\nEmulator(Settings(log_level='WARNING')).service.test_state("
-     "definition='{\"Type\": \"Pass\", \"End\": true}')", "sfn_emulator.engine.test_state"),
+     "definition='{\"Type\": \"Pass\", \"End\": true}')", "sfn_emulator.engine.single_state"),
 ])
 def test_a_package_loaded_on_first_use_loads_when_used(code: str, package: str) -> None:
     """The deferred imports still happen: the feature works where it is first used."""

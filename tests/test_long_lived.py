@@ -1,5 +1,5 @@
 """A server process keeps what it loaded for life out of the garbage collector's full passes; a
-test's own process is left alone (`sfn_emulator.long_lived`). Run in fresh interpreters: a freeze
+test's own process is left alone (`sfn_emulator.process.long_lived`). Run in fresh interpreters: a freeze
 is process-wide."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 _FREEZE_COUNTS = """
 import gc
-from sfn_emulator import long_lived
+from sfn_emulator.process import long_lived
 counts = [gc.get_freeze_count()]
 long_lived.loaded()
 counts.append(gc.get_freeze_count())

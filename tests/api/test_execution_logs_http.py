@@ -1,8 +1,8 @@
 """Logging configurations and execution logs, over HTTP with boto3 (moto's CloudWatch Logs behind the
 emulator's endpoint) and in-process on the same emulator.
 
-Rules: emulator/service/logging_configuration.py (what CreateStateMachine/UpdateStateMachine accept)
-and emulator/service/execution_logs.py (which events each level logs, and their shape)."""
+Rules: emulator/sfn_emulator/service/logging_configuration.py (what CreateStateMachine/UpdateStateMachine accept)
+and emulator/sfn_emulator/service/execution_logs.py (which events each level logs, and their shape)."""
 
 from __future__ import annotations
 

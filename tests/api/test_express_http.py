@@ -1,6 +1,6 @@
 """EXPRESS executions over HTTP: the five-minute quota, however the execution is started or nested.
 
-Rule (emulator/engine/run_time_limit.py): an EXPRESS execution ends TIMED_OUT five minutes of clock
+Rule (emulator/sfn_emulator/engine/run_time_limit.py): an EXPRESS execution ends TIMED_OUT five minutes of clock
 time after its start, unless its TimeoutSeconds ends it sooner; STANDARD executions have no such bound."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sfn_emulator import run_definition
-from sfn_emulator.json_diff import MAX_LINES, describe_differences, json_differences, json_equal
+from sfn_emulator.protocol.json_diff import MAX_LINES, describe_differences, json_differences, json_equal
 
 CASES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "json_diff" / "differences.json").read_text())
 ECHO = {"StartAt": "Echo", "States": {"Echo": {"Type": "Pass", "End": True}}}

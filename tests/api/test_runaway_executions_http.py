@@ -13,7 +13,7 @@ import pytest
 from helpers.clients import make_client
 from helpers.runaway import HISTORY_LIMIT_CAUSE, LOOP, QUICK, SLOW_LOOP
 
-from sfn_emulator.clock import wall_monotonic
+from sfn_emulator.clock.virtual_clock import wall_monotonic
 from sfn_emulator.config import Settings
 from sfn_emulator.inprocess import intercept
 from sfn_emulator.runtime import Emulator

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sfn_emulator import run_definition
-from sfn_emulator.history_tokens import NoTaskToken
+from sfn_emulator.results.history_tokens import NoTaskToken
 
 MACHINES = Path(__file__).resolve().parents[2] / "fixtures" / "machines"
 HOLD = {"hold": lambda event, context: None}

@@ -17,7 +17,7 @@ from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.intrinsics import FUNCTION_NAMES, IntrinsicSyntaxError, compile_intrinsic
-from sfn_emulator.randomness import Randomness
+from sfn_emulator.process.randomness import Randomness
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "intrinsics"
 SYNTAX = json.loads((FIXTURES / "syntax.json").read_text(encoding="utf-8"))

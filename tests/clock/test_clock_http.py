@@ -24,7 +24,7 @@ from botocore.exceptions import ClientError
 from helpers.clients import make_client
 from helpers.rawhttp import RawResponse, send
 
-from sfn_emulator.clock import format_time
+from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.config import Settings
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.wire import HttpServer

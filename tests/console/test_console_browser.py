@@ -14,7 +14,7 @@ import boto3
 from helpers.console import Console
 from playwright.sync_api import expect
 
-from sfn_emulator.clock import format_time
+from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.graphs.render import _STYLES
 
 # A loaded machine can take seconds to render a page; an assertion waits up to this bound, as actions do.

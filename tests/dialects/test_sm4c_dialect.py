@@ -11,7 +11,7 @@ import pytest
 
 from sfn_emulator import dialects
 from sfn_emulator.api import run_definition
-from sfn_emulator.cli import main
+from sfn_emulator.cli.main import main
 from sfn_emulator.config import Settings
 from sfn_emulator.graphs.render import mermaid
 from sfn_emulator.graphs.structure import END, NEXT, START

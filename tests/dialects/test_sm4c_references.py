@@ -23,7 +23,7 @@ from helpers.dialect_driver import Driver
 from helpers.hostile_http import HostileServer
 
 from sfn_emulator.api import run_definition
-from sfn_emulator.cli import main
+from sfn_emulator.cli.main import main
 from sfn_emulator.dialects import local_files
 from sfn_emulator.dialects.sm4c import references
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from helpers.dialect_driver import Driver
 
-from sfn_emulator.cli import main
-from sfn_emulator.definition_files import MAX_YAML_VALUES
+from sfn_emulator.cli.main import main
+from sfn_emulator.protocol.definition_files import MAX_YAML_VALUES
 
 ROLE = "arn:aws:iam::123456789012:role/yaml"
 # Nine levels of nine aliases: 9^9 (387,420,489) values in under a kilobyte.

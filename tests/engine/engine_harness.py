@@ -17,7 +17,7 @@ import types
 from typing import Any, Callable, Mapping
 
 from sfn_emulator.asl.parser import parse_definition
-from sfn_emulator.clock import Clock, parse_time
+from sfn_emulator.clock.virtual_clock import Clock, parse_time
 from sfn_emulator.engine import Engine, Execution
 from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 from sfn_emulator.resources.base import TaskResources

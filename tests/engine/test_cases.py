@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from engine_harness import DEFAULT_START, Harness, event_types, matches
 
-from sfn_emulator.clock import format_time
+from sfn_emulator.clock.virtual_clock import format_time
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
 # Topics of other dialects' cases, run by their own tests (tests/dialects/).

@@ -16,7 +16,7 @@ import pytest
 from engine_harness import WAIT_LIMIT_SECONDS, Harness, event_types
 from helpers.runaway import HISTORY_LIMIT_CAUSE, LOOP, LOOP_STATES, QUICK, SLOW_LOOP
 
-from sfn_emulator.clock import wall_monotonic
+from sfn_emulator.clock.virtual_clock import wall_monotonic
 from sfn_emulator.engine import Execution
 
 LIMIT = 25_000

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from engine_harness import DEFAULT_START, Harness, event_types
 
-from sfn_emulator.clock import parse_time
+from sfn_emulator.clock.virtual_clock import parse_time
 from sfn_emulator.engine import Execution
 
 START = parse_time(DEFAULT_START)

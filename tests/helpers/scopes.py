@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sfn_emulator.randomness import Randomness
+from sfn_emulator.process.randomness import Randomness
 
 
 class FixedScope:

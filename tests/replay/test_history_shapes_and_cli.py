@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from sfn_emulator import Emulator, Settings
-from sfn_emulator.cli import main
+from sfn_emulator.cli.main import main
 from sfn_emulator.replay import history_events
 
 from helpers.replay_recordings import LAMBDA, record

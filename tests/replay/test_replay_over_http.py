@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sfn_emulator.cli import main
+from sfn_emulator.cli.main import main
 
 ROLE = "arn:aws:iam::123456789012:role/recorder"
 

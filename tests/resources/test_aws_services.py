@@ -17,7 +17,7 @@ from helpers.expectations import includes, matches
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
-from sfn_emulator.clock import Clock
+from sfn_emulator.clock.virtual_clock import Clock
 from sfn_emulator.engine import Engine, Execution
 from sfn_emulator.resources.aws.backends import MotoBackends
 from sfn_emulator.resources.aws.sdk import (

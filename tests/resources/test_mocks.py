@@ -19,7 +19,7 @@ import pytest
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
-from sfn_emulator.clock import Clock
+from sfn_emulator.clock.virtual_clock import Clock
 from sfn_emulator.engine import Engine, Execution
 from sfn_emulator.resources.base import TaskRequest, TaskResources, parse_resource
 from sfn_emulator.resources.mock_file import MockConfigError, read_mock_config

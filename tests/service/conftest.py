@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from helpers.service_world import ACCOUNT, REGION, START
 
-from sfn_emulator.clock import Clock
+from sfn_emulator.clock.virtual_clock import Clock
 from sfn_emulator.engine import Engine
 from sfn_emulator.service import StepFunctionsService
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers.stack_fixtures import CDK_ORDERS, SAM_STOCK_TRADER
 
-from sfn_emulator.cli import main
+from sfn_emulator.cli.main import main
 from sfn_emulator.config import Settings
 from sfn_emulator.runtime import Emulator
 from sfn_emulator.stacks import StackError

@@ -13,7 +13,7 @@ from helpers.stack_fixtures import CDK_ORDERS, CFN_MIXED, SAM_STOCK_TRADER
 from helpers.real_endpoints import emulator_process
 
 from sfn_emulator.api import ExecutionRunner
-from sfn_emulator.cli import main
+from sfn_emulator.cli.main import main
 from sfn_emulator_plugins.pytest_emulator import RemoteClock
 
 

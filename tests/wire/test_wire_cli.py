@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers.rawhttp import send
 
-from sfn_emulator.cli import main
+from sfn_emulator.cli.main import main
 from sfn_emulator.config import OPTIONS, Settings, SettingsError
 from helpers.clients import make_client
 

@@ -1,0 +1,407 @@
+"""Assembles a running emulator from its settings: clock, engine, task resources, control plane and HTTP app.
+
+`Emulator` is the whole emulator in-process; the CLI, the test fixtures and the pytest plugin build
+one, and serve its `.server_app` (or `.app`) with `sfn_emulator.wire.HttpServer` when they need HTTP.
+
+Task resources answer a Task state in this order (the first that serves it wins):
+1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
+2. Python callables registered for Lambda functions (`--functions`, `sfn_emulator.functions.register`);
+3. the real endpoints of services given one (`--lambda-endpoint`, `SQS_ENDPOINT`, ...: see
+   `sfn_emulator.resources.remote_endpoints`), for every integration of those services;
+4. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
+   Step Functions actions through the AWS SDK integration (`arn:aws:states:::aws-sdk:sfn:*`);
+5. the HTTP Task (`arn:aws:states:::http:invoke`), real HTTP requests (`sfn_emulator.resources.http_task`);
+6. AWS service integrations answered by moto's in-memory backends (and the `.sync` jobs of Athena, Glue,
+   Batch, CodeBuild and ECS started there: `sfn_emulator.resources.aws_jobs`);
+and otherwise a clear error naming the resource and how to map it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from datetime import timedelta
+from functools import cached_property
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Callable
+
+import msgspec
+
+from sfn_emulator.process import long_lived
+from sfn_emulator.clock.virtual_clock import Clock
+from sfn_emulator.config import Settings
+from sfn_emulator import dialects
+from sfn_emulator.dialects import local_files
+from sfn_emulator.coverage.recorder import CoverageRecorder
+from sfn_emulator.engine import Engine
+from sfn_emulator.engine.event_bus import EventBus
+from sfn_emulator.engine.execution import Execution
+from sfn_emulator.eventbridge import EventBridge
+from sfn_emulator.process.randomness import Randomness, process_seed
+from sfn_emulator.resources.aws.cloudwatch_logs import CloudWatchLogGroups
+from sfn_emulator.resources.aws.reset import reset_moto_backends
+from sfn_emulator.resources.aws_jobs import AwsJobs
+from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
+from sfn_emulator.resources.function_map import load_function_map
+from sfn_emulator.resources.http_task import HttpTask
+from sfn_emulator.resources.lambda_functions import LambdaFunctions
+from sfn_emulator.resources.nested_executions import StartExecution
+from sfn_emulator.service import StepFunctionsService
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+    from sfn_emulator.persistence import StateDirectory
+    from sfn_emulator.replay import ReplayResult
+    from sfn_emulator.resources.mocks import MockConfig
+    from sfn_emulator.stacks import Stack
+    from sfn_emulator.swf import SwfService
+    from sfn_emulator.wire.app import JsonProtocolEndpoint
+    from sfn_emulator.wire.front import Front
+
+
+class _BuiltOnFirstUse:
+    """A task resource made, and its modules imported, the first time a Task reaches it: the AWS
+    integrations bring botocore's service models and moto, which most runs never call.
+    (Not for resources the engine asks more of, such as `.sync` ones.)"""
+
+    def __init__(self, build: Callable[[], TaskResource]) -> None:
+        self._build = build
+        self._built: TaskResource | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def resource(self) -> TaskResource:
+        if self._built is None:
+            with self._lock:
+                if self._built is None:
+                    self._built = self._build()
+                    long_lived.loaded()  # the modules and models it brought stay for the process's life
+        return self._built
+
+    def matches(self, request: TaskRequest) -> bool:
+        return self.resource.matches(request)
+
+    def invoke(self, request: TaskRequest) -> Any:
+        return self.resource.invoke(request)
+
+
+class _SwfOnFirstRequest:
+    """The SWF API's control plane as the HTTP endpoint sees it: the emulator's SWF service, made on
+    the first SWF request."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self._emulator = emulator
+
+    def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
+        return self._emulator.swf.handle(operation, params, account=account, region=region)
+
+
+class _CurrentMocks:
+    """The control plane's view of the emulator's mock configuration, whichever is loaded now
+    (`use_mock_config` replaces it)."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self._emulator = emulator
+
+    def loaded(self) -> bool:
+        return self._emulator.mocks is not None
+
+    def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
+        mocks = self._emulator.mocks
+        return mocks.start_problem(machine, case, definition) if mocks is not None else None
+
+
+def _aws_service_integrations() -> TaskResource:
+    from sfn_emulator.resources.aws_services import AwsServiceIntegrations
+
+    return AwsServiceIntegrations()
+
+
+def _remote_endpoints(settings: Settings) -> list[TaskResource]:
+    """The resources of the services given a real endpoint (boto3 imported only when some are)."""
+    endpoints = settings.remote_endpoints()
+    if not endpoints:
+        return []
+    from sfn_emulator.resources.remote_endpoints import remote_resources
+
+    return remote_resources(endpoints)
+
+
+def _load_mocks(path: str | Path | None, shown_as: str | None = None) -> MockConfig | None:
+    """The mock configuration at `path` (its modules imported only when there is one)."""
+    if path is None:
+        return None
+    from sfn_emulator.resources.mocks import MockConfig
+
+    return MockConfig.load(path, shown_as)
+
+
+def _definition_text(definition: Mapping[str, Any] | str | Path) -> str:
+    """A definition given as a dict, JSON text or a file, as JSON text."""
+    if isinstance(definition, Mapping):
+        return json.dumps(definition)
+    if isinstance(definition, str) and definition.lstrip().startswith("{"):
+        return definition
+    from sfn_emulator.protocol.definition_files import read_definition_file
+
+    return read_definition_file(definition)
+
+
+def _open_state_dir(directory: Path | None) -> StateDirectory | None:
+    """The state directory's store, opened and read (persistence imported only when one is given)."""
+    if directory is None:
+        return None
+    from sfn_emulator.persistence import StateDirectory
+
+    return StateDirectory(directory)
+
+
+class _StackTarget:
+    """An emulator as a stack loader sees it (`sfn_emulator.stacks.loader.Target`): one account and
+    region, its control plane, its moto backends and its Lambda callables."""
+
+    def __init__(self, emulator: Emulator, account: str, region: str,
+                 register: Callable[[str, Callable[[Any, Any], Any], float], None] | None) -> None:
+        self.emulator = emulator
+        self.account = account
+        self.region = region
+        self._register = register
+        from sfn_emulator.stacks.records import ENDPOINT, MOCK, NONE
+
+        self.function_fallback = (ENDPOINT if emulator.settings.lambda_endpoint else
+                                  MOCK if emulator.mocks is not None else NONE)
+
+    def create_state_machine(self, **request: Any) -> str:
+        service = self.emulator.service
+        return str(service.create_state_machine(account=self.account, region=self.region, **request)["stateMachineArn"])
+
+    def create_activity(self, name: str) -> str:
+        service = self.emulator.service
+        return str(service.create_activity(account=self.account, region=self.region, name=name)["activityArn"])
+
+    def client(self, service: str) -> Any:
+        return self.emulator._moto_clients().client(service, account=self.account, region=self.region)
+
+    def register_function(self, arn: str, handler: Callable[[Any, Any], Any], timeout: float) -> None:
+        if self._register is not None:
+            self._register(arn, handler, timeout)
+        else:
+            self.emulator.functions.register(arn, handler, timeout=timeout)
+
+
+class Emulator:
+    """One emulated Step Functions endpoint: `.clock`, `.engine`, `.service`, `.functions`, `.coverage`
+    (of every execution it finished), `.events` (the CloudEvents bus), `.eventbridge` (its part in the
+    local EventBridge), the WSGI `.app` and `.server_app`, its quick front."""
+
+    def __init__(self, settings: Settings, *, function_hint: str | None = None) -> None:
+        """`function_hint` says how to serve a Lambda function nothing serves, in the caller's terms
+        (`--functions` for the CLI, `sfn_emulator.register` in pytest, ...)."""
+        self.settings = settings
+        self.function_hint = function_hint
+        local_files.allow_under(settings.allowed_file_roots)  # before a state directory's definitions are parsed
+        self.state = _open_state_dir(settings.state_dir)
+        clock_mode = self.state.clock_mode(settings.clock) if self.state else settings.clock
+        clock_start = self.state.clock_start(clock_mode, settings.clock_start) if self.state else settings.clock_start
+        self.clock = Clock(mode=clock_mode, start=clock_start, scale=settings.wait_time_scale)
+        self.functions = LambdaFunctions(self.clock.now, default_timeout=settings.function_timeout)
+        if settings.functions is not None:
+            self.functions.update(load_function_map(settings.functions))
+        self.mocks = _load_mocks(settings.mock_config)
+        self.aws = _BuiltOnFirstUse(_aws_service_integrations)
+        seed = process_seed(settings.seed)
+        self.seed = seed  # what every id the emulator draws comes from (`--seed`)
+        self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines,
+                             interpreter_for=dialects.interpreter_for)
+        self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
+        retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
+        self.service = StepFunctionsService(
+            self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
+            execution_retention=retention, mock_cases=_CurrentMocks(self),
+            log_groups=CloudWatchLogGroups(self._moto_clients),
+        )
+        self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
+                                                StartExecution(self.service),
+                                                _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(),
+                                                AwsJobs(lambda: self.aws.resource), self.aws]
+        self.engine.resources = self._task_resources()
+        self.engine.on_finished.append(self._forget_mocked_execution)
+        self.coverage = CoverageRecorder()
+        self.engine.on_finished.append(self.coverage.record)
+        # Status changes on the default event bus; rules and schedules on this emulator's clock.
+        self.eventbridge = EventBridge(engine=self.engine, service=self.service, functions=self.functions)
+        self._swf: SwfService | None = None
+        self._swf_lock = threading.Lock()
+        self._stack_exports: dict[tuple[str, str], dict[str, Any]] = {}  # (account, region) -> Outputs' exports
+        if self.state is not None:
+            self.state.attach(self.service, self.engine, self.clock)
+
+    def load_stack(self, path: str | Path, parameters: Mapping[str, str] | None = None, *,
+                   account: str | None = None, region: str | None = None,
+                   register: Callable[[str, Callable[[Any, Any], Any], float], None] | None = None) -> Stack:
+        """Load the SAM or CloudFormation template, CDK assembly, Serverless package or Terraform JSON at
+        `path`: its resources in moto, its Python functions as callables, its state machines created, in
+        `account` and `region` (default: the settings'). `parameters` gives template parameters
+        (`KEY` or `Stack.KEY`); `register(arn, handler, timeout)` replaces the function registration.
+        Raises `sfn_emulator.stacks.StackError` for input it cannot read."""
+        from sfn_emulator.stacks import load_stack
+
+        target = _StackTarget(self, account or self.settings.account, region or self.settings.region, register)
+        exports = self._stack_exports.setdefault((target.account, target.region), {})
+        return load_stack(target, path, parameters, exports)
+
+    def _moto_clients(self) -> Any:
+        """The clients the AWS integrations call moto with: execution logs go to the same log groups."""
+        return getattr(self.aws.resource, "backends")
+
+    @property
+    def swf(self) -> SwfService:
+        """Amazon SWF on the same endpoint: its timers on the engine's clock, its Lambda functions the same
+        callables. Made (and the `swf` package imported) when first asked for: most runs never call it."""
+        if self._swf is None:
+            with self._swf_lock:
+                if self._swf is None:
+                    from sfn_emulator.swf import SwfService
+
+                    self._swf = SwfService(self.engine, self.functions, function_hint=self.function_hint or "--functions",
+                                           ids=Randomness(f"{self.seed}:swf"))
+        return self._swf
+
+    @cached_property
+    def _api_endpoint(self) -> JsonProtocolEndpoint:
+        from sfn_emulator.wire.app import api_endpoint
+
+        return api_endpoint(self.service, default_account=self.settings.account, default_region=self.settings.region,
+                            more_apis=[("swf", _SwfOnFirstRequest(self))], ids=Randomness(f"{self.seed}:wire"))
+
+    @cached_property
+    def server_app(self) -> Front:
+        """The WSGI app a server serves: `.app`, with API calls answered before it is built (Flask is
+        most of a server's start-up; see `sfn_emulator.wire.front`)."""
+        from sfn_emulator.wire.front import Front
+
+        return Front(self._api_endpoint, lambda: self.app)
+
+    @cached_property
+    def app(self) -> Flask:
+        """The WSGI app serving this emulator over HTTP, made (and Flask imported) when first asked for:
+        in-process runs never need it."""
+        from sfn_emulator.wire import create_app
+        from sfn_emulator.replay.console_download import mount_test_case_download
+        from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
+        from sfn_emulator.wire.clock_api import mount_clock_api
+        from sfn_emulator.wire.console_api import mount_console
+        from sfn_emulator.wire.events_api import mount_events_api
+        from sfn_emulator.wire.faults import answer_faults_in_json
+        from sfn_emulator.wire.insight_api import mount_insight_api
+        from sfn_emulator.wire.reset_api import mount_reset_api
+        from sfn_emulator.wire.snapshot_api import mount_snapshot_api
+
+        app = create_app(self.service, default_account=self.settings.account, default_region=self.settings.region,
+                         endpoint=self._api_endpoint)
+        mount_clock_api(app, self.clock, self.engine)
+        mount_insight_api(app, self.service, self.coverage)
+        mount_console(app, self.service, self.engine, self.clock, self.coverage, self.eventbridge)
+        mount_test_case_download(app, self.service)
+        mount_aws_passthrough(app, default_account=self.settings.account)
+        mount_reset_api(app, self.reset, self.service.reset, self.service.stop_running)
+        mount_events_api(app, self.events)
+        mount_snapshot_api(app, self.export_snapshot, self.import_snapshot)
+        answer_faults_in_json(app, self._api_endpoint.request_id)
+        return app
+
+    def export_snapshot(self) -> bytes:
+        """The whole Step Functions state (resources, executions with histories, the clock) as a
+        snapshot file (`sfn_emulator.persistence.snapshot`)."""
+        from sfn_emulator.persistence import export_snapshot
+
+        return export_snapshot(self.service, self.engine, self.clock)
+
+    def import_snapshot(self, data: bytes) -> dict[str, int]:
+        """Replace the whole Step Functions state by a snapshot file's; `SnapshotError` (nothing
+        changed) when it cannot be loaded. Answers counts of what was loaded."""
+        from sfn_emulator.persistence import import_snapshot
+
+        return import_snapshot(data, self.service, self.engine, self.clock,
+                               self.state.recorder if self.state is not None else None)
+
+    def reset(self, account: str | None = None) -> None:
+        """Forget every resource, of Step Functions and of moto's AWS services, or only those of
+        `account`; settings, the clock and registered callables stay. moto's backends are shared by
+        the whole process: a reset of every account reaches other emulators in it too."""
+        self.service.reset(account)
+        if self._swf is not None:
+            self._swf.reset(account)
+        reset_moto_backends(account)
+
+    def _step_functions_sdk(self) -> TaskResource:
+        from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
+
+        return StepFunctionsSdk(self.service)
+
+    def replay(self, history: Any, definition: Mapping[str, Any] | str | Path, input: Any = None, *,
+               test_case: str | None = None, mock_config: str | Path | None = None,
+               functions: Mapping[str, Callable[..., Any]] | None = None, until_divergence: bool = False,
+               check_redrive: bool = False, timeout: float = 60.0) -> ReplayResult:
+        """Replay a recorded execution against `definition` (a dict, JSON text or a JSON/YAML file):
+        `history` is GetExecutionHistory's answer (boto3's or the AWS CLI's, one page or a list of
+        pages) or a file holding it; `input` replaces the recording's. It runs in an emulator of its
+        own (these settings, a clock starting at the recording's start time, the recording's
+        account and region), each Task answered from the recording; what the recording lacks comes
+        from `test_case` of `mock_config` (default: this emulator's) or from `functions` and the
+        callables registered here. Raises `HistoryError` or `ReplayError` for what cannot be replayed."""
+        from sfn_emulator.replay import ReplayOptions, history_events, read_history_file, replay
+        from sfn_emulator.replay.history import recorded_account_and_region
+
+        events = read_history_file(history) if isinstance(history, (str, Path)) else history_events(history)
+        account, region = recorded_account_and_region(events)
+        if mock_config is None and test_case is not None and self.mocks is not None:
+            mock_config = self.mocks.path
+        settings = msgspec.structs.replace(
+            self.settings, clock="manual", clock_start=events[0]["timestamp"], account=account or self.settings.account,
+            region=region or self.settings.region, state_dir=None, functions=None,
+            mock_config=Path(mock_config) if mock_config is not None else None)
+        with Emulator(settings, function_hint=self.function_hint) as own:
+            own.functions.update({**self.functions.registered(), **(functions or {})})
+            options = ReplayOptions(test_case, until_divergence, check_redrive, timeout)
+            return replay(own, events, _definition_text(definition), input, options)
+
+    def use_mock_config(self, path: str | Path | None, *, shown_as: str | None = None) -> None:
+        """Answer test cases from the mock configuration at `path` from now on (None: no mocks);
+        messages name it `shown_as` (default: its path).
+
+        A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
+        self.mocks = _load_mocks(path, shown_as)
+        self.engine.resources = self._task_resources()
+
+    def _task_resources(self) -> TaskResources:
+        chain = ([self.mocks] if self.mocks is not None else []) + self._resources
+        return TaskResources(chain, self.function_hint) if self.function_hint else TaskResources(chain)
+
+    def _forget_mocked_execution(self, execution: Execution) -> None:
+        if self.mocks is not None:
+            self.mocks.forget_execution(execution.arn)
+
+    def close(self) -> None:
+        """Stop the engine's thread; running executions stop where they are (with a state directory,
+        they go on from there at the next start), SWF's long polls end, and the server app's warm-up
+        is waited for."""
+        self.eventbridge.close()
+        if self._swf is not None:
+            self._swf.close()
+        if "server_app" in self.__dict__:  # a server's app was made: its warm-up ends with it
+            self.server_app.close()
+        self.engine.close()
+        if self.state is not None:
+            self.state.close()
+
+    def __enter__(self) -> Emulator:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
