@@ -40,8 +40,7 @@ def test_the_image_serves_on_8083_as_a_non_root_user_with_a_health_check():
 
 
 def test_every_variable_the_docker_docs_set_is_a_setting_of_the_emulator():
-    readme = (ROOT / "README.md").read_text()
-    docker_section = readme[readme.index("## Docker"):readme.index("\n## ", readme.index("## Docker") + 1)]
+    docker_section = (ROOT / "docs" / "docker.md").read_text()
     known = {option.env for option in OPTIONS}
     set_in_docs = set(re.findall(r"-e (\w+)=", docker_section))
     set_in_image = {name for name in re.findall(r"\b([A-Z][A-Z_]+)=", " ".join(
