@@ -34,10 +34,10 @@ ENV PATH=/opt/sfn-emulator/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
 # from this machine): the compose service name `sfn-emulator`, and the names other containers use
 # for the host (Docker Desktop, Podman). Another service name or alias: set the variable to it.
 # Mount functions maps, their Python files and mock configuration files here, and name them with
-# SFN_EMULATOR_FUNCTIONS and SFN_MOCK_CONFIG (the other variables: see the README's Configuration).
+# SFN_EMULATOR_FUNCTIONS and SFN_MOCK_CONFIG (the other variables: see docs/configuration.md).
 # State that survives a restart of the container: with SFN_EMULATOR_STATE_DIR=/state, state machines,
 # executions with their histories, activities and the clock are kept in an SQLite database here
-# (see the README's Persistence). Mount a named volume on it to keep it across `docker rm` too.
+# (see docs/persistence.md). Mount a named volume on it to keep it across `docker rm` too.
 VOLUME ["/state"]
 WORKDIR /config
 USER sfn

@@ -338,7 +338,7 @@ def prepare_heartbeat(client: Client, profile: Profile) -> str:
 def attempt_heartbeat(client: Client, activity_arn: str, profile: Profile) -> Measurement:
     """An activity worker takes the task and never sends a heartbeat: the task times out after
     HeartbeatSeconds. Auto mode leaves that deadline to the worker, so the test moves the clock
-    past it, as the README says; a server without a clock control can only be waited for."""
+    past it, as docs/clock.md says; a server without a clock control can only be waited for."""
     task = {"Type": "Task", "Resource": activity_arn, "HeartbeatSeconds": HEARTBEAT_SECONDS, "End": True}
     machine_arn = create_machine(client, {"StartAt": "Work", "States": {"Work": task}})
     execution = start(client, machine_arn, {})

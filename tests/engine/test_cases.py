@@ -57,7 +57,7 @@ def test_every_topic_has_cases() -> None:
 
 
 def test_cases_that_expect_exact_instants_move_the_clock_by_hand() -> None:
-    """An idle auto clock follows the wall clock (README, "The virtual clock", rule 1): instants are
+    """An idle auto clock follows the wall clock (docs/clock.md, rule 1): instants are
     reproducible there only relative to the execution's start. A case that names its start instant
     or expects exact timestamps therefore runs on the manual clock, or it depends on how fast the
     machine running it is."""

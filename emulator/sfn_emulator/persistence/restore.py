@@ -1,7 +1,7 @@
 """The whole state as one document (`capture`), and back into a running emulator (`build`, then
 `install`, which resumes what was running).
 
-What a loaded execution that was RUNNING does (the rule the README's Persistence section states):
+What a loaded execution that was RUNNING does (the rule docs/persistence.md states):
 - a top-level execution goes on in the top-level state it was in, from the input and with the
   workflow variables that state was entered with; its history goes on from its last event (the
   state is not entered again when its …StateEntered event is there). A Task attempt that was

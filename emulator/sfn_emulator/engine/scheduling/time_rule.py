@@ -1,4 +1,4 @@
-"""When time moves in auto mode: rules 1-4 of the README's "The virtual clock", in one place.
+"""When time moves in auto mode: rules 1-4 of docs/clock.md, in one place.
 
 1. While no execution is live (or starting), and while a task resource runs, time follows the
    wall clock.
