@@ -71,6 +71,11 @@ def test_every_sample_is_of_a_kind_the_suite_runs() -> None:
         assert languages <= LANGUAGES, f"{page.name}: samples in {languages - LANGUAGES} are run by nothing"
 
 
+def test_the_configuration_page_lists_every_option_and_its_variable() -> None:
+    listed = re.findall(r"^\| `(--[\w-]+)` \| `(\w+)` \|", (ROOT / "docs" / "configuration.md").read_text(), flags=re.M)
+    assert sorted(listed) == sorted((option.flag, option.env) for option in OPTIONS)
+
+
 @pytest.mark.parametrize(("page", "block"), PYTHON, ids=_ids(PYTHON))
 def test_a_python_sample_is_an_example_file_or_a_script_run_here(page: str, block: str) -> None:
     assert block in EXAMPLE_FILES or DEFAULT_ENDPOINT in block, (
