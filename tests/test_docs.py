@@ -76,6 +76,19 @@ def test_the_configuration_page_lists_every_option_and_its_variable() -> None:
     assert sorted(listed) == sorted((option.flag, option.env) for option in OPTIONS)
 
 
+def test_the_architecture_page_maps_every_package_and_root_module() -> None:
+    """A package or a module added at the package's root gets its row in the layout, in its real path."""
+    layout = (ROOT / "docs" / "architecture.md").read_text()
+    package = ROOT / "emulator" / "sfn_emulator"
+    for path in sorted(package.iterdir()):
+        if path.is_dir() and (path / "__init__.py").exists():
+            assert f"`emulator/sfn_emulator/{path.name}/`" in layout, f"no row for {path.name}/"
+        elif path.suffix == ".py" and path.stem != "__init__":
+            assert f"`{path.name}`" in layout or f"`emulator/sfn_emulator/{path.name}`" in layout, path.name
+    for path in sorted((ROOT / "plugins" / "sfn_emulator_plugins").glob("*.py")):
+        assert path.stem == "__init__" or f"`{path.name}`" in layout, path.name
+
+
 @pytest.mark.parametrize(("page", "block"), PYTHON, ids=_ids(PYTHON))
 def test_a_python_sample_is_an_example_file_or_a_script_run_here(page: str, block: str) -> None:
     assert block in EXAMPLE_FILES or DEFAULT_ENDPOINT in block, (
