@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -43,7 +44,9 @@ LANGUAGES = {"python", "sh", "yaml", "text"}
 
 
 def _ids(cases: list[tuple[str, str]]) -> list[str]:
-    return [f"{page}#{number}" for number, (page, _) in enumerate(cases, start=1)]
+    """`page.md#n`: the n-th sample of its kind on that page."""
+    pages = [page for page, _ in cases]
+    return [f"{page}#{pages[:index + 1].count(page)}" for index, page in enumerate(pages)]
 
 
 PYTHON = page_blocks("python")
@@ -161,7 +164,8 @@ def _check_sfn_emulator(line: str, argv: list[str], tmp_path: Path) -> None:
     if arguments[1] not in RUN_HERE or "--endpoint" in arguments or "$" in line:
         return  # needs a server or the reader's files: parsed above
     expected = int(match[1]) if (match := re.search(r"#\s*exits (\d+)", line)) else 0
-    ran = subprocess.run(arguments, cwd=_workspace(tmp_path), env={**os.environ, **environ},
+    command = shutil.which("sfn-emulator", path=str(Path(sys.executable).parent)) or "sfn-emulator"  # this environment's
+    ran = subprocess.run([command, *arguments[1:]], cwd=_workspace(tmp_path), env={**os.environ, **environ},
                          capture_output=True, text=True, timeout=300)
     assert ran.returncode == expected, f"{line}\n{ran.stdout}{ran.stderr}"
 
