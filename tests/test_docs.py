@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,6 +91,22 @@ def test_the_architecture_page_maps_every_package_and_root_module() -> None:
             assert f"`{path.name}`" in layout or f"`emulator/sfn_emulator/{path.name}`" in layout, path.name
     for path in sorted((ROOT / "plugins" / "sfn_emulator_plugins").glob("*.py")):
         assert path.stem == "__init__" or f"`{path.name}`" in layout, path.name
+
+
+def test_the_architecture_page_lists_the_layers_in_the_contracts_order() -> None:
+    """"The layers" names every layer of the import-linter contract, top first, as `lint-imports` checks them."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    section = page[page.index("## The layers"):page.index("\n## ", page.index("## The layers") + 1)]
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    [layers] = [contract["layers"] for contract in contracts if contract["type"] == "layers"]
+    places = []
+    for layer in layers:
+        for module in layer.split("|"):
+            name = module.strip().removeprefix("sfn_emulator.")
+            found = [place for ending in ("", "/", ".py") if (place := section.find(f"`{name}{ending}`")) >= 0]
+            assert found, f"the layer {name} is not on the architecture page"
+            places.append(min(found))
+    assert places == sorted(places), "the architecture page lists the layers out of the contract's order"
 
 
 @pytest.mark.parametrize(("page", "block"), PYTHON, ids=_ids(PYTHON))
