@@ -4,9 +4,9 @@
 How each kind of sample is run, as the README's always were:
 - a Python block is a whole file of examples/ (the suite runs examples/, see test_examples.py), or a
   script that talks to the default endpoint, run here against a server of its own;
-- a shell line `sfn-emulator run|validate|graph|stack ...` is run here on the project's files; one that
-  needs a server (`serve`, `--endpoint`) or files of the reader's (`$EXECUTION_ARN`, `tuesday.json`) is
-  parsed by the command's own parser and settings; `curl` lines are sent to a server of their own and
+- a shell line `sfn-emulator run|validate|graph|stack ...` is run here on the project's files, one with
+  `--endpoint http://127.0.0.1:8083` against a server of the block's own; `serve` and a line that needs
+  the reader's files (`$EXECUTION_ARN`, `tuesday.json`) are parsed by the command's own parser and settings; `curl` lines are sent to a server of their own and
   answer what their `# {...}` line says; `docker` lines are checked against the Dockerfile and the
   settings (podman-smoke.sh runs the image in CI); the README's set-up commands are CI's (.ci/run);
 - a YAML block is a file of the project, or loaded by the reader it documents;
@@ -166,23 +166,36 @@ def _parsed(arguments: list[str], environ: dict[str, str]) -> Settings:
     return Settings.from_sources(vars(parsed), environ)
 
 
-def _workspace(tmp_path: Path) -> Path:
-    """A folder where a sample's relative paths name the project's files and its outputs land aside."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    for folder in ("fixtures", "examples"):
-        (tmp_path / folder).symlink_to(ROOT / folder)
-    return tmp_path
+class _Shell:
+    """What the commands of one block share, as in the reader's shell: a folder where their relative
+    paths name the project's files and their outputs land, and a server of their own for the default
+    endpoint, started when a command first needs it."""
+
+    def __init__(self, folder: Path, stack: contextlib.ExitStack) -> None:
+        for name in ("fixtures", "examples"):
+            (folder / name).symlink_to(ROOT / name)
+        self.folder = folder
+        self._stack = stack
+        self._endpoint: str | None = None
+
+    def endpoint(self) -> str:
+        if self._endpoint is None:
+            self._endpoint = self._stack.enter_context(_server([]))
+        return self._endpoint
 
 
-def _check_sfn_emulator(line: str, argv: list[str], tmp_path: Path) -> None:
+def _check_sfn_emulator(line: str, argv: list[str], shell: _Shell) -> None:
     environ, arguments = _assignments(argv)
     assert arguments[0] == "sfn-emulator"
     _parsed(arguments[1:], environ)
-    if arguments[1] not in RUN_HERE or "--endpoint" in arguments or "$" in line:
-        return  # needs a server or the reader's files: parsed above
+    runnable = arguments[1] in RUN_HERE and "--endpoint" not in arguments or DEFAULT_ENDPOINT in arguments
+    if not runnable or arguments[1] == "serve" or "$" in line:
+        return  # serves until stopped, or needs the reader's files: parsed above
+    if DEFAULT_ENDPOINT in arguments:
+        arguments = [shell.endpoint() if argument == DEFAULT_ENDPOINT else argument for argument in arguments]
     expected = int(match[1]) if (match := re.search(r"#\s*exits (\d+)", line)) else 0
     command = shutil.which("sfn-emulator", path=str(Path(sys.executable).parent)) or "sfn-emulator"  # this environment's
-    ran = subprocess.run([command, *arguments[1:]], cwd=_workspace(tmp_path), env={**os.environ, **environ},
+    ran = subprocess.run([command, *arguments[1:]], cwd=shell.folder, env={**os.environ, **environ},
                          capture_output=True, text=True, timeout=300)
     assert ran.returncode == expected, f"{line}\n{ran.stdout}{ran.stderr}"
 
@@ -257,21 +270,23 @@ def test_a_shell_sample_runs_or_is_checked(page: str, block: str, tmp_path: Path
     if block.startswith("curl "):
         _curl_block(block)
         return
-    for number, line in enumerate(_commands(block)):
-        argv = shlex.split(line, comments=True)
-        program = _assignments(list(argv))[1][0]
-        if program == "sfn-emulator":
-            _check_sfn_emulator(line, argv, tmp_path / str(number))
-        elif program == "docker":
-            _check_docker(argv)
-        elif program == "pip":
-            _check_pip(argv)
-        elif program == "python":
-            _check_python(argv)
-        elif program == "aws":
-            assert argv[1:3] == ["stepfunctions", "get-execution-history"], line  # needs an AWS account
-        else:
-            raise AssertionError(f"{page}: a command the suite neither runs nor checks: {line}")
+    with contextlib.ExitStack() as stack:
+        shell = _Shell(tmp_path, stack)
+        for line in _commands(block):
+            argv = shlex.split(line, comments=True)
+            program = _assignments(list(argv))[1][0]
+            if program == "sfn-emulator":
+                _check_sfn_emulator(line, argv, shell)
+            elif program == "docker":
+                _check_docker(argv)
+            elif program == "pip":
+                _check_pip(argv)
+            elif program == "python":
+                _check_python(argv)
+            elif program == "aws":
+                assert argv[1:3] == ["stepfunctions", "get-execution-history"], line  # needs an AWS account
+            else:
+                raise AssertionError(f"{page}: a command the suite neither runs nor checks: {line}")
 
 
 @pytest.mark.parametrize(("page", "block"), YAML, ids=_ids(YAML))
