@@ -7,13 +7,13 @@ from typing import Any
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.service import arns, quotas
-from sfn_emulator.service.engine_interfaces import ActivityQueues
-from sfn_emulator.service.locking import operation, unlocked_operation
-from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.encryption import encryption_configuration
+from sfn_emulator.service.engine_interfaces import ActivityQueues
 from sfn_emulator.service.errors import ActivityDoesNotExist
+from sfn_emulator.service.locking import operation, unlocked_operation
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import ActivityRecord, Store
 from sfn_emulator.service.tags import tag_dict
 

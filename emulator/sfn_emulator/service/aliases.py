@@ -13,8 +13,6 @@ import json
 from typing import Any
 
 from sfn_emulator.service import arns, lookups, quotas
-from sfn_emulator.service.locking import operation
-from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.errors import (
     INVALID_ROUTING_CONFIGURATION,
     MISSING_REQUIRED_PARAMETER,
@@ -25,8 +23,10 @@ from sfn_emulator.service.errors import (
     ValidationException,
     invalid_request,
 )
+from sfn_emulator.service.locking import operation
 from sfn_emulator.service.names import check_alias_name
 from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import Alias, StateMachineRecord, Store
 
 _NO_SUCH_ALIAS = "Request references a resource that does not exist."

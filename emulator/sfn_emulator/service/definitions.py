@@ -10,10 +10,10 @@ from msgspec import Struct
 from sfn_emulator import dialects
 from sfn_emulator.asl.validation import InvalidDefinitionError
 from sfn_emulator.service import arns
-from sfn_emulator.service.locking import unlocked_operation
-from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.errors import InvalidDefinition, ValidationException
 from sfn_emulator.service.json_input import read_execution_input
+from sfn_emulator.service.locking import unlocked_operation
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import Store
 
 if TYPE_CHECKING:

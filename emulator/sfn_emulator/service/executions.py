@@ -27,14 +27,6 @@ from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.process.randomness import Randomness
 from sfn_emulator.service import arns, lookups
 from sfn_emulator.service.engine_interfaces import ExecutionRunner
-from sfn_emulator.service.execution_answers import (
-    billing,
-    data_details,
-    outcome,
-    redrive_status,
-    references,
-    without_execution_data,
-)
 from sfn_emulator.service.errors import (
     MISSING_REQUIRED_PARAMETER,
     ExecutionAlreadyExists,
@@ -45,6 +37,14 @@ from sfn_emulator.service.errors import (
     StateMachineTypeNotSupported,
     ValidationException,
     invalid_request,
+)
+from sfn_emulator.service.execution_answers import (
+    billing,
+    data_details,
+    outcome,
+    redrive_status,
+    references,
+    without_execution_data,
 )
 from sfn_emulator.service.execution_logs import ExecutionLogs
 from sfn_emulator.service.json_input import read_execution_input

@@ -11,8 +11,6 @@ from typing import Any
 from sfn_emulator.engine.execution import RUNNING, Execution, MapRun
 from sfn_emulator.service import arns
 from sfn_emulator.service.engine_interfaces import MapRunSettings
-from sfn_emulator.service.locking import operation, unlocked_operation
-from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.errors import (
     COMPLETED_MAP_RUN,
     MISSING_REQUIRED_PARAMETER,
@@ -20,7 +18,9 @@ from sfn_emulator.service.errors import (
     ResourceNotFound,
     invalid_request,
 )
+from sfn_emulator.service.locking import operation, unlocked_operation
 from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import ExecutionEntry, Store
 
 

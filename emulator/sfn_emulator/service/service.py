@@ -4,6 +4,7 @@ a shared `Registry`, usable in-process (no HTTP) and behind the wire layer via `
 from __future__ import annotations
 
 import random
+import threading
 from datetime import timedelta
 from typing import Any, Callable
 
@@ -130,7 +131,7 @@ class StepFunctionsService:
                                              cause)
 
     @property
-    def lock(self) -> Any:
+    def lock(self) -> threading.RLock:
         """The service lock: hold it to read stores consistently from outside an operation."""
         return self.registry.lock
 

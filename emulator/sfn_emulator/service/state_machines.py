@@ -19,8 +19,8 @@ from typing import Any
 
 import msgspec
 
-from sfn_emulator.asl.model import distributed_map_processors
 from sfn_emulator import dialects
+from sfn_emulator.asl.model import distributed_map_processors
 from sfn_emulator.process.randomness import Randomness
 from sfn_emulator.service import arns, lookups, quotas
 from sfn_emulator.service.definitions import CompiledDefinition, compile_definition, model_of

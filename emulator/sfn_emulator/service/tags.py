@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from sfn_emulator.service import arns
+from sfn_emulator.service.errors import ResourceNotFound, TooManyTags, ValidationException
 from sfn_emulator.service.locking import operation
 from sfn_emulator.service.registry import Registry
-from sfn_emulator.service.errors import ResourceNotFound, TooManyTags, ValidationException
 from sfn_emulator.service.store import ActivityRecord, StateMachineRecord, Store
 
 MAX_TAGS = 50  # per resource (AWS quota)

@@ -16,10 +16,10 @@ from typing import Any, Callable, TypeVar
 from sfn_emulator.asl.json_reading import JsonTextError, read_json
 from sfn_emulator.engine.errors import InvalidTaskToken, TaskNotFound, TaskTimedOutError
 from sfn_emulator.service.engine_interfaces import TaskTokenAnswers
-from sfn_emulator.service.locking import unlocked_operation
-from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.errors import InvalidOutput, InvalidToken, TaskDoesNotExist, TaskTimedOut
+from sfn_emulator.service.locking import unlocked_operation
 from sfn_emulator.service.ownership import in_scope
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import Store
 
 T = TypeVar("T")

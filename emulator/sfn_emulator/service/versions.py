@@ -14,10 +14,10 @@ from datetime import datetime
 from typing import Any
 
 from sfn_emulator.service import arns, lookups, quotas
-from sfn_emulator.service.locking import operation
-from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.errors import ConflictException
+from sfn_emulator.service.locking import operation
 from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import StateMachineRecord, Store, Version
 
 _INITIAL_REVISION = "INITIAL"  # names the revision of CreateStateMachine, which has no revisionId
