@@ -400,7 +400,8 @@ class Executions:
         sign = -1 if reverseOrder else 1
         page, token = paginate(
             events, lambda event: sign * event.id,
-            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken, now=self.registry.now(),
+            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken,
+            now=self.registry.now(),
         )
         if includeExecutionData is False:
             answers = [without_execution_data(event) for event in page]

@@ -101,8 +101,8 @@ class MapRuns:
             raise invalid_request(f"Map run '{mapRunArn}' has completed ({map_run.status}) and cannot be updated",
                                   COMPLETED_MAP_RUN)
         self._settings.update_map_run(map_run, max_concurrency=maxConcurrency,
-                                   tolerated_failure_count=toleratedFailureCount,
-                                   tolerated_failure_percentage=toleratedFailurePercentage)
+                                      tolerated_failure_count=toleratedFailureCount,
+                                      tolerated_failure_percentage=toleratedFailurePercentage)
         return {}
 
     @operation

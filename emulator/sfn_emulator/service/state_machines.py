@@ -236,7 +236,8 @@ class StateMachines:
         if encryptionConfiguration is not None:
             changes["encryption_configuration"] = encryption_configuration(encryptionConfiguration)
         if definition is not None:
-            changes["machine"] = model_of(self.registry.prepared(), definition, record.type, record.tags.get(dialects.DIALECT_TAG))
+            changes["machine"] = model_of(self.registry.prepared(), definition, record.type,
+                                          record.tags.get(dialects.DIALECT_TAG))
             changes["definition"] = definition
         now = self.registry.now()
         changed = any(getattr(current, field) != value for field, value in changes.items() if field != "machine")
@@ -273,7 +274,8 @@ class StateMachines:
     ) -> dict[str, Any]:
         active = sorted((r for r in store.state_machines.values() if r.status == ACTIVE), key=lambda r: r.name)
         page, token = paginate(
-            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken, now=self.registry.now()
+            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken,
+            now=self.registry.now(),
         )
         items = [
             {"stateMachineArn": r.arn, "name": r.name, "type": r.type, "creationDate": r.creation_date} for r in page
