@@ -39,7 +39,6 @@ OPERATIONS: dict[str, str] = {
     "ListTagsForResource": "tags",
     "DescribeMapRun": "map_runs",
     "ListMapRuns": "map_runs",
-    "UpdateMapRun": "map_runs",
     "ValidateStateMachineDefinition": "definitions",
     "TestState": "definitions",
 }
