@@ -8,9 +8,9 @@ import inspect
 import pytest
 
 from sfn_emulator.engine import Engine
-from sfn_emulator.service.engine_interfaces import ActivityQueues, ExecutionRunner, TaskTokenAnswers
+from sfn_emulator.service.engine_interfaces import ActivityQueues, ExecutionRunner, MapRunSettings, TaskTokenAnswers
 
-INTERFACES = [ExecutionRunner, ActivityQueues, TaskTokenAnswers]
+INTERFACES = [ExecutionRunner, ActivityQueues, TaskTokenAnswers, MapRunSettings]
 METHODS = [(interface, name) for interface in INTERFACES
            for name, member in vars(interface).items() if inspect.isfunction(member) and not name.startswith("_")]
 

@@ -9,7 +9,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
-from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.engine.scheduling.callbacks import ActivityTask
 
 
@@ -52,3 +52,10 @@ class TaskTokenAnswers(Protocol):
 
     def send_task_heartbeat(self, token: str) -> None: ...
 
+
+class MapRunSettings(Protocol):
+    """UpdateMapRun."""
+
+    def update_map_run(self, map_run: MapRun, *, max_concurrency: int | None = None,
+                       tolerated_failure_count: int | None = None,
+                       tolerated_failure_percentage: float | None = None) -> None: ...

@@ -1,4 +1,4 @@
-"""Map runs: DescribeMapRun, ListMapRuns, and the records behind them.
+"""Map runs: DescribeMapRun, ListMapRuns, UpdateMapRun, and the records behind them.
 
 Distributed Map states make map runs as they run; the engine announces each run and each of its
 child executions, and this module files them in the store of the parent execution.
@@ -8,10 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sfn_emulator.engine.execution import Execution, MapRun
+from sfn_emulator.engine.execution import RUNNING, Execution, MapRun
 from sfn_emulator.service import arns
-from sfn_emulator.service.errors import ExecutionDoesNotExist, ResourceNotFound
-from sfn_emulator.service.locking import operation
+from sfn_emulator.service.engine_interfaces import MapRunSettings
+from sfn_emulator.service.errors import (
+    COMPLETED_MAP_RUN,
+    MISSING_REQUIRED_PARAMETER,
+    ExecutionDoesNotExist,
+    ResourceNotFound,
+    invalid_request,
+)
+from sfn_emulator.service.locking import operation, unlocked_operation
 from sfn_emulator.service.pagination import paginate
 from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import ExecutionEntry, Store
@@ -20,8 +27,9 @@ from sfn_emulator.service.store import ExecutionEntry, Store
 class MapRuns:
     """The map run operations, and the filing of the map runs the engine announces."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, settings: MapRunSettings) -> None:
         self.registry = registry
+        self._settings = settings
 
     def _map_run(self, store: Store, map_run_arn: str) -> MapRun:
         """The map run, unless it or its parent execution (past its retention) is gone."""
@@ -72,6 +80,30 @@ class MapRuns:
         if map_run.stop_date is not None:
             described["stopDate"] = map_run.stop_date
         return described
+
+    @unlocked_operation
+    def update_map_run(
+        self,
+        store: Store,
+        *,
+        mapRunArn: str,
+        maxConcurrency: int | None = None,
+        toleratedFailurePercentage: float | None = None,
+        toleratedFailureCount: int | None = None,
+    ) -> dict[str, Any]:
+        with self.registry.locked(store):
+            map_run = self._map_run(store, mapRunArn)
+        if maxConcurrency is None and toleratedFailurePercentage is None and toleratedFailureCount is None:
+            raise invalid_request("1 validation error detected: at least one of maxConcurrency, "
+                                  "toleratedFailurePercentage or toleratedFailureCount must be given",
+                                  MISSING_REQUIRED_PARAMETER)
+        if map_run.status != RUNNING:  # a closed map run keeps the settings it ran with
+            raise invalid_request(f"Map run '{mapRunArn}' has completed ({map_run.status}) and cannot be updated",
+                                  COMPLETED_MAP_RUN)
+        self._settings.update_map_run(map_run, max_concurrency=maxConcurrency,
+                                      tolerated_failure_count=toleratedFailureCount,
+                                      tolerated_failure_percentage=toleratedFailurePercentage)
+        return {}
 
     @operation
     def list_map_runs(

@@ -39,6 +39,7 @@ OPERATIONS: dict[str, str] = {
     "ListTagsForResource": "tags",
     "DescribeMapRun": "map_runs",
     "ListMapRuns": "map_runs",
+    "UpdateMapRun": "map_runs",
     "ValidateStateMachineDefinition": "definitions",
     "TestState": "definitions",
 }

@@ -62,7 +62,7 @@ class StepFunctionsService:
         self.activities = Activities(self.registry, engine)
         self.task_tokens = TaskTokens(self.registry, engine)
         self.tags = Tags(self.registry)
-        self.map_runs = MapRuns(self.registry)
+        self.map_runs = MapRuns(self.registry, engine)
         self.definitions = Definitions(self.registry, engine)
         self._operations: dict[str, Operation] = {
             xform_name(name): getattr(getattr(self, component), xform_name(name))
