@@ -9,6 +9,7 @@ changes something, tells the registry's change listeners before answering.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any, Callable, Protocol, TypeVar
 
@@ -38,7 +39,7 @@ def _action_name(method: Callable[..., Any]) -> str:
 
 def operation(method: F) -> F:
     """Run the whole operation under the registry's lock."""
-    return _under_lock(method, None)
+    return _wrapped(method, prepare=None, locked=True)
 
 
 def prepared_operation(prepare: Prepare) -> Callable[[F], F]:
@@ -46,32 +47,17 @@ def prepared_operation(prepare: Prepare) -> Callable[[F], F]:
     request needs that reads nothing shared (compiling its definition). Its refusals are kept in
     what it returns, which the method reads with `registry.prepared()` (methods take exactly their
     operation's members)."""
-    return lambda method: _under_lock(method, prepare)
-
-
-def _under_lock(method: F, prepare: Prepare | None) -> F:
-    action = _action_name(method)
-    writes = not action.startswith(_READING)
-
-    @functools.wraps(method)
-    def run(self: HoldsRegistry, *, account: str | None = None, region: str | None = None, **params: Any) -> Any:
-        registry = self.registry
-        store = registry.store(account, region)
-        check_owned(store.account, action, params)
-        with registry.preparing(prepare(self, store, params) if prepare is not None else None):
-            with registry.locked(store):
-                result = method(self, store, **params)
-                if writes and registry.on_change:
-                    registry.changed(store, action, params, result)
-                return result
-
-    return run  # type: ignore[return-value]
+    return lambda method: _wrapped(method, prepare=prepare, locked=True)
 
 
 def unlocked_operation(method: F) -> F:
     """For operations that call into the engine or wait (long polls, synchronous executions, task
     tokens): the method takes `registry.locked(store)` around its store work only, so the lock is
     never held while the engine works (the engine may call back into the service)."""
+    return _wrapped(method, prepare=None, locked=False)
+
+
+def _wrapped(method: F, *, prepare: Prepare | None, locked: bool) -> F:
     action = _action_name(method)
     writes = not action.startswith(_READING)
 
@@ -80,9 +66,11 @@ def unlocked_operation(method: F) -> F:
         registry = self.registry
         store = registry.store(account, region)
         check_owned(store.account, action, params)
-        result = method(self, store, **params)
-        if writes and registry.on_change:
-            registry.changed(store, action, params, result)
-        return result
+        prepared = prepare(self, store, params) if prepare is not None else None  # before the lock is taken
+        with registry.preparing(prepared), registry.locked(store) if locked else contextlib.nullcontext():
+            result = method(self, store, **params)
+            if writes and registry.on_change:
+                registry.changed(store, action, params, result)
+            return result
 
     return run  # type: ignore[return-value]

@@ -107,11 +107,12 @@ class Registry:
     @contextlib.contextmanager
     def preparing(self, value: Any) -> Iterator[None]:
         """Keep what an operation's prepare step made for its method, on this thread, while it runs."""
+        outer = self.prepared()
         self._prepared.value = value
         try:
             yield
         finally:
-            self._prepared.value = None
+            self._prepared.value = outer
 
     def prepared(self) -> Any:
         """What the running `prepared_operation`'s prepare step returned on this thread (None: none)."""
