@@ -9,7 +9,6 @@ changes something, tells the registry's change listeners before answering.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from typing import Any, Callable, Protocol, TypeVar
 
@@ -61,16 +60,24 @@ def _wrapped(method: F, *, prepare: Prepare | None, locked: bool) -> F:
     action = _action_name(method)
     writes = not action.startswith(_READING)
 
+    def answer(component: HoldsRegistry, store: Store, params: dict[str, Any]) -> Any:
+        result = method(component, store, **params)
+        if writes and component.registry.on_change:
+            component.registry.changed(store, action, params, result)
+        return result
+
     @functools.wraps(method)
     def run(self: HoldsRegistry, *, account: str | None = None, region: str | None = None, **params: Any) -> Any:
         registry = self.registry
         store = registry.store(account, region)
         check_owned(store.account, action, params)
-        prepared = prepare(self, store, params) if prepare is not None else None  # before the lock is taken
-        with registry.preparing(prepared), registry.locked(store) if locked else contextlib.nullcontext():
-            result = method(self, store, **params)
-            if writes and registry.on_change:
-                registry.changed(store, action, params, result)
-            return result
+        if prepare is not None:
+            prepared = prepare(self, store, params)  # before the lock is taken
+            with registry.preparing(prepared), registry.locked(store):
+                return answer(self, store, params)
+        if locked:
+            with registry.locked(store):
+                return answer(self, store, params)
+        return answer(self, store, params)
 
     return run  # type: ignore[return-value]
