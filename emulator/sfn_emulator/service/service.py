@@ -57,8 +57,8 @@ class StepFunctionsService:
         self.versions = Versions(self.registry)
         self.aliases = Aliases(self.registry)
         # Alias routing picks versions at random by weight; seeded, so runs are reproducible.
-        self.executions = Executions(self.registry, engine, execution_logs, mock_cases or NoMockConfig(), ids,
-                                     random.Random(seed))
+        self.executions = Executions(self.registry, engine, execution_logs,
+                                     mock_cases if mock_cases is not None else NoMockConfig(), ids, random.Random(seed))
         self.activities = Activities(self.registry, engine)
         self.task_tokens = TaskTokens(self.registry, engine)
         self.tags = Tags(self.registry)
