@@ -91,7 +91,7 @@ def test_start_refusals(machines: StepFunctionsService) -> None:
 def test_mock_test_case_suffix_is_stripped_and_kept_on_the_execution(machines: StepFunctionsService) -> None:
     started = machines.start_execution(stateMachineArn=machine_arn("wait") + "#HappyPath", name="mocked")
     assert started["executionArn"] == execution_arn("wait", "mocked")
-    assert machines._store(None, None).executions[started["executionArn"]].execution.test_case == "HappyPath"
+    assert machines.registry.store(None, None).executions[started["executionArn"]].execution.test_case == "HappyPath"
 
 
 def test_express_executions_are_neither_listed_nor_described(machines: StepFunctionsService) -> None:

@@ -1,7 +1,7 @@
 """Writes what changes to the database as it changes, from two places only:
 
-- the control plane's change listener (`ServiceBase.on_change`), on the API thread, before the
-  answer is sent (and a STANDARD execution's first record before it runs, `ServiceBase.before_start`): state machines, versions, aliases, tags, activities and map runs of the caller's
+- the control plane's change listener (`StepFunctionsService.on_change`), on the API thread, before the
+  answer is sent (and a STANDARD execution's first record before it runs, `StepFunctionsService.before_start`): state machines, versions, aliases, tags, activities and map runs of the caller's
   (account, region) are rewritten (they are few and change rarely); a started execution's record is
   written at once; SendTask*, StopExecution and RedriveExecution wait for the engine's round that
   serves them (`Engine.barrier`), so what they caused is recorded when they are answered;

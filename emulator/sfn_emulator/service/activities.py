@@ -7,25 +7,33 @@ from typing import Any
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.service import arns, quotas
-from sfn_emulator.service.base import ServiceBase, operation, unlocked_operation
 from sfn_emulator.service.encryption import encryption_configuration
+from sfn_emulator.service.engine_interfaces import ActivityQueues
 from sfn_emulator.service.errors import ActivityDoesNotExist
+from sfn_emulator.service.locking import operation, unlocked_operation
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import ActivityRecord, Store
 from sfn_emulator.service.tags import tag_dict
 
 POLL_SECONDS = 60.0  # AWS holds GetActivityTask open up to 60 s when no task is waiting
 
 
-class ActivityOperations(ServiceBase):
-    @staticmethod
-    def _activity(store: Store, activity_arn: str) -> ActivityRecord:
-        arns.activity(activity_arn)
-        record = store.activities.get(activity_arn)
-        if record is None:
-            raise ActivityDoesNotExist(f"Activity Does Not Exist: '{activity_arn}'")
-        return record
+def _activity(store: Store, activity_arn: str) -> ActivityRecord:
+    arns.activity(activity_arn)
+    record = store.activities.get(activity_arn)
+    if record is None:
+        raise ActivityDoesNotExist(f"Activity Does Not Exist: '{activity_arn}'")
+    return record
+
+
+class Activities:
+    """The activity operations, over the registry's stores and the engine's activity queues."""
+
+    def __init__(self, registry: Registry, queues: ActivityQueues) -> None:
+        self.registry = registry
+        self._queues = queues
 
     @operation
     def create_activity(
@@ -43,13 +51,13 @@ class ActivityOperations(ServiceBase):
         record = store.activities.get(arn)
         if record is None:  # idempotent by name: a repeat returns the activity (its tags ignored, as on AWS)
             quotas.check_new_activity(store)
-            record = ActivityRecord(arn, name, self._now(), encryption, tag_values)
+            record = ActivityRecord(arn, name, self.registry.now(), encryption, tag_values)
             store.activities[arn] = record
         return {"activityArn": record.arn, "creationDate": record.creation_date}
 
     @operation
     def describe_activity(self, store: Store, *, activityArn: str) -> dict[str, Any]:
-        record = self._activity(store, activityArn)
+        record = _activity(store, activityArn)
         return {"activityArn": record.arn, "name": record.name, "creationDate": record.creation_date,
                 "encryptionConfiguration": record.encryption_configuration}
 
@@ -57,7 +65,7 @@ class ActivityOperations(ServiceBase):
     def list_activities(self, store: Store, *, maxResults: int | None = None, nextToken: str | None = None) -> dict[str, Any]:
         by_name = sorted(store.activities.values(), key=lambda record: record.name)
         page, token = paginate(by_name, lambda record: record.name, scope="activities",
-                               max_results=maxResults, next_token=nextToken, now=self._now())
+                               max_results=maxResults, next_token=nextToken, now=self.registry.now())
         items = [{"activityArn": r.arn, "name": r.name, "creationDate": r.creation_date} for r in page]
         return {"activities": items, **({"nextToken": token} if token else {})}
 
@@ -65,22 +73,22 @@ class ActivityOperations(ServiceBase):
     def delete_activity(self, store: Store, *, activityArn: str) -> dict[str, Any]:
         arns.activity(activityArn)
         if store.activities.pop(activityArn, None) is not None:  # deleting what is not there succeeds (AWS)
-            self.engine.forget_activity(activityArn)
+            self._queues.forget_activity(activityArn)
         return {}
 
-    def _activity_exists(self, activity_arn: str, execution_arn: str) -> bool:
+    def exists_for(self, activity_arn: str, execution_arn: str) -> bool:
         """For the engine, when an execution schedules an activity task (called on the engine's
         thread: reads only, without the service lock). Only an activity of the execution's own
         account and region exists for it (`ownership`)."""
         execution = split_arn(execution_arn)
-        store = self._stores.get((execution.account, execution.region)) if execution is not None else None
+        store = self.registry.existing_store(execution.account, execution.region) if execution is not None else None
         return store is not None and activity_arn in store.activities
 
     @unlocked_operation
     def get_activity_task(self, store: Store, *, activityArn: str, workerName: str | None = None) -> dict[str, Any]:
-        with self._locked(store):
-            self._activity(store, activityArn)
-        task = self.engine.poll_activity(activityArn, workerName, POLL_SECONDS)
+        with self.registry.locked(store):
+            _activity(store, activityArn)
+        task = self._queues.poll_activity(activityArn, workerName, POLL_SECONDS)
         if task is None:
             return {}  # AWS answers a poll that found nothing with no token and no input
         return {"taskToken": task.token, "input": task.input}

@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sfn_emulator.service import arns, quotas
-from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service import arns, lookups, quotas
 from sfn_emulator.service.errors import (
     INVALID_ROUTING_CONFIGURATION,
     MISSING_REQUIRED_PARAMETER,
@@ -24,8 +23,10 @@ from sfn_emulator.service.errors import (
     ValidationException,
     invalid_request,
 )
+from sfn_emulator.service.locking import operation
 from sfn_emulator.service.names import check_alias_name
 from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import Alias, StateMachineRecord, Store
 
 _NO_SUCH_ALIAS = "Request references a resource that does not exist."
@@ -70,15 +71,20 @@ def _alias_ref(alias_arn: str) -> arns.MachineRef:
     return ref
 
 
-class AliasOperations(ServiceBase):
-    @staticmethod
-    def _alias(store: Store, alias_arn: str) -> tuple[StateMachineRecord, Alias]:
-        ref = _alias_ref(alias_arn)
-        record = store.state_machines.get(ref.base_arn)
-        alias = record.aliases.get(ref.alias) if record is not None and ref.alias is not None else None
-        if record is None or alias is None:
-            raise ResourceNotFound(_NO_SUCH_ALIAS, resource_name=alias_arn)
-        return record, alias
+def _alias(store: Store, alias_arn: str) -> tuple[StateMachineRecord, Alias]:
+    ref = _alias_ref(alias_arn)
+    record = store.state_machines.get(ref.base_arn)
+    alias = record.aliases.get(ref.alias) if record is not None and ref.alias is not None else None
+    if record is None or alias is None:
+        raise ResourceNotFound(_NO_SUCH_ALIAS, resource_name=alias_arn)
+    return record, alias
+
+
+class Aliases:
+    """The alias operations, over the registry's stores."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
 
     @operation
     def create_state_machine_alias(
@@ -86,7 +92,7 @@ class AliasOperations(ServiceBase):
     ) -> dict[str, Any]:
         check_alias_name(name)
         record = _routing_machine(store, routingConfiguration)
-        self._refuse_deleting(record)
+        lookups.refuse_deleting(record)
         routing = [dict(route) for route in routingConfiguration]
         existing = record.aliases.get(name)
         if existing is not None:
@@ -97,14 +103,14 @@ class AliasOperations(ServiceBase):
                 )
             return {"stateMachineAliasArn": existing.arn, "creationDate": existing.creation_date}
         quotas.check_new_alias(record)
-        now = self._now()
+        now = self.registry.now()
         alias = Alias(f"{record.arn}:{name}", name, description, routing, now, store.next_sequence(), now)
         record.aliases[name] = alias
         return {"stateMachineAliasArn": alias.arn, "creationDate": alias.creation_date}
 
     @operation
     def describe_state_machine_alias(self, store: Store, *, stateMachineAliasArn: str) -> dict[str, Any]:
-        _, alias = self._alias(store, stateMachineAliasArn)
+        _, alias = _alias(store, stateMachineAliasArn)
         described: dict[str, Any] = {
             "stateMachineAliasArn": alias.arn,
             "name": alias.name,
@@ -129,8 +135,8 @@ class AliasOperations(ServiceBase):
         if description is None and routingConfiguration is None:
             raise invalid_request("Either the description or the RoutingConfiguration must be specified",
                                   MISSING_REQUIRED_PARAMETER)
-        record, alias = self._alias(store, stateMachineAliasArn)
-        self._refuse_deleting(record)
+        record, alias = _alias(store, stateMachineAliasArn)
+        lookups.refuse_deleting(record)
         if routingConfiguration is not None:
             if _routing_machine(store, routingConfiguration) is not record:
                 raise _invalid_routing(
@@ -140,7 +146,7 @@ class AliasOperations(ServiceBase):
             alias.routing = [dict(route) for route in routingConfiguration]
         if description is not None:
             alias.description = description
-        alias.update_date = self._now()
+        alias.update_date = self.registry.now()
         return {"updateDate": alias.update_date}
 
     @operation
@@ -158,14 +164,14 @@ class AliasOperations(ServiceBase):
         ref = arns.state_machine(stateMachineArn)
         if ref.alias is not None:  # an alias has no aliases
             raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
-        record = self._version(store, ref)[0] if ref.version is not None else self._machine(store, ref)
-        self._refuse_deleting(record)
+        record = lookups.version(store, ref)[0] if ref.version is not None else lookups.machine(store, ref)
+        lookups.refuse_deleting(record)
         listed = [alias for alias in record.aliases.values()
                   if ref.version is None or any(route["stateMachineVersionArn"] == ref.arn for route in alias.routing)]
         newest_first = sorted(listed, key=lambda alias: -alias.sequence)
         page, token = paginate(
             newest_first, lambda alias: -alias.sequence,
-            scope=f"aliases:{ref.arn}", max_results=maxResults, next_token=nextToken, now=self._now(),
+            scope=f"aliases:{ref.arn}", max_results=maxResults, next_token=nextToken, now=self.registry.now(),
         )
         items = [{"stateMachineAliasArn": alias.arn, "creationDate": alias.creation_date} for alias in page]
         return {"stateMachineAliases": items, **({"nextToken": token} if token else {})}

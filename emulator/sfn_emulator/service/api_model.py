@@ -18,13 +18,3 @@ SERVICE_NAME = "stepfunctions"
 def service_model(name: str) -> ServiceJson:
     """The model of the API `name` ("stepfunctions", ...), read once on first use."""
     return read_service_json(name)
-
-
-def stepfunctions_model() -> ServiceJson:
-    """Step Functions' model (in-process calls by method name never need it)."""
-    return service_model(SERVICE_NAME)
-
-
-@functools.cache
-def operation_names() -> frozenset[str]:
-    return frozenset(stepfunctions_model().operation_names)

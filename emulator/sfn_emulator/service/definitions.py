@@ -3,17 +3,21 @@ and TestState (one state run once by the engine)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
 from sfn_emulator import dialects
 from sfn_emulator.asl.validation import InvalidDefinitionError
 from sfn_emulator.service import arns
-from sfn_emulator.service.base import ServiceBase, unlocked_operation
 from sfn_emulator.service.errors import InvalidDefinition, ValidationException
 from sfn_emulator.service.json_input import read_execution_input
+from sfn_emulator.service.locking import unlocked_operation
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import Store
+
+if TYPE_CHECKING:
+    from sfn_emulator.engine import Engine
 
 DEFAULT_DIAGNOSTICS = 100  # AWS's default (and maximum) maxResults for ValidateStateMachineDefinition
 
@@ -61,7 +65,13 @@ def model_of(compiled: CompiledDefinition | None, text: str, state_machine_type:
     return compiled.model_for(text, state_machine_type, dialect)
 
 
-class DefinitionOperations(ServiceBase):
+class Definitions:
+    """ValidateStateMachineDefinition, and TestState, which runs one state on the engine."""
+
+    def __init__(self, registry: Registry, engine: Engine) -> None:
+        self.registry = registry
+        self._engine = engine  # TestState's run needs the engine whole: its clock, ids, tasks and fibers
+
     @unlocked_operation
     def validate_state_machine_definition(
         self,
@@ -121,7 +131,7 @@ class DefinitionOperations(ServiceBase):
         variables_in_scope = read_variables(variables)
         try:
             return run_single_state(
-                self.engine, state, input_text,
+                self._engine, state, input_text,
                 role_arn=roleArn or "", account=store.account, region=store.region,
                 inspection_level=inspectionLevel or "INFO", mock=mock, context=supplied_context,
                 configuration=configuration, variables=variables_in_scope, reveal_secrets=bool(revealSecrets),

@@ -10,29 +10,23 @@ AWS's rules kept here:
   described (InvalidArn: the resource type `express` is not valid in those contexts).
 - StartSyncExecution runs EXPRESS machines only and answers when the execution has ended.
 - Only FAILED, TIMED_OUT and ABORTED executions, ended less than 14 days ago, can be redriven.
-- A finished execution is gone once its retention has passed (see `ServiceBase`); its name is free again.
+- A finished execution is gone once its retention has passed (see `registry`); its name is free again.
 """
 
 from __future__ import annotations
 
+import random
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from msgspec import Struct
 
 from sfn_emulator import dialects
 from sfn_emulator.engine.errors import NotRedrivable
 from sfn_emulator.engine.execution import Execution, MapRun
-from sfn_emulator.service import arns
-from sfn_emulator.service.base import ServiceBase, unlocked_operation
-from sfn_emulator.service.execution_answers import (
-    billing,
-    data_details,
-    outcome,
-    redrive_status,
-    references,
-    without_execution_data,
-)
+from sfn_emulator.process.randomness import Randomness
+from sfn_emulator.service import arns, lookups
+from sfn_emulator.service.engine_interfaces import ExecutionRunner
 from sfn_emulator.service.errors import (
     MISSING_REQUIRED_PARAMETER,
     ExecutionAlreadyExists,
@@ -44,10 +38,22 @@ from sfn_emulator.service.errors import (
     ValidationException,
     invalid_request,
 )
+from sfn_emulator.service.execution_answers import (
+    billing,
+    data_details,
+    outcome,
+    redrive_status,
+    references,
+    without_execution_data,
+)
+from sfn_emulator.service.execution_logs import ExecutionLogs
 from sfn_emulator.service.json_input import read_execution_input
+from sfn_emulator.service.locking import unlocked_operation
+from sfn_emulator.service.mock_cases import MockCases
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.nesting import parent_of_new_execution, started_by
 from sfn_emulator.service.pagination import Reversed, paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.state_machines import describe_revision
 from sfn_emulator.service.store import Alias, ExecutionEntry, Revision, StateMachineRecord, Store
 
@@ -65,7 +71,22 @@ class _Target(Struct, frozen=True):
     alias_arn: str | None
 
 
-class ExecutionOperations(ServiceBase):
+class Executions:
+    """The execution operations: executions are filed in the registry's stores and run by the engine
+    (`runner`); `logs` learns where each logs; `ids` names them; `routing` picks an alias's version."""
+
+    def __init__(self, registry: Registry, runner: ExecutionRunner, logs: ExecutionLogs, mock_cases: MockCases,
+                 ids: Randomness, routing: random.Random) -> None:
+        self.registry = registry
+        self._runner = runner
+        self._logs = logs
+        self._mock_cases = mock_cases
+        self._ids = ids
+        self._routing = routing
+        # Told of a STANDARD execution filed but not yet running; one that raises stops the start, so an
+        # execution whose record cannot be kept never runs (`sfn_emulator.persistence`).
+        self.before_start: list[Callable[[Store, ExecutionEntry], None]] = []
+
     # ------------------------------------------------------------------ look-ups
 
     def _machine_ref(self, state_machine_arn: str) -> arns.MachineRef:
@@ -79,7 +100,7 @@ class ExecutionOperations(ServiceBase):
 
     def _route(self, alias: Alias) -> str:
         """The version ARN an alias sends this execution to, chosen by weight."""
-        point = self._random.randrange(100)
+        point = self._routing.randrange(100)
         for route in alias.routing:
             point -= route["weight"]
             if point < 0:
@@ -87,8 +108,8 @@ class ExecutionOperations(ServiceBase):
         return alias.routing[-1]["stateMachineVersionArn"]
 
     def _target(self, store: Store, ref: arns.MachineRef) -> _Target:
-        record = self._machine(store, ref)
-        self._refuse_deleting(record)
+        record = lookups.machine(store, ref)
+        lookups.refuse_deleting(record)
         if ref.alias is not None:
             alias = record.aliases.get(ref.alias)
             if alias is None:
@@ -97,13 +118,13 @@ class ExecutionOperations(ServiceBase):
             version = record.versions[int(version_arn.rsplit(":", 1)[1])]
             return _Target(record, version.revision, version.arn, alias.arn)
         if ref.version is not None:
-            _, version = self._version(store, ref)
+            _, version = lookups.version(store, ref)
             return _Target(record, version.revision, version.arn, None)
         return _Target(record, record.current, None, None)
 
     def _entry(self, store: Store, execution_arn: str) -> ExecutionEntry:
         arns.execution(execution_arn)
-        entry = self._retained(store, execution_arn)
+        entry = self.registry.retained(store, execution_arn)
         if entry is None:
             raise ExecutionDoesNotExist(f"Execution Does Not Exist: '{execution_arn}'")
         return entry
@@ -146,12 +167,32 @@ class ExecutionOperations(ServiceBase):
             parent_execution_arn=parent_of_new_execution(store),
         )
 
+    def record(self, execution_arn: str) -> Execution:
+        """The execution `execution_arn` names, in the account and region of the ARN (for the
+        emulator's own tools: graphs and the console); ExecutionDoesNotExist if there is none."""
+        parsed = arns.execution(execution_arn)
+        store = self.registry.store(parsed.account, parsed.region)
+        with self.registry.locked(store):
+            entry = self.registry.retained(store, execution_arn)
+        if entry is None:
+            raise ExecutionDoesNotExist(f"Execution Does Not Exist: '{execution_arn}'")
+        return entry.execution
+
+    def abort_running(self, stores: list[Store], cause: str | None) -> list[str]:
+        """Abort every running execution of `stores` at one moment, as StopExecution with `cause`
+        would, and answer their ARNs."""
+        running = [entry.execution for store in stores for entry in list(store.executions.values())
+                   if entry.execution.is_running]
+        if running:  # a map run's children already stopped with their parent are left alone
+            self._runner.stop_together(running, None, cause)
+        return [execution.arn for execution in running]
+
     # ------------------------------------------------------------------ operations
     def start_nested_execution(self, params: dict[str, Any], *, parent_execution_arn: str, account: str,
                                region: str) -> dict[str, Any]:
         """StartExecution asked for by a task of `parent_execution_arn` (`ControlPlane`)."""
         with started_by(parent_execution_arn):
-            return self.handle("StartExecution", params, account=account, region=region)
+            return self.start_execution(account=account, region=region, **params)
 
     @unlocked_operation
     def start_execution(
@@ -163,13 +204,13 @@ class ExecutionOperations(ServiceBase):
         input: str | None = None,
         traceHeader: str | None = None,
     ) -> dict[str, Any]:
-        with self.engine.starting() as start_date:
-            with self._locked(store):
+        with self._runner.starting() as start_date:
+            with self.registry.locked(store):
                 ref = self._machine_ref(stateMachineArn)
                 target = self._target(store, ref)
                 execution = self._new_execution(store, target, ref, name, input, traceHeader, start_date)
                 if target.record.type == STANDARD:
-                    existing = self._retained(store, execution.arn)
+                    existing = self.registry.retained(store, execution.arn)
                     if existing is not None:
                         if existing.execution.is_running and existing.execution.input == execution.input:
                             return {"executionArn": existing.execution.arn, "startDate": existing.execution.start_date}
@@ -182,8 +223,8 @@ class ExecutionOperations(ServiceBase):
                     except BaseException:
                         store.forget_execution(execution.arn)  # a start that failed leaves nothing behind
                         raise
-            self.execution_logs.started(execution, target.revision.logging_configuration)
-            self.engine.start(execution)
+            self._logs.started(execution, target.revision.logging_configuration)
+            self._runner.start(execution)
         return {"executionArn": execution.arn, "startDate": execution.start_date}
 
     @unlocked_operation
@@ -197,16 +238,16 @@ class ExecutionOperations(ServiceBase):
         traceHeader: str | None = None,
         includedData: str | None = None,
     ) -> dict[str, Any]:
-        with self.engine.starting() as start_date:
-            with self._locked(store):
+        with self._runner.starting() as start_date:
+            with self.registry.locked(store):
                 ref = self._machine_ref(stateMachineArn)
                 target = self._target(store, ref)
                 if target.record.type != EXPRESS:
                     raise StateMachineTypeNotSupported(_TYPE_NOT_SUPPORTED)
                 execution = self._new_execution(store, target, ref, name, input, traceHeader, start_date)
-            self.execution_logs.started(execution, target.revision.logging_configuration)
-            self.engine.start(execution)
-        self.engine.wait(execution, None)
+            self._logs.started(execution, target.revision.logging_configuration)
+            self._runner.start(execution)
+        self._runner.wait(execution, None)
         answer: dict[str, Any] = {
             "executionArn": execution.arn,
             "stateMachineArn": execution.state_machine_arn,
@@ -223,11 +264,11 @@ class ExecutionOperations(ServiceBase):
 
     @unlocked_operation
     def describe_execution(self, store: Store, *, executionArn: str, includedData: str | None = None) -> dict[str, Any]:
-        with self._locked(store):
+        with self.registry.locked(store):
             entry = self._entry(store, executionArn)
             execution = entry.execution
             machine = store.state_machines.get(execution.state_machine_arn)
-            status, reason = redrive_status(execution, machine.status if machine else None, self._now())
+            status, reason = redrive_status(execution, machine.status if machine else None, self.registry.now())
             if status == "REDRIVABLE" and entry.map_run_arn is not None:  # redriven with its parent's map run
                 status = "REDRIVABLE_BY_MAP_RUN"
         described: dict[str, Any] = {
@@ -269,8 +310,8 @@ class ExecutionOperations(ServiceBase):
                                   MISSING_REQUIRED_PARAMETER)
         if stateMachineArn is not None and mapRunArn is not None:  # "either ..., but not both" (API reference)
             raise ValidationException("Only one of stateMachineArn and mapRunArn may be given")
-        with self._locked(store):
-            self._purge_expired(store)
+        with self.registry.locked(store):
+            self.registry.purge_expired(store)
             if stateMachineArn is None:
                 arns.map_run(mapRunArn or "")
                 if mapRunArn not in store.map_runs:
@@ -282,11 +323,11 @@ class ExecutionOperations(ServiceBase):
                 return self._execution_page(entries, f"executions:{mapRunArn}:{statusFilter}", maxResults, nextToken,
                                             map_run=store.map_runs[mapRunArn])
             ref = arns.state_machine(stateMachineArn)
-            record = self._machine(store, ref)
+            record = lookups.machine(store, ref)
             if record.type != STANDARD:
                 raise StateMachineTypeNotSupported(_TYPE_NOT_SUPPORTED)
             if ref.version is not None:
-                self._version(store, ref)
+                lookups.version(store, ref)
             if ref.alias is not None and ref.alias not in record.aliases:
                 raise StateMachineDoesNotExist(f"State Machine Does Not Exist: '{ref.arn}'")
             entries = [
@@ -305,7 +346,7 @@ class ExecutionOperations(ServiceBase):
         `map_run`, each item also names the map run and how many items the execution processed
         (API reference, ExecutionListItem: mapRunArn and itemCount, only when listed by map run)."""
         page, token = paginate(Reversed(entries), lambda entry: -entry.sequence, scope=scope,
-                               max_results=max_results, next_token=next_token, now=self._now())
+                               max_results=max_results, next_token=next_token, now=self.registry.now())
         positions = {child.arn: index for index, child in enumerate(map_run.executions)} if map_run else {}
         items = []
         for entry in page:
@@ -333,12 +374,12 @@ class ExecutionOperations(ServiceBase):
     def stop_execution(
         self, store: Store, *, executionArn: str, error: str | None = None, cause: str | None = None
     ) -> dict[str, Any]:
-        with self._locked(store):
+        with self.registry.locked(store):
             execution = self._entry(store, executionArn).execution
         if execution.is_running:
-            self.engine.stop(execution, error, cause)
+            self._runner.stop(execution, error, cause)
         # A finished execution stays as it ended; its stop date is the one it has.
-        return {"stopDate": execution.stop_date or self._now()}
+        return {"stopDate": execution.stop_date or self.registry.now()}
 
     @unlocked_operation
     def get_execution_history(
@@ -351,7 +392,7 @@ class ExecutionOperations(ServiceBase):
         nextToken: str | None = None,
         includeExecutionData: bool | None = None,
     ) -> dict[str, Any]:
-        with self._locked(store):
+        with self.registry.locked(store):
             execution = self._entry(store, executionArn).execution
         # Event ids are positions in the append-only history (id N is history[N-1]): a page is
         # found by its position, in either order, without sorting or copying the history.
@@ -359,7 +400,8 @@ class ExecutionOperations(ServiceBase):
         sign = -1 if reverseOrder else 1
         page, token = paginate(
             events, lambda event: sign * event.id,
-            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken, now=self._now(),
+            scope=f"history:{executionArn}:{bool(reverseOrder)}", max_results=maxResults, next_token=nextToken,
+            now=self.registry.now(),
         )
         if includeExecutionData is False:
             answers = [without_execution_data(event) for event in page]
@@ -371,7 +413,7 @@ class ExecutionOperations(ServiceBase):
     def execution_events(self, store: Store, *, executionArn: str) -> list[dict[str, Any]]:
         """Every history event of an execution, in order: what paging GetExecutionHistory to its end
         hands out, in one read. Not an AWS operation: for in-process readers, which need no pages."""
-        with self._locked(store):
+        with self.registry.locked(store):
             execution = self._entry(store, executionArn).execution
         return [event.as_dict() for event in execution.history[:]]
 
@@ -379,7 +421,7 @@ class ExecutionOperations(ServiceBase):
     def describe_state_machine_for_execution(
         self, store: Store, *, executionArn: str, includedData: str | None = None
     ) -> dict[str, Any]:
-        with self._locked(store):
+        with self.registry.locked(store):
             entry = self._entry(store, executionArn)
         described = {
             "stateMachineArn": entry.execution.state_machine_arn,
@@ -393,22 +435,22 @@ class ExecutionOperations(ServiceBase):
 
     @unlocked_operation
     def redrive_execution(self, store: Store, *, executionArn: str, clientToken: str | None = None) -> dict[str, Any]:
-        with self._locked(store):
+        with self.registry.locked(store):
             entry = self._entry(store, executionArn)
             execution = entry.execution
             if clientToken is not None and clientToken == entry.redrive_client_token and execution.redrive_date:
                 return {"redriveDate": execution.redrive_date}  # a repeated request: the same redrive
             machine = store.state_machines.get(execution.state_machine_arn)
-            status, reason = redrive_status(execution, machine.status if machine else None, self._now())
+            status, reason = redrive_status(execution, machine.status if machine else None, self.registry.now())
             if status == "REDRIVABLE" and entry.map_run_arn is not None:
                 raise ExecutionNotRedrivable("Execution is a child execution of a Map Run: redrive its parent execution "
                                              f"to redrive the Map Run '{entry.map_run_arn}'")
             if status != "REDRIVABLE":
                 raise ExecutionNotRedrivable(reason or status)
             entry.redrive_client_token = clientToken
-            self.execution_logs.started(execution, entry.revision.logging_configuration)
+            self._logs.started(execution, entry.revision.logging_configuration)
         try:
-            self.engine.redrive(execution)
+            self._runner.redrive(execution)
         except NotRedrivable as refusal:
             raise ExecutionNotRedrivable(str(refusal)) from None
-        return {"redriveDate": execution.redrive_date or self._now()}
+        return {"redriveDate": execution.redrive_date or self.registry.now()}

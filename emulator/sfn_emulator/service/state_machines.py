@@ -19,10 +19,10 @@ from typing import Any
 
 import msgspec
 
-from sfn_emulator.asl.model import distributed_map_processors
-from sfn_emulator.service import arns, quotas
-from sfn_emulator.service.base import ServiceBase, operation, prepared_operation
 from sfn_emulator import dialects
+from sfn_emulator.asl.model import distributed_map_processors
+from sfn_emulator.process.randomness import Randomness
+from sfn_emulator.service import arns, lookups, quotas
 from sfn_emulator.service.definitions import CompiledDefinition, compile_definition, model_of
 from sfn_emulator.service.encryption import encryption_configuration
 from sfn_emulator.service.errors import (
@@ -32,9 +32,11 @@ from sfn_emulator.service.errors import (
     StateMachineDoesNotExist,
     ValidationException,
 )
-from sfn_emulator.service.logging_configuration import logging_configuration
+from sfn_emulator.service.locking import operation, prepared_operation
+from sfn_emulator.service.logging_configuration import LogGroups, logging_configuration
 from sfn_emulator.service.names import check_name
 from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import ACTIVE, DELETING, Revision, StateMachineRecord, Store
 from sfn_emulator.service.tags import tag_dict
 from sfn_emulator.service.versions import publish as publish_version
@@ -71,7 +73,15 @@ def describe_revision(name: str, revision: Revision, included_data: str | None) 
     return described
 
 
-class StateMachineOperations(ServiceBase):
+class StateMachines:
+    """The state machine operations, over the registry's stores; a loggingConfiguration's log group
+    is looked for in `log_groups` (None: not looked for), revision ids come from `ids`."""
+
+    def __init__(self, registry: Registry, log_groups: LogGroups | None, ids: Randomness) -> None:
+        self.registry = registry
+        self._log_groups = log_groups
+        self._ids = ids
+
     def _compile_created(self, store: Store, params: dict[str, Any]) -> CompiledDefinition | None:
         """CreateStateMachine's definition compiled outside the lock (its type and tags are the request's)."""
         definition = params.get("definition")
@@ -89,8 +99,8 @@ class StateMachineOperations(ServiceBase):
         if not isinstance(definition, str) or not isinstance(arn, str):
             return None
         try:
-            with self._locked(store):
-                record = self._unqualified_machine(store, arns.state_machine(arn))
+            with self.registry.locked(store):
+                record = lookups.unqualified_machine(store, arns.state_machine(arn))
                 machine_type, dialect = record.type, record.tags.get(dialects.DIALECT_TAG)
         except ApiError:  # the operation refuses it in its own order
             return None
@@ -116,7 +126,7 @@ class StateMachineOperations(ServiceBase):
         check_name(name)
         arns.role(roleArn)
         machine_type = type or STANDARD
-        logging = logging_configuration(loggingConfiguration, self.execution_logs.log_groups)
+        logging = logging_configuration(loggingConfiguration, self._log_groups)
         tracing = tracing_configuration(tracingConfiguration)
         encryption = encryption_configuration(encryptionConfiguration)
         arn = arns.build(store.region, store.account, arns.STATE_MACHINE, name)
@@ -124,7 +134,7 @@ class StateMachineOperations(ServiceBase):
         publishing = {"publish": bool(publish), "versionDescription": versionDescription}
         existing = store.state_machines.get(arn)
         if existing is not None:
-            self._refuse_deleting(existing)
+            lookups.refuse_deleting(existing)
             current = existing.current
             same = (
                 (current.definition, existing.type, current.logging_configuration, current.tracing_configuration,
@@ -139,9 +149,9 @@ class StateMachineOperations(ServiceBase):
                 answer["stateMachineVersionArn"] = first_version.arn
             return answer
 
-        machine = model_of(self.prepared(), definition, machine_type, tag_values.get(dialects.DIALECT_TAG))
+        machine = model_of(self.registry.prepared(), definition, machine_type, tag_values.get(dialects.DIALECT_TAG))
         quotas.check_new_state_machine(store)
-        now = self._now()
+        now = self.registry.now()
         revision = Revision(definition, machine, roleArn, logging, tracing, encryption, None, now, 0)
         record = StateMachineRecord(arn, name, machine_type, now, revision, publishing, tags=tag_values)
         store.state_machines[arn] = record
@@ -160,10 +170,10 @@ class StateMachineOperations(ServiceBase):
         if "/" in ref.name and ref.version is None:
             return self._describe_map_machine(store, ref)
         if ref.version is not None:
-            record, version = self._version(store, ref)
+            record, version = lookups.version(store, ref)
             revision, creation_date, description = version.revision, version.creation_date, version.description
         else:
-            record = self._machine(store, ref)
+            record = lookups.machine(store, ref)
             revision, creation_date, description = record.current, record.creation_date, None
         described = {
             "stateMachineArn": ref.arn,
@@ -207,8 +217,8 @@ class StateMachineOperations(ServiceBase):
         versionDescription: str | None = None,
         encryptionConfiguration: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        record = self._unqualified_machine(store, arns.state_machine(stateMachineArn))
-        self._refuse_deleting(record)
+        record = lookups.unqualified_machine(store, arns.state_machine(stateMachineArn))
+        lookups.refuse_deleting(record)
         if (definition is None and roleArn is None and loggingConfiguration is None and tracingConfiguration is None
                 and encryptionConfiguration is None):
             raise MissingRequiredParameter(
@@ -220,15 +230,16 @@ class StateMachineOperations(ServiceBase):
         if roleArn is not None:
             changes["role_arn"] = arns.role(roleArn)
         if loggingConfiguration is not None:
-            changes["logging_configuration"] = logging_configuration(loggingConfiguration, self.execution_logs.log_groups)
+            changes["logging_configuration"] = logging_configuration(loggingConfiguration, self._log_groups)
         if tracingConfiguration is not None:
             changes["tracing_configuration"] = tracing_configuration(tracingConfiguration)
         if encryptionConfiguration is not None:
             changes["encryption_configuration"] = encryption_configuration(encryptionConfiguration)
         if definition is not None:
-            changes["machine"] = model_of(self.prepared(), definition, record.type, record.tags.get(dialects.DIALECT_TAG))
+            changes["machine"] = model_of(self.registry.prepared(), definition, record.type,
+                                          record.tags.get(dialects.DIALECT_TAG))
             changes["definition"] = definition
-        now = self._now()
+        now = self.registry.now()
         changed = any(getattr(current, field) != value for field, value in changes.items() if field != "machine")
         if publish and (changed or record.version_for(current) is None):
             quotas.check_new_version(record)  # before the update: a refused request changes nothing
@@ -263,7 +274,8 @@ class StateMachineOperations(ServiceBase):
     ) -> dict[str, Any]:
         active = sorted((r for r in store.state_machines.values() if r.status == ACTIVE), key=lambda r: r.name)
         page, token = paginate(
-            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken, now=self._now()
+            active, lambda r: r.name, scope="stateMachines", max_results=maxResults, next_token=nextToken,
+            now=self.registry.now(),
         )
         items = [
             {"stateMachineArn": r.arn, "name": r.name, "type": r.type, "creationDate": r.creation_date} for r in page

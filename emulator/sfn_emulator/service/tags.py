@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from sfn_emulator.service import arns
-from sfn_emulator.service.base import ServiceBase, operation
 from sfn_emulator.service.errors import ResourceNotFound, TooManyTags, ValidationException
+from sfn_emulator.service.locking import operation
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import ActivityRecord, StateMachineRecord, Store
 
 MAX_TAGS = 50  # per resource (AWS quota)
@@ -37,29 +38,34 @@ def tag_dict(tags: list[dict[str, str]], resource_arn: str, existing: dict[str, 
     return merged
 
 
-class TagOperations(ServiceBase):
-    @staticmethod
-    def _tagged(store: Store, resource_arn: str) -> StateMachineRecord | ActivityRecord:
-        arn = arns.taggable(resource_arn)
-        resources = store.state_machines if arn.resource_type == arns.STATE_MACHINE else store.activities
-        resource = resources.get(resource_arn)
-        if resource is None:
-            raise ResourceNotFound(f"Resource not found: '{resource_arn}'", resource_name=resource_arn)
-        return resource
+def _tagged(store: Store, resource_arn: str) -> StateMachineRecord | ActivityRecord:
+    arn = arns.taggable(resource_arn)
+    resources = store.state_machines if arn.resource_type == arns.STATE_MACHINE else store.activities
+    resource = resources.get(resource_arn)
+    if resource is None:
+        raise ResourceNotFound(f"Resource not found: '{resource_arn}'", resource_name=resource_arn)
+    return resource
+
+
+class Tags:
+    """The tag operations, over the registry's stores."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
 
     @operation
     def tag_resource(self, store: Store, *, resourceArn: str, tags: list[dict[str, str]]) -> dict[str, Any]:
-        resource = self._tagged(store, resourceArn)
+        resource = _tagged(store, resourceArn)
         resource.tags = tag_dict(tags, resourceArn, resource.tags)
         return {}
 
     @operation
     def untag_resource(self, store: Store, *, resourceArn: str, tagKeys: list[str]) -> dict[str, Any]:
-        resource = self._tagged(store, resourceArn)
+        resource = _tagged(store, resourceArn)
         resource.tags = {key: value for key, value in resource.tags.items() if key not in set(tagKeys)}
         return {}
 
     @operation
     def list_tags_for_resource(self, store: Store, *, resourceArn: str) -> dict[str, Any]:
-        resource = self._tagged(store, resourceArn)
+        resource = _tagged(store, resourceArn)
         return {"tags": [{"key": key, "value": value} for key, value in resource.tags.items()]}

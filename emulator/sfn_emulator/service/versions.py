@@ -13,10 +13,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sfn_emulator.service import arns, quotas
-from sfn_emulator.service.base import ServiceBase, operation
+from sfn_emulator.service import arns, lookups, quotas
 from sfn_emulator.service.errors import ConflictException
+from sfn_emulator.service.locking import operation
 from sfn_emulator.service.pagination import paginate
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import StateMachineRecord, Store, Version
 
 _INITIAL_REVISION = "INITIAL"  # names the revision of CreateStateMachine, which has no revisionId
@@ -35,20 +36,25 @@ def publish(record: StateMachineRecord, description: str | None, now: datetime) 
     return version
 
 
-class VersionOperations(ServiceBase):
+class Versions:
+    """The version operations, over the registry's stores."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
     @operation
     def publish_state_machine_version(
         self, store: Store, *, stateMachineArn: str, revisionId: str | None = None, description: str | None = None
     ) -> dict[str, Any]:
-        record = self._unqualified_machine(store, arns.state_machine(stateMachineArn))
-        self._refuse_deleting(record)
+        record = lookups.unqualified_machine(store, arns.state_machine(stateMachineArn))
+        lookups.refuse_deleting(record)
         current_revision = record.current.revision_id or _INITIAL_REVISION
         if revisionId is not None and revisionId != current_revision:
             raise ConflictException(
                 f"Failed to publish the State Machine version for revision {revisionId}. "
                 f"The current State Machine revision is {current_revision}."
             )
-        version = publish(record, description, self._now())
+        version = publish(record, description, self.registry.now())
         return {"creationDate": version.creation_date, "stateMachineVersionArn": version.arn}
 
     @operation
@@ -63,7 +69,7 @@ class VersionOperations(ServiceBase):
         newest_first = sorted(record.versions.values(), key=lambda version: -version.number)
         page, token = paginate(
             newest_first, lambda version: -version.number,
-            scope=f"versions:{record.arn}", max_results=maxResults, next_token=nextToken, now=self._now(),
+            scope=f"versions:{record.arn}", max_results=maxResults, next_token=nextToken, now=self.registry.now(),
         )
         items = [{"stateMachineVersionArn": v.arn, "creationDate": v.creation_date} for v in page]
         return {"stateMachineVersions": items, **({"nextToken": token} if token else {})}
