@@ -20,6 +20,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.observers import EngineObserver
 from sfn_emulator.eventbridge.routing import ROUTER, DeliveryFailed
 from sfn_emulator.eventbridge.schedule_expressions import (
     InvalidScheduleExpression,
@@ -54,7 +55,7 @@ class _Watched:
         self.timer: Timer | None = None
 
 
-class EventBridge:
+class EventBridge(EngineObserver):
     """See the module docstring. It is also what the console asks about rules and schedules
     (`targeting`, `started_by`: `sfn_emulator.wire.console_views.Triggers`)."""
 
@@ -66,8 +67,6 @@ class EventBridge:
         self._watched: dict[tuple[str, ...], _Watched] = {}
         self._lock = threading.Lock()
         self._closed = False
-        engine.on_started.append(self._started)
-        engine.on_finished.append(self._finished)
         ROUTER.connect(self)
         moto_state.listen(self.schedules_changed)
         self.schedules_changed()  # moto may hold rules and schedules already (made before this emulator)
@@ -103,7 +102,7 @@ class EventBridge:
         return found
 
     # -- status changes ----------------------------------------------------------------------------
-    def _started(self, execution: Execution) -> None:
+    def execution_started(self, execution: Execution) -> None:
         if execution.redrive_date is not None and execution.history and \
                 execution.history[-1]["type"] == "ExecutionRedriven":
             self._emit(execution, PENDING_REDRIVE, execution.redrive_date)
@@ -111,7 +110,7 @@ class EventBridge:
         else:
             self._emit(execution, execution.status, execution.start_date)
 
-    def _finished(self, execution: Execution) -> None:
+    def execution_finished(self, execution: Execution) -> None:
         self._emit(execution, execution.status, execution.stop_date or self._engine.clock.now())
 
     def _emit(self, execution: Execution, status: str, at: datetime) -> None:

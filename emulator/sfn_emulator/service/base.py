@@ -20,6 +20,7 @@ from sfn_emulator.service import arns
 from sfn_emulator.service.execution_logs import ExecutionLogs
 from sfn_emulator.service.logging_configuration import LogGroups
 from sfn_emulator.service.errors import ExecutionDoesNotExist, StateMachineDeleting, StateMachineDoesNotExist
+from sfn_emulator.service.observers import ServiceObserver, ServiceObservers
 from sfn_emulator.service.ownership import check_owned
 from sfn_emulator.service.store import DELETING, ExecutionEntry, StateMachineRecord, Store, Version
 
@@ -33,10 +34,6 @@ TEST_ENDED_CAUSE = "Stopped by sfn-emulator: the test that started it ended"
 EXECUTION_RETENTION = timedelta(days=90)  # AWS's, for closed STANDARD executions
 # Operations that change nothing a store keeps (GetActivityTask's effect is the engine's to record).
 _READING = ("Describe", "List", "Get", "Validate", "Test")
-
-# A change listener hears (store, action, params, result) after each operation that changes
-# resources, and (None, "Reset", {"account": ...}, None) after a reset.
-ChangeListener = Callable[["Store | None", str, dict[str, Any], Any], None]
 
 
 class MockCases(Protocol):
@@ -76,7 +73,7 @@ class ServiceBase:
     ) -> None:
         self.engine = engine
         self.execution_logs = ExecutionLogs(log_groups)  # where executions log, by their machine's configuration
-        engine.on_finished.append(self.execution_logs.finished)
+        engine.observe(self.execution_logs)
         self._mock_cases: MockCases = mock_cases if mock_cases is not None else _NoMockConfig()
         self.execution_retention = execution_retention  # None: finished executions are kept forever
         self.default_account = default_account
@@ -87,10 +84,11 @@ class ServiceBase:
         # Alias routing picks versions at random by weight; seeded, so runs are reproducible.
         self._random = random.Random(seed)
         self._ids = Randomness(f"{seed}:ids")  # execution names and ids, revision ids: from the seed too
-        self.on_change: list[ChangeListener] = []  # told before the answer is sent (`sfn_emulator.persistence`)
-        # Told of a STANDARD execution filed but not yet running; one that raises stops the start, so an
-        # execution whose record cannot be kept never runs (`sfn_emulator.persistence`).
-        self.before_start: list[Callable[[Store, ExecutionEntry], None]] = []
+        self._observers = ServiceObservers()  # told of changes before the answer is sent (`service.observers`)
+
+    def observe(self, observer: ServiceObserver) -> None:
+        """Tell `observer` of the control plane's changes from now on (for whoever composes the parts)."""
+        self._observers.add(observer)
 
     def prepared(self) -> Any:
         """What the running `prepared_operation`'s prepare step returned on this thread (None: none)."""
@@ -106,7 +104,7 @@ class ServiceBase:
             keys = [key for key in self._stores if account is None or key[0] == account]
             stores = [self._stores.pop(key) for key in keys]
         self._abort_running(stores, None)
-        self._changed(None, "Reset", {"account": account}, None)
+        self._observers.changed(None, "Reset", {"account": account}, None)
 
     def stop_running(self, account: str, cause: str = TEST_ENDED_CAUSE) -> list[str]:
         """Abort every running execution of `account` (in every region), as StopExecution with
@@ -122,10 +120,6 @@ class ServiceBase:
         if running:  # a map run's children already stopped with their parent are left alone
             self.engine.stop_together(running, None, cause)
         return [execution.arn for execution in running]
-
-    def _changed(self, store: Store | None, action: str, params: dict[str, Any], result: Any) -> None:
-        for listener in self.on_change:
-            listener(store, action, params, result)
 
     @contextlib.contextmanager
     def _locked(self, store: Store) -> Iterator[Store]:
@@ -268,8 +262,8 @@ def _under_lock(method: F, prepare: Prepare | None) -> F:
         try:
             with self._locked(store):
                 result = method(self, store, **params)
-                if writes and self.on_change:
-                    self._changed(store, action, params, result)
+                if writes and self._observers:
+                    self._observers.changed(store, action, params, result)
                 return result
         finally:
             self._prepared.value = None
@@ -291,8 +285,8 @@ def unlocked_operation(method: F) -> F:
             store = self._store(account, region)
         check_owned(store.account, action, params)
         result = method(self, store, **params)
-        if writes and self.on_change:
-            self._changed(store, action, params, result)
+        if writes and self._observers:
+            self._observers.changed(store, action, params, result)
         return result
 
     return run  # type: ignore[return-value]

@@ -177,8 +177,7 @@ class ExecutionOperations(ServiceBase):
                     entry = ExecutionEntry(execution, target.revision, store.next_sequence())
                     store.add_execution(entry)
                     try:
-                        for listener in self.before_start:
-                            listener(store, entry)
+                        self._observers.execution_filed(store, entry)
                     except BaseException:
                         store.forget_execution(execution.arn)  # a start that failed leaves nothing behind
                         raise

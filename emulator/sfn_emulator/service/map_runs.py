@@ -31,15 +31,15 @@ class MapRunOperations(ServiceBase):
             raise ResourceNotFound(f"Resource not found: '{map_run_arn}'", resource_name=map_run_arn)
         return map_run
 
-    def _map_run_started(self, map_run: MapRun) -> None:
-        """Engine listener: file a new map run with its parent execution."""
+    def map_run_began(self, map_run: MapRun) -> None:
+        """Engine observer (`EngineObserver.map_run_began`): file a new map run with its parent execution."""
         parent = self._parent(map_run)
         if parent is not None:
             with self._lock:
                 parent[0].map_runs[map_run.arn] = map_run
 
-    def _map_run_child_started(self, child: Execution, map_run: MapRun) -> None:
-        """Engine listener: a map run's item started as `child`; it is describable like any execution."""
+    def map_run_child_started(self, child: Execution, map_run: MapRun) -> None:
+        """Engine observer (`EngineObserver.map_run_child_started`): a map run's item started as `child`; it is describable like any execution."""
         parent = self._parent(map_run)
         if parent is not None:
             store, entry = parent

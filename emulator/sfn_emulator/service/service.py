@@ -52,8 +52,7 @@ class StepFunctionsService(
         super().__init__(engine, default_account=default_account, default_region=default_region, seed=seed,
                          execution_retention=execution_retention, mock_cases=mock_cases, log_groups=log_groups)
         engine.activity_exists = self._activity_exists
-        engine.on_map_run.append(self._map_run_started)
-        engine.on_child_execution.append(self._map_run_child_started)
+        engine.observe(self)  # map runs and their children are filed as the engine starts them
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
         """Run `operation` (a botocore name such as "CreateStateMachine") with validated `params`."""
