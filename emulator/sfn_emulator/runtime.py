@@ -37,6 +37,7 @@ from sfn_emulator.dialects import local_files
 from sfn_emulator.coverage.recorder import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.event_bus import EventBus
+from sfn_emulator.engine.observers import EngineObserver
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.eventbridge import EventBridge
 from sfn_emulator.process.randomness import Randomness, process_seed
@@ -99,9 +100,9 @@ class _SwfOnFirstRequest:
         return self._emulator.swf.handle(operation, params, account=account, region=region)
 
 
-class _CurrentMocks:
+class _CurrentMocks(EngineObserver):
     """The control plane's view of the emulator's mock configuration, whichever is loaded now
-    (`use_mock_config` replaces it)."""
+    (`use_mock_config` replaces it); told of finished executions, it forgets their test cases."""
 
     def __init__(self, emulator: Emulator) -> None:
         self._emulator = emulator
@@ -112,6 +113,11 @@ class _CurrentMocks:
     def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
         mocks = self._emulator.mocks
         return mocks.start_problem(machine, case, definition) if mocks is not None else None
+
+    def execution_finished(self, execution: Execution) -> None:
+        mocks = self._emulator.mocks
+        if mocks is not None:
+            mocks.forget_execution(execution.arn)
 
 
 def _aws_service_integrations() -> TaskResource:
@@ -214,13 +220,15 @@ class Emulator:
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         seed = process_seed(settings.seed)
         self.seed = seed  # what every id the emulator draws comes from (`--seed`)
+        mock_cases = _CurrentMocks(self)
+        self.coverage = CoverageRecorder()
         self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines,
-                             interpreter_for=dialects.interpreter_for)
+                             interpreter_for=dialects.interpreter_for, observers=(mock_cases, self.coverage))
         self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
             self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
-            execution_retention=retention, mock_cases=_CurrentMocks(self),
+            execution_retention=retention, mock_cases=mock_cases,
             log_groups=CloudWatchLogGroups(self._moto_clients),
         )
         self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
@@ -228,11 +236,9 @@ class Emulator:
                                                 _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(),
                                                 AwsJobs(lambda: self.aws.resource), self.aws]
         self.engine.resources = self._task_resources()
-        self.engine.on_finished.append(self._forget_mocked_execution)
-        self.coverage = CoverageRecorder()
-        self.engine.on_finished.append(self.coverage.record)
         # Status changes on the default event bus; rules and schedules on this emulator's clock.
         self.eventbridge = EventBridge(engine=self.engine, service=self.service, functions=self.functions)
+        self.engine.observe(self.eventbridge)
         self._swf: SwfService | None = None
         self._swf_lock = threading.Lock()
         self._stack_exports: dict[tuple[str, str], dict[str, Any]] = {}  # (account, region) -> Outputs' exports
@@ -293,7 +299,7 @@ class Emulator:
         from sfn_emulator.replay.console_download import mount_test_case_download
         from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
         from sfn_emulator.wire.clock_api import mount_clock_api
-        from sfn_emulator.wire.console_api import mount_console
+        from sfn_emulator.console.api import mount_console
         from sfn_emulator.wire.events_api import mount_events_api
         from sfn_emulator.wire.faults import answer_faults_in_json
         from sfn_emulator.wire.insight_api import mount_insight_api
@@ -380,10 +386,6 @@ class Emulator:
     def _task_resources(self) -> TaskResources:
         chain = ([self.mocks] if self.mocks is not None else []) + self._resources
         return TaskResources(chain, self.function_hint) if self.function_hint else TaskResources(chain)
-
-    def _forget_mocked_execution(self, execution: Execution) -> None:
-        if self.mocks is not None:
-            self.mocks.forget_execution(execution.arn)
 
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are (with a state directory,

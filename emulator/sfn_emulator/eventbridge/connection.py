@@ -57,7 +57,7 @@ class _Watched:
 
 class EventBridge(EngineObserver):
     """See the module docstring. It is also what the console asks about rules and schedules
-    (`targeting`, `started_by`: `sfn_emulator.wire.console_views.Triggers`)."""
+    (`targeting`, `started_by`: `sfn_emulator.console.views.Triggers`)."""
 
     def __init__(self, *, engine: Engine, service: StepFunctionsService, functions: LambdaFunctions) -> None:
         self._engine = engine
