@@ -55,7 +55,7 @@ class _Watched:
         self.timer: Timer | None = None
 
 
-class EventBridge(EngineObserver):
+class EventBridge(EngineObserver, moto_state.JournalObserver):
     """See the module docstring. It is also what the console asks about rules and schedules
     (`targeting`, `started_by`: `sfn_emulator.console.views.Triggers`)."""
 
@@ -68,12 +68,12 @@ class EventBridge(EngineObserver):
         self._lock = threading.Lock()
         self._closed = False
         ROUTER.connect(self)
-        moto_state.listen(self.schedules_changed)
+        moto_state.observe(self)
         self.schedules_changed()  # moto may hold rules and schedules already (made before this emulator)
 
     def close(self) -> None:
         ROUTER.disconnect(self)
-        moto_state.stop_listening(self.schedules_changed)
+        moto_state.stop_observing(self)
         with self._lock:
             self._closed = True
             for watched in self._watched.values():
@@ -169,8 +169,11 @@ class EventBridge(EngineObserver):
         return True
 
     # -- schedules ----------------------------------------------------------------------------------
-    def schedules_changed(self, *_: Any) -> None:
-        """Bring the timers in line with moto's rules and schedules (any thread; a moto listener)."""
+    def journal_changed(self, entry: moto_state.Entry | None) -> None:
+        self.schedules_changed()
+
+    def schedules_changed(self) -> None:
+        """Bring the timers in line with moto's rules and schedules (any thread)."""
         ROUTER.take_over_delivery()
         current = dict(_scheduled())
         now = self._engine.clock.now()
