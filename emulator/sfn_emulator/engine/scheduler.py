@@ -128,13 +128,13 @@ class Engine:
                               history_full=lambda fiber: self._lifecycle.history_full(fiber))
         self._callbacks = Callbacks(self._cv, fibers=self._fibers, timers=self._timers, now=clock.now,
                                     post=self._post, closed=lambda: self._closed)
-        self._map_runs = MapRuns(fibers=self._fibers, now=clock.now, start=lambda child: self._lifecycle.start(child),
-                                 abort=lambda child: self._lifecycle.abort(child),
-                                 began=self._observers.map_run_began, child_started=self._observers.map_run_child_started)
         self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed, tasks=self.tasks,
                                     began=self._observers.execution_started,
                                     closed=self._execution_closed,
                                     interpreter_for=interpreter_for or (lambda execution: run_execution))
+        self._map_runs = MapRuns(fibers=self._fibers, now=clock.now, start=self._lifecycle.start,
+                                 abort=self._lifecycle.abort, began=self._observers.map_run_began,
+                                 child_started=self._observers.map_run_child_started)
         self._events = EventWaits(fibers=self._fibers, timers=self._timers, now=clock.now)
         self._time = AutoTime(clock, self._timers, waiting_outside=self._waiting_outside,
                               has_timeout=self._lifecycle.has_timeout, skip_external_deadlines=skip_external_deadlines)
