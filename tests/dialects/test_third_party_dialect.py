@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import textwrap
 import threading
 from collections.abc import Iterator
 from datetime import timedelta

@@ -83,7 +83,10 @@ class Dialect(Protocol):
         states under `States`): CreateStateMachine's check that a test case mocks only those."""
 
 
-_DIALECTS: dict[str, Dialect] = {}
+_DIALECTS: dict[str, Dialect] = {ASL: ASL_DIALECT}
+ENTRY_POINT_GROUP = "sfn_emulator.dialects"  # where installed distributions name their dialects
+_discovered = False  # whether the installed dialects are registered (see `_discover`)
+_discovery_lock = threading.Lock()
 
 
 def register(dialect: Dialect) -> Dialect:
@@ -225,11 +228,6 @@ def _dialect_of_model(model: Any) -> Dialect:
     return next((by_model[kind] for kind in type(model).__mro__ if kind in by_model), asl)
 
 
-ENTRY_POINT_GROUP = "sfn_emulator.dialects"
-_discovered = False
-_discovery_lock = threading.Lock()
-
-
 def _discover() -> None:
     """Register the dialects of the installed distributions (entry point group `sfn_emulator.dialects`,
     each naming a `Dialect` object), once per process, in the order of their entry point names.
@@ -249,5 +247,3 @@ def _discover() -> None:
             _DIALECTS.setdefault(dialect.name, dialect)
         _discovered = True
 
-
-_DIALECTS[ASL] = ASL_DIALECT

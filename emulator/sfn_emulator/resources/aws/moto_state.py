@@ -36,7 +36,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from random import Random
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 import msgspec
 from msgspec import Struct
