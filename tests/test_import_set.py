@@ -15,11 +15,14 @@ import pytest
 # Loaded only by the feature that needs them: AWS integrations (moto, boto3), the HTTP app (Flask),
 # JSONata expressions, a workflow's regular expressions, YAML or jq definitions, Amazon SWF, graphs and
 # coverage reports, mock files, email-style dates (nested executions' SDK metadata), hashes (OpenSSL),
-# TestState, a Distributed Map's manifests (S3 Inventory, Athena).
+# TestState, a Distributed Map's manifests (S3 Inventory, Athena), the installed packages' entry points and
+# the extension dialects they name (found when a definition is not ASL), the web console.
 _ON_FIRST_USE = ("moto", "boto3", "flask", "werkzeug", "jsonata", "regex", "yaml", "jq", "sfn_emulator.swf",
                  "sfn_emulator.graphs", "sfn_emulator.coverage.model", "sfn_emulator.resources.mocks",
                  "sfn_emulator.persistence", "email", "hashlib", "sfn_emulator.engine.single_state",
-                 "sfn_emulator.service.single_state_requests", "sfn_emulator.engine.item_manifests")
+                 "sfn_emulator.service.single_state_requests", "sfn_emulator.engine.item_manifests",
+                 "importlib.metadata", "sfn_emulator.dialects.serverless_workflow", "sfn_emulator.dialects.sm4c",
+                 "sfn_emulator.console")
 
 _PASS_MACHINE = {"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": {"ok": True}, "End": True}}}
 

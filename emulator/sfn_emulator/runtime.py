@@ -3,6 +3,18 @@
 `Emulator` is the whole emulator in-process; the CLI, the test fixtures and the pytest plugin build
 one, and serve its `.server_app` (or `.app`) with `sfn_emulator.wire.HttpServer` when they need HTTP.
 
+This is the composition root: the one place the core (wire, service, engine, ASL, clock, task
+resources) meets the extensions around it, which the core never imports (an import-linter contract).
+Each extension plugs in through one small interface, given by constructor or registered once here:
+- an engine observer (`engine.observers.EngineObserver`): coverage, the mock cases, the local
+  EventBridge's status events, persistence's recorder (with `service.observers.ServiceObserver`);
+- a second AWS API on the endpoint (`wire.app.ApiExtension`, by botocore model name): Amazon SWF,
+  made on its first request;
+- HTTP routes (`mount_*(app, ...)` on the Flask app): the web console and its test-case download;
+- a dialect (`dialects.Dialect`): found by the dialect registry in the entry point group
+  `sfn_emulator.dialects` (Serverless Workflow, SM4C, and those of other distributions);
+- a state directory (`persistence.StateDirectory`), attached when `--state-dir` is given.
+
 Task resources answer a Task state in this order (the first that serves it wins):
 1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
 2. Python callables registered for Lambda functions (`--functions`, `sfn_emulator.functions.register`);
@@ -25,7 +37,7 @@ from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import msgspec
 
@@ -37,6 +49,7 @@ from sfn_emulator.dialects import local_files
 from sfn_emulator.coverage.recorder import CoverageRecorder
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.event_bus import EventBus
+from sfn_emulator.engine.observers import EngineObserver
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.eventbridge import EventBridge
 from sfn_emulator.process.randomness import Randomness, process_seed
@@ -58,7 +71,7 @@ if TYPE_CHECKING:
     from sfn_emulator.resources.mocks import MockConfig
     from sfn_emulator.stacks import Stack
     from sfn_emulator.swf import SwfService
-    from sfn_emulator.wire.app import JsonProtocolEndpoint
+    from sfn_emulator.wire.app import ApiExtension, JsonProtocolEndpoint
     from sfn_emulator.wire.front import Front
 
 
@@ -88,20 +101,30 @@ class _BuiltOnFirstUse:
         return self.resource.invoke(request)
 
 
-class _SwfOnFirstRequest:
-    """The SWF API's control plane as the HTTP endpoint sees it: the emulator's SWF service, made on
-    the first SWF request."""
+class _ApiOnFirstRequest:
+    """An extension's AWS API (`wire.app.ApiExtension`) as the HTTP endpoint sees it: made, and its
+    package imported, on its first request (or when the emulator is asked for it)."""
 
-    def __init__(self, emulator: Emulator) -> None:
-        self._emulator = emulator
+    def __init__(self, build: Callable[[], ApiExtension]) -> None:
+        self._build = build
+        self.built: ApiExtension | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def api(self) -> ApiExtension:
+        if self.built is None:
+            with self._lock:
+                if self.built is None:
+                    self.built = self._build()
+        return self.built
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
-        return self._emulator.swf.handle(operation, params, account=account, region=region)
+        return self.api.handle(operation, params, account=account, region=region)
 
 
-class _CurrentMocks:
+class _CurrentMocks(EngineObserver):
     """The control plane's view of the emulator's mock configuration, whichever is loaded now
-    (`use_mock_config` replaces it)."""
+    (`use_mock_config` replaces it); told of finished executions, it forgets their test cases."""
 
     def __init__(self, emulator: Emulator) -> None:
         self._emulator = emulator
@@ -112,6 +135,11 @@ class _CurrentMocks:
     def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
         mocks = self._emulator.mocks
         return mocks.start_problem(machine, case, definition) if mocks is not None else None
+
+    def execution_finished(self, execution: Execution) -> None:
+        mocks = self._emulator.mocks
+        if mocks is not None:
+            mocks.forget_execution(execution.arn)
 
 
 def _aws_service_integrations() -> TaskResource:
@@ -214,13 +242,15 @@ class Emulator:
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         seed = process_seed(settings.seed)
         self.seed = seed  # what every id the emulator draws comes from (`--seed`)
+        mock_cases = _CurrentMocks(self)
+        self.coverage = CoverageRecorder()
         self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines,
-                             interpreter_for=dialects.interpreter_for)
+                             interpreter_for=dialects.interpreter_for, observers=(mock_cases, self.coverage))
         self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
         self.service = StepFunctionsService(
             self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
-            execution_retention=retention, mock_cases=_CurrentMocks(self),
+            execution_retention=retention, mock_cases=mock_cases,
             log_groups=CloudWatchLogGroups(self._moto_clients),
         )
         self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
@@ -228,13 +258,11 @@ class Emulator:
                                                 _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(),
                                                 AwsJobs(lambda: self.aws.resource), self.aws]
         self.engine.resources = self._task_resources()
-        self.engine.on_finished.append(self._forget_mocked_execution)
-        self.coverage = CoverageRecorder()
-        self.engine.on_finished.append(self.coverage.record)
         # Status changes on the default event bus; rules and schedules on this emulator's clock.
         self.eventbridge = EventBridge(engine=self.engine, service=self.service, functions=self.functions)
-        self._swf: SwfService | None = None
-        self._swf_lock = threading.Lock()
+        self.engine.observe(self.eventbridge)
+        # The other AWS APIs on this endpoint, by botocore model name (extensions: see `ApiExtension`).
+        self._apis = {"swf": _ApiOnFirstRequest(self._make_swf)}
         self._stack_exports: dict[tuple[str, str], dict[str, Any]] = {}  # (account, region) -> Outputs' exports
         if self.state is not None:
             self.state.attach(self.service, self.engine, self.clock)
@@ -261,21 +289,20 @@ class Emulator:
     def swf(self) -> SwfService:
         """Amazon SWF on the same endpoint: its timers on the engine's clock, its Lambda functions the same
         callables. Made (and the `swf` package imported) when first asked for: most runs never call it."""
-        if self._swf is None:
-            with self._swf_lock:
-                if self._swf is None:
-                    from sfn_emulator.swf import SwfService
+        return cast("SwfService", self._apis["swf"].api)
 
-                    self._swf = SwfService(self.engine, self.functions, function_hint=self.function_hint or "--functions",
-                                           ids=Randomness(f"{self.seed}:swf"))
-        return self._swf
+    def _make_swf(self) -> SwfService:
+        from sfn_emulator.swf import SwfService
+
+        return SwfService(self.engine, self.functions, function_hint=self.function_hint or "--functions",
+                          ids=Randomness(f"{self.seed}:swf"))
 
     @cached_property
     def _api_endpoint(self) -> JsonProtocolEndpoint:
         from sfn_emulator.wire.app import api_endpoint
 
         return api_endpoint(self.service, default_account=self.settings.account, default_region=self.settings.region,
-                            more_apis=[("swf", _SwfOnFirstRequest(self))], ids=Randomness(f"{self.seed}:wire"))
+                            more_apis=self._apis.items(), ids=Randomness(f"{self.seed}:wire"))
 
     @cached_property
     def server_app(self) -> Front:
@@ -289,11 +316,11 @@ class Emulator:
     def app(self) -> Flask:
         """The WSGI app serving this emulator over HTTP, made (and Flask imported) when first asked for:
         in-process runs never need it."""
-        from sfn_emulator.wire import create_app
+        from sfn_emulator.console.api import mount_console
         from sfn_emulator.replay.console_download import mount_test_case_download
+        from sfn_emulator.wire import create_app
         from sfn_emulator.wire.aws_passthrough import mount_aws_passthrough
         from sfn_emulator.wire.clock_api import mount_clock_api
-        from sfn_emulator.wire.console_api import mount_console
         from sfn_emulator.wire.events_api import mount_events_api
         from sfn_emulator.wire.faults import answer_faults_in_json
         from sfn_emulator.wire.insight_api import mount_insight_api
@@ -304,6 +331,7 @@ class Emulator:
                          endpoint=self._api_endpoint)
         mount_clock_api(app, self.clock, self.engine)
         mount_insight_api(app, self.service, self.coverage)
+        # Extensions (the core never imports them): each is a `mount_*(app, ...)` given the parts it reads.
         mount_console(app, self.service, self.engine, self.clock, self.coverage, self.eventbridge)
         mount_test_case_download(app, self.service)
         mount_aws_passthrough(app, default_account=self.settings.account)
@@ -333,8 +361,9 @@ class Emulator:
         `account`; settings, the clock and registered callables stay. moto's backends are shared by
         the whole process: a reset of every account reaches other emulators in it too."""
         self.service.reset(account)
-        if self._swf is not None:
-            self._swf.reset(account)
+        for api in self._apis.values():
+            if api.built is not None:
+                api.built.reset(account)
         reset_moto_backends(account)
 
     def _step_functions_sdk(self) -> TaskResource:
@@ -381,17 +410,14 @@ class Emulator:
         chain = ([self.mocks] if self.mocks is not None else []) + self._resources
         return TaskResources(chain, self.function_hint) if self.function_hint else TaskResources(chain)
 
-    def _forget_mocked_execution(self, execution: Execution) -> None:
-        if self.mocks is not None:
-            self.mocks.forget_execution(execution.arn)
-
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are (with a state directory,
         they go on from there at the next start), SWF's long polls end, and the server app's warm-up
         is waited for."""
         self.eventbridge.close()
-        if self._swf is not None:
-            self._swf.close()
+        for api in self._apis.values():
+            if api.built is not None:
+                api.built.close()
         if "server_app" in self.__dict__:  # a server's app was made: its warm-up ends with it
             self.server_app.close()
         self.engine.close()

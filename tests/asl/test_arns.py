@@ -2,7 +2,7 @@
 
 The table is tests/fixtures/arns/split.json. The readers: the Task resource classifier
 (`resources.base.parse_resource`), the control plane's ARN checks (`service.arns.parse`), the
-account walls (`service.ownership.in_scope`) and the console's scope (`wire.console_views.scope_of`).
+account walls (`service.ownership.in_scope`) and the console's scope (`console.views.scope_of`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sfn_emulator.resources.base import parse_resource
 from sfn_emulator.service import arns as service_arns
 from sfn_emulator.service.errors import InvalidArn
 from sfn_emulator.service.ownership import in_scope
-from sfn_emulator.wire.console_views import scope_of
+from sfn_emulator.console.views import scope_of
 
 CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "arns" / "split.json").read_text())["cases"]
 IDS = [case["text"] or "(empty)" for case in CASES]

@@ -269,7 +269,7 @@ def test_the_event_table_gives_a_parallel_s_and_a_map_s_own_events_to_their_stat
     from datetime import datetime, timezone
 
     from sfn_emulator.engine.execution import HistoryEvent
-    from sfn_emulator.wire.console_history import HistoryDigest
+    from sfn_emulator.console.history import HistoryDigest
 
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
 

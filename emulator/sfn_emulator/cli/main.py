@@ -94,7 +94,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
     # Imported here so that `--help` and bad settings answer without loading the engine.
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.wire import HttpServer
-    from sfn_emulator.wire.console_address import console_url
+    from sfn_emulator.console.address import console_url
     from sfn_emulator.wire.server_log import log_executions
 
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -14,6 +14,8 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any
 
+from sfn_emulator.engine.observers import EngineObserver
+
 if TYPE_CHECKING:
     from sfn_emulator.coverage.model import CoverageReport, MachineCoverage
     from sfn_emulator.engine.execution import Execution
@@ -21,8 +23,8 @@ if TYPE_CHECKING:
 _BATCH = 1000
 
 
-class CoverageRecorder:
-    """Subscribe `record` to the engine's finished executions; `report()` gives the coverage so far."""
+class CoverageRecorder(EngineObserver):
+    """An observer of the engine's finished executions; `report()` gives the coverage so far."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -30,7 +32,7 @@ class CoverageRecorder:
         self._machines: dict[tuple[str, str], MachineCoverage] = {}
         self._definition_ids: dict[str, str] = {}  # by definition text: the executions of a machine share it
 
-    def record(self, execution: Execution) -> None:
+    def execution_finished(self, execution: Execution) -> None:
         with self._lock:
             self._pending.append(execution)
             if len(self._pending) >= _BATCH:

@@ -14,7 +14,11 @@ Which dialect a definition is in:
 3. otherwise ASL, so that whatever is not another dialect's gets ASL's own diagnostics.
 An ASL definition (a JSON object with `States`) is never recognised by another dialect.
 
-Register a dialect with `register(dialect)`; the built-in ones are registered on import.
+ASL is the core's own dialect. Every other one is an extension the registry finds and never
+imports: an installed distribution names it in the entry point group `sfn_emulator.dialects`
+(`name = "package.module:DIALECT_OBJECT"`; the emulator's own Serverless Workflow versions and SM4C
+are found so, from its pyproject.toml), or code registers one with `register(dialect)`. Which
+dialect recognises a document must not depend on that order: recognitions do not overlap.
 
 A definition text is read once: the document recognition reads (as ASL reads JSON) is handed to a
 dialect that has `parse_document(text, document, *, state_machine_type)` /
@@ -24,6 +28,7 @@ without them reads the text itself.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
@@ -37,6 +42,7 @@ from sfn_emulator.asl.validation import (
     decode_definition,
 )
 from sfn_emulator.protocol.definition_files import OverexpandedYaml
+from sfn_emulator.dialects.asl import ASL_DIALECT
 from sfn_emulator.dialects.documents import load_document, read_document  # load_document: for dialects of plugins
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.execution import Execution
@@ -77,11 +83,16 @@ class Dialect(Protocol):
         states under `States`): CreateStateMachine's check that a test case mocks only those."""
 
 
-_DIALECTS: dict[str, Dialect] = {}
+_DIALECTS: dict[str, Dialect] = {ASL: ASL_DIALECT}
+ENTRY_POINT_GROUP = "sfn_emulator.dialects"  # where installed distributions name their dialects
+_discovered = False  # whether the installed dialects are registered (see `_discover`)
+_discovery_lock = threading.Lock()
 
 
 def register(dialect: Dialect) -> Dialect:
-    """Make `dialect` available (by its name, and to recognition after those registered before it)."""
+    """Make `dialect` available (by its name, and to recognition after the installed ones and those
+    registered before it); it replaces an installed dialect of the same name."""
+    _discover()
     _DIALECTS[dialect.name] = dialect
     return dialect
 
@@ -93,11 +104,14 @@ def unregister(name: str) -> None:
 
 
 def names() -> tuple[str, ...]:
+    _discover()
     return tuple(_DIALECTS)
 
 
 def dialect_named(name: str) -> Dialect:
     """The dialect `name`; InvalidDefinitionError naming the known ones otherwise."""
+    if name != ASL:
+        _discover()
     dialect = _DIALECTS.get(name)
     if dialect is None:
         known = ", ".join(f"'{known}'" for known in _DIALECTS)
@@ -130,6 +144,7 @@ def _choose(text: str, name: str | None) -> _Chosen:
             document = None
     if document is None or asl.recognises(document):
         return _Chosen(asl, json_document)
+    _discover()
     chosen = next((dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), asl)
     return _Chosen(chosen, json_document)
 
@@ -203,21 +218,31 @@ def interpreter_for(execution: Execution) -> Callable[[Run], Interpreter]:
 
 
 def _dialect_of_model(model: Any) -> Dialect:
-    return next((dialect for dialect in _DIALECTS.values() if isinstance(model, dialect.model)), _DIALECTS[ASL])
+    """The dialect whose model class is the nearest in the model's class hierarchy (a later version's
+    model may extend an earlier one's)."""
+    asl = _DIALECTS[ASL]
+    if isinstance(model, asl.model):
+        return asl
+    _discover()
+    by_model = {dialect.model: dialect for dialect in _DIALECTS.values() if dialect is not asl}
+    return next((by_model[kind] for kind in type(model).__mro__ if kind in by_model), asl)
 
 
-def _register_built_in() -> None:
-    from sfn_emulator.dialects.asl import ASL_DIALECT
-    from sfn_emulator.dialects.serverless_workflow import SERVERLESS_WORKFLOW
-    from sfn_emulator.dialects.serverless_workflow.dsl1 import DSL1
-    from sfn_emulator.dialects.serverless_workflow.v0x import LATER_DRAFTS
-    from sfn_emulator.dialects.sm4c.dialect import SM4C_DIALECT
+def _discover() -> None:
+    """Register the dialects of the installed distributions (entry point group `sfn_emulator.dialects`,
+    each naming a `Dialect` object), once per process, in the order of their entry point names.
+    Done when a definition first needs a dialect other than ASL (or one is registered by hand): a
+    plain ASL run never reads the installed packages' metadata."""
+    global _discovered
+    if _discovered:
+        return
+    with _discovery_lock:
+        if _discovered:
+            return
+        from importlib.metadata import entry_points
 
-    register(ASL_DIALECT)
-    register(LATER_DRAFTS)  # before the draft, whose documents' model it extends
-    register(SERVERLESS_WORKFLOW)
-    register(DSL1)
-    register(SM4C_DIALECT)
-
-
-_register_built_in()
+        found = {point.name: point for point in entry_points(group=ENTRY_POINT_GROUP)}
+        for name in sorted(found):
+            dialect = found[name].load()
+            _DIALECTS.setdefault(dialect.name, dialect)
+        _discovered = True

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable
@@ -52,6 +52,7 @@ from sfn_emulator.engine.effects import (
 from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.engine.interpreter import run_execution
+from sfn_emulator.engine.observers import EngineObserver, Observers
 from sfn_emulator.engine.outstanding import Outstanding
 from sfn_emulator.engine.scheduling.callbacks import ActivityTask, Callbacks
 from sfn_emulator.engine.scheduling.event_waits import EventWaits
@@ -101,7 +102,8 @@ class Engine:
     """Runs executions. Thread-safe entry points for the control plane; everything else is internal."""
 
     def __init__(self, clock: Clock, resources: TaskResources | None = None, *, seed: int = 0,
-                 skip_external_deadlines: bool = False, interpreter_for: InterpreterFor | None = None) -> None:
+                 skip_external_deadlines: bool = False, interpreter_for: InterpreterFor | None = None,
+                 observers: Iterable[EngineObserver] = ()) -> None:
         self.clock = clock
         self.resources = resources or TaskResources()
         # Ids the engine draws outside any execution (TestState's ephemeral execution), from the seed.
@@ -111,13 +113,7 @@ class Engine:
         # What interpreters ask about a task before running it, from the chain and activities in use now.
         self.tasks = TaskQuestions(resources=lambda: self.resources,
                                    activity_exists=lambda activity_arn, execution_arn: self.activity_exists(activity_arn, execution_arn))
-        self.on_started: list[Callable[[Execution], None]] = []  # an execution starts, or is redriven
-        self.on_finished: list[Callable[[Execution], None]] = []
-        self.on_map_run: list[Callable[[MapRun], None]] = []  # a Distributed Map run begins
-        self.on_child_execution: list[Callable[[Execution, MapRun], None]] = []  # one of its items starts
-        # Told after each round of commands, timers and turns (on the engine thread): a store writes
-        # what the round changed in one transaction (`sfn_emulator.persistence`).
-        self.on_round: list[Callable[[], None]] = []
+        self._observers = Observers(observers)  # told of executions, map runs and rounds (`engine.observers`)
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
         self._calls: dict[int, _Call] = {}  # task resources at work, by id(call)
@@ -132,14 +128,13 @@ class Engine:
                               history_full=lambda fiber: self._lifecycle.history_full(fiber))
         self._callbacks = Callbacks(self._cv, fibers=self._fibers, timers=self._timers, now=clock.now,
                                     post=self._post, closed=lambda: self._closed)
-        self._map_runs = MapRuns(fibers=self._fibers, now=clock.now, start=lambda child: self._lifecycle.start(child),
-                                 abort=lambda child: self._lifecycle.abort(child),
-                                 began=lambda map_run: self._notify(self.on_map_run, map_run),
-                                 child_started=lambda child, map_run: self._notify(self.on_child_execution, child, map_run))
         self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed, tasks=self.tasks,
-                                    began=lambda execution: self._notify(self.on_started, execution),
+                                    began=self._observers.execution_started,
                                     closed=self._execution_closed,
                                     interpreter_for=interpreter_for or (lambda execution: run_execution))
+        self._map_runs = MapRuns(fibers=self._fibers, now=clock.now, start=self._lifecycle.start,
+                                 abort=self._lifecycle.abort, began=self._observers.map_run_began,
+                                 child_started=self._observers.map_run_child_started)
         self._events = EventWaits(fibers=self._fibers, timers=self._timers, now=clock.now)
         self._time = AutoTime(clock, self._timers, waiting_outside=self._waiting_outside,
                               has_timeout=self._lifecycle.has_timeout, skip_external_deadlines=skip_external_deadlines)
@@ -155,6 +150,11 @@ class Engine:
     @skip_external_deadlines.setter
     def skip_external_deadlines(self, skip: bool) -> None:
         self._time.skip_external_deadlines = skip
+
+    def observe(self, observer: EngineObserver) -> None:
+        """Tell `observer` of the engine's events from now on: for whoever composes the parts, once,
+        when the observer is built after the engine it follows (the control plane, persistence)."""
+        self._observers.add(observer)
 
     # == entry points (any thread) ==================================================================
     @contextmanager
@@ -244,7 +244,7 @@ class Engine:
 
     def barrier(self) -> None:
         """Return once every command posted before has been served and the round it made
-        runnable has run to its end (its `on_round` listeners told): what an answered API call
+        runnable has run to its end (its observers told `round_ended`): what an answered API call
         caused is then recorded."""
         if threading.current_thread() is self._thread or self._closed:
             return
@@ -441,8 +441,8 @@ class Engine:
                     log.exception("engine command failed")
             self._timers.fire_due(self.clock.now())
             self._fibers.run_turns()
-            if self.on_round:
-                self._notify(self.on_round)
+            if self._observers.listens_to_rounds():
+                self._observers.round_ended()
 
     def _move_held_for(self) -> float | None:
         """A move by hand waits, at the instant it has reached, for the task resources at work: they
@@ -474,14 +474,7 @@ class Engine:
         self._callbacks.forget_execution(execution.arn)
         self._events.forget_execution(execution.arn)
         self._map_runs.execution_closed(execution)
-        self._notify(self.on_finished, execution)
-
-    def _notify(self, listeners: list[Callable[..., None]], *subjects: Any) -> None:
-        for listener in listeners:
-            try:
-                listener(*subjects)
-            except Exception:  # a listener's bug must not stop the engine
-                log.exception("engine listener failed")
+        self._observers.execution_finished(execution)
 
     # -- effects -------------------------------------------------------------------------------------
     def _dispatch(self, fiber: Fiber, effect: Effect) -> None:

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.observers import EngineObserver
 from sfn_emulator.eventbridge.routing import ROUTER, DeliveryFailed
 from sfn_emulator.eventbridge.schedule_expressions import (
     InvalidScheduleExpression,
@@ -54,9 +55,9 @@ class _Watched:
         self.timer: Timer | None = None
 
 
-class EventBridge:
+class EventBridge(EngineObserver, moto_state.JournalObserver):
     """See the module docstring. It is also what the console asks about rules and schedules
-    (`targeting`, `started_by`: `sfn_emulator.wire.console_views.Triggers`)."""
+    (`targeting`, `started_by`: `sfn_emulator.console.views.Triggers`)."""
 
     def __init__(self, *, engine: Engine, service: StepFunctionsService, functions: LambdaFunctions) -> None:
         self._engine = engine
@@ -66,15 +67,13 @@ class EventBridge:
         self._watched: dict[tuple[str, ...], _Watched] = {}
         self._lock = threading.Lock()
         self._closed = False
-        engine.on_started.append(self._started)
-        engine.on_finished.append(self._finished)
         ROUTER.connect(self)
-        moto_state.listen(self.schedules_changed)
+        moto_state.observe(self)
         self.schedules_changed()  # moto may hold rules and schedules already (made before this emulator)
 
     def close(self) -> None:
         ROUTER.disconnect(self)
-        moto_state.stop_listening(self.schedules_changed)
+        moto_state.stop_observing(self)
         with self._lock:
             self._closed = True
             for watched in self._watched.values():
@@ -103,7 +102,7 @@ class EventBridge:
         return found
 
     # -- status changes ----------------------------------------------------------------------------
-    def _started(self, execution: Execution) -> None:
+    def execution_started(self, execution: Execution) -> None:
         if execution.redrive_date is not None and execution.history and \
                 execution.history[-1]["type"] == "ExecutionRedriven":
             self._emit(execution, PENDING_REDRIVE, execution.redrive_date)
@@ -111,7 +110,7 @@ class EventBridge:
         else:
             self._emit(execution, execution.status, execution.start_date)
 
-    def _finished(self, execution: Execution) -> None:
+    def execution_finished(self, execution: Execution) -> None:
         self._emit(execution, execution.status, execution.stop_date or self._engine.clock.now())
 
     def _emit(self, execution: Execution, status: str, at: datetime) -> None:
@@ -170,8 +169,11 @@ class EventBridge:
         return True
 
     # -- schedules ----------------------------------------------------------------------------------
-    def schedules_changed(self, *_: Any) -> None:
-        """Bring the timers in line with moto's rules and schedules (any thread; a moto listener)."""
+    def journal_changed(self, entry: moto_state.Entry | None) -> None:
+        self.schedules_changed()
+
+    def schedules_changed(self) -> None:
+        """Bring the timers in line with moto's rules and schedules (any thread)."""
         ROUTER.take_over_delivery()
         current = dict(_scheduled())
         now = self._engine.clock.now()

@@ -70,6 +70,8 @@ class StateDirectory:
             self.database.put_moto_journal(moto_state.journal())
         self.moto_keeper = MotoKeeper(self.database)
         self.recorder = Recorder(self.database, service, engine, clock)
+        service.observe(self.recorder)
+        engine.observe(self.recorder)
         for entry, revision_type in restore.install(self._loaded, service, engine):
             self.recorder.follow(entry, revision_type)
         for store in service.stores():

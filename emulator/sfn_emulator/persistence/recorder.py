@@ -1,11 +1,11 @@
 """Writes what changes to the database as it changes, from two places only:
 
-- the control plane's change listener (`StepFunctionsService.on_change`), on the API thread, before the
-  answer is sent (and a STANDARD execution's first record before it runs, `StepFunctionsService.before_start`): state machines, versions, aliases, tags, activities and map runs of the caller's
+- the control plane's observer events (`ServiceObserver.changed`), on the API thread, before the
+  answer is sent (and a STANDARD execution's first record before it runs, `ServiceObserver.execution_filed`): state machines, versions, aliases, tags, activities and map runs of the caller's
   (account, region) are rewritten (they are few and change rarely); a started execution's record is
   written at once; SendTask*, StopExecution and RedriveExecution wait for the engine's round that
   serves them (`Engine.barrier`), so what they caused is recorded when they are answered;
-- the engine's end of round (`Engine.on_round`), on the engine thread: the new history events and the
+- the engine's end of round (`EngineObserver.round_ended`), on the engine thread: the new history events and the
   progress of every running execution, the map runs and the clock, in one transaction per round.
 
 Executions are followed while they run and let go once their last change is written.
@@ -21,9 +21,11 @@ from msgspec import Struct
 from sfn_emulator.clock.virtual_clock import Clock
 from sfn_emulator.engine import Engine
 from sfn_emulator.engine.execution import Execution, MapRun
+from sfn_emulator.engine.observers import EngineObserver
 from sfn_emulator.persistence import records
 from sfn_emulator.persistence.database import Database
 from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.observers import ServiceObserver
 from sfn_emulator.service.store import ExecutionEntry, Store
 
 # Answered only once the engine has acted on them; then their effect is recorded before the answer.
@@ -46,7 +48,9 @@ class _FollowedMapRun(Struct, eq=False):
     written: tuple[Any, ...] | None = None
 
 
-class Recorder:
+class Recorder(EngineObserver, ServiceObserver):
+    """Follows the control plane and the engine (their observer: registered by `StateDirectory.attach`)."""
+
     def __init__(self, database: Database, service: StepFunctionsService, engine: Engine, clock: Clock) -> None:
         self.database = database
         self._service = service
@@ -56,14 +60,9 @@ class Recorder:
         self._executions: dict[str, _Followed] = {}
         self._map_runs: dict[str, _FollowedMapRun] = {}
         self._clock_written: tuple[Any, str] | None = None
-        service.on_change.append(self._service_changed)
-        service.before_start.append(self._starting)
-        engine.on_round.append(self.flush)
-        engine.on_map_run.append(self._map_run_began)
-        engine.on_child_execution.append(self._child_started)
 
     # -- the control plane -------------------------------------------------------------------------
-    def _service_changed(self, store: Store | None, action: str, params: dict[str, Any], result: Any) -> None:
+    def changed(self, store: Store | None, action: str, params: dict[str, Any], result: Any) -> None:
         if store is None:  # a reset
             self._forget(params.get("account"))
             return
@@ -81,7 +80,7 @@ class Recorder:
         elif action not in _SERVED_BY_ENGINE:
             self.write_resources(store)
 
-    def _starting(self, store: Store, entry: ExecutionEntry) -> None:
+    def execution_filed(self, store: Store, entry: ExecutionEntry) -> None:
         """A started execution's record, written before it runs: if it cannot be written (a full
         disk), the start fails and nothing runs, so a client's retry does not run it twice."""
         with self.database.transaction() as sql:
@@ -132,8 +131,8 @@ class Recorder:
             else:
                 self._executions.pop(execution.arn, None)
 
-    def _child_started(self, child: Execution, map_run: MapRun) -> None:
-        """Engine listener (after the service filed the child): follow a map run's child execution."""
+    def map_run_child_started(self, child: Execution, map_run: MapRun) -> None:
+        """Engine observer (after the service filed the child): follow a map run's child execution."""
         store = self._service.store_of(child.account, child.region)
         with self._service.lock:
             entry = store.executions.get(child.arn)
@@ -141,7 +140,7 @@ class Recorder:
         if entry is not None:
             self.follow(entry, self._revision_type(store, parent) if parent is not None else child.type)
 
-    def _map_run_began(self, map_run: MapRun) -> None:
+    def map_run_began(self, map_run: MapRun) -> None:
         with self._lock:
             self._map_runs[map_run.arn] = _FollowedMapRun(map_run)
 
@@ -157,6 +156,9 @@ class Recorder:
                 self._engine.top_task_token(execution.arn))
 
     # -- the engine's rounds -------------------------------------------------------------------------
+    def round_ended(self) -> None:
+        self.flush()
+
     def flush(self) -> None:
         """Write what the round changed: new events, progress, map runs, the clock (one transaction)."""
         with self._lock:

@@ -14,7 +14,7 @@ from sfn_emulator.protocol.errors import ApiError
 from sfn_emulator.replay.history import HistoryError, history_events
 from sfn_emulator.replay.mock_case import mock_case_documents
 from sfn_emulator.service import StepFunctionsService
-from sfn_emulator.wire.console_api import API_PATH
+from sfn_emulator.console.api import API_PATH
 
 ROUTE = API_PATH + "test-case"
 _PAGE = 1000

@@ -23,6 +23,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.asl.json_text import compact_json
+from sfn_emulator.engine.observers import EngineObserver
 from sfn_emulator.service.execution_answers import without_execution_data
 from sfn_emulator.service.logging_configuration import LogGroup, LogGroups, destination_group
 
@@ -70,7 +71,7 @@ def stream_name(execution: Execution) -> str:
     return f"states/{execution.state_machine_name}/{execution.start_date:%Y-%m-%d-%H-%M}/{execution_id}"
 
 
-class ExecutionLogs:
+class ExecutionLogs(EngineObserver):
     """Remembers which executions log where when they start; writes their logs when they end."""
 
     def __init__(self, log_groups: LogGroups | None) -> None:
@@ -88,7 +89,7 @@ class ExecutionLogs:
             self._logging[execution.arn] = (group, configuration["level"], configuration["includeExecutionData"],
                                             len(execution.history))
 
-    def finished(self, execution: Execution) -> None:
+    def execution_finished(self, execution: Execution) -> None:
         with self._lock:
             logging_to = self._logging.pop(execution.arn, None)
         if logging_to is None or self.log_groups is None:

@@ -83,9 +83,6 @@ class Executions:
         self._mock_cases = mock_cases
         self._ids = ids
         self._routing = routing
-        # Told of a STANDARD execution filed but not yet running; one that raises stops the start, so an
-        # execution whose record cannot be kept never runs (`sfn_emulator.persistence`).
-        self.before_start: list[Callable[[Store, ExecutionEntry], None]] = []
 
     # ------------------------------------------------------------------ look-ups
 
@@ -218,8 +215,7 @@ class Executions:
                     entry = ExecutionEntry(execution, target.revision, store.next_sequence())
                     store.add_execution(entry)
                     try:
-                        for listener in self.before_start:
-                            listener(store, entry)
+                        self.registry.observers.execution_filed(store, entry)
                     except BaseException:
                         store.forget_execution(execution.arn)  # a start that failed leaves nothing behind
                         raise

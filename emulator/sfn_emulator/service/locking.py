@@ -4,7 +4,7 @@ Each decorated method is an operation component's, named after its botocore oper
 it receives the caller's `Store` first, then the operation's members by their botocore names. Callers
 pass those members plus optional `account=` and `region=` (default: the service's). Every kind
 refuses a request that names another account's resources (`ownership`) and, for an operation that
-changes something, tells the registry's change listeners before answering.
+changes something, tells the registry's observers before answering.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def _wrapped(method: F, *, prepare: Prepare | None, locked: bool) -> F:
 
     def answer(component: HoldsRegistry, store: Store, params: dict[str, Any]) -> Any:
         result = method(component, store, **params)
-        if writes and component.registry.on_change:
-            component.registry.changed(store, action, params, result)
+        if writes and component.registry.observers:
+            component.registry.observers.changed(store, action, params, result)
         return result
 
     @functools.wraps(method)

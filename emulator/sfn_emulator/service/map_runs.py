@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from sfn_emulator.engine.execution import RUNNING, Execution, MapRun
+from sfn_emulator.engine.observers import EngineObserver
 from sfn_emulator.service import arns
 from sfn_emulator.service.engine_interfaces import MapRunSettings
 from sfn_emulator.service.errors import (
@@ -24,7 +25,7 @@ from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.store import ExecutionEntry, Store
 
 
-class MapRuns:
+class MapRuns(EngineObserver):
     """The map run operations, and the filing of the map runs the engine announces."""
 
     def __init__(self, registry: Registry, settings: MapRunSettings) -> None:
@@ -39,15 +40,15 @@ class MapRuns:
             raise ResourceNotFound(f"Resource not found: '{map_run_arn}'", resource_name=map_run_arn)
         return map_run
 
-    def file_map_run(self, map_run: MapRun) -> None:
-        """Engine listener: file a new map run with its parent execution."""
+    def map_run_began(self, map_run: MapRun) -> None:
+        """Engine observer (`EngineObserver.map_run_began`): file a new map run with its parent execution."""
         parent = self._parent(map_run)
         if parent is not None:
             with self.registry.lock:
                 parent[0].map_runs[map_run.arn] = map_run
 
-    def file_child(self, child: Execution, map_run: MapRun) -> None:
-        """Engine listener: a map run's item started as `child`; it is describable like any execution."""
+    def map_run_child_started(self, child: Execution, map_run: MapRun) -> None:
+        """Engine observer (`EngineObserver.map_run_child_started`): a map run's item started as `child`; it is describable like any execution."""
         parent = self._parent(map_run)
         if parent is not None:
             store, entry = parent

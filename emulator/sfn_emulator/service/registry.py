@@ -13,14 +13,10 @@ import threading
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterator
 
+from sfn_emulator.service.observers import ServiceObservers
 from sfn_emulator.service.store import ExecutionEntry, Store
 
 EXECUTION_RETENTION = timedelta(days=90)  # AWS's, for closed STANDARD executions
-
-# A change listener hears (store, action, params, result) after each operation that changes
-# resources, and (None, "Reset", {"account": ...}, None) after a reset.
-ChangeListener = Callable[["Store | None", str, dict[str, Any], Any], None]
-
 
 class Registry:
     """The stores of every (account, region) an operation has named, under one lock."""
@@ -34,7 +30,7 @@ class Registry:
         self.lock = threading.RLock()
         self._stores: dict[tuple[str, str], Store] = {}
         self._prepared = threading.local()  # what a `prepared_operation`'s prepare step made, per calling thread
-        self.on_change: list[ChangeListener] = []  # told before the answer is sent (`sfn_emulator.persistence`)
+        self.observers = ServiceObservers()  # told of changes before the answer is sent (`service.observers`)
 
     # ------------------------------------------------------------------ stores
 
@@ -117,7 +113,3 @@ class Registry:
     def prepared(self) -> Any:
         """What the running `prepared_operation`'s prepare step returned on this thread (None: none)."""
         return getattr(self._prepared, "value", None)
-
-    def changed(self, store: Store | None, action: str, params: dict[str, Any], result: Any) -> None:
-        for listener in self.on_change:
-            listener(store, action, params, result)

@@ -22,6 +22,7 @@ from sfn_emulator.service.executions import Executions
 from sfn_emulator.service.logging_configuration import LogGroups
 from sfn_emulator.service.map_runs import MapRuns
 from sfn_emulator.service.mock_cases import MockCases, NoMockConfig
+from sfn_emulator.service.observers import ServiceObserver
 from sfn_emulator.service.operation_table import OPERATIONS
 from sfn_emulator.service.registry import EXECUTION_RETENTION, Registry
 from sfn_emulator.service.state_machines import StateMachines
@@ -68,13 +69,13 @@ class StepFunctionsService:
             xform_name(name): getattr(getattr(self, component), xform_name(name))
             for name, component in OPERATIONS.items()
         }
-        # Told before an operation that changed resources answers, and after a reset (`sfn_emulator.persistence`).
-        self.on_change = self.registry.on_change
-        self.before_start = self.executions.before_start
-        engine.on_finished.append(execution_logs.finished)
         engine.activity_exists = self.activities.exists_for
-        engine.on_map_run.append(self.map_runs.file_map_run)
-        engine.on_child_execution.append(self.map_runs.file_child)
+        engine.observe(execution_logs)  # executions log when they end
+        engine.observe(self.map_runs)  # map runs and their children are filed as the engine starts them
+
+    def observe(self, observer: ServiceObserver) -> None:
+        """Tell `observer` of the control plane's changes from now on (for whoever composes the parts)."""
+        self.registry.observers.add(observer)
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
         """Run `operation` (a botocore name such as "CreateStateMachine") with validated `params`."""
@@ -121,7 +122,7 @@ class StepFunctionsService:
         """Forget every resource (of `account` only, when given): state machines, executions,
         activities. Running executions are aborted first, so nothing runs on for a forgotten record."""
         self.executions.abort_running(self.registry.remove(account), None)
-        self.registry.changed(None, "Reset", {"account": account}, None)
+        self.registry.observers.changed(None, "Reset", {"account": account}, None)
 
     def stop_running(self, account: str, cause: str = TEST_ENDED_CAUSE) -> list[str]:
         """Abort every running execution of `account` (in every region), as StopExecution with

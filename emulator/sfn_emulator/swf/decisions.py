@@ -303,5 +303,5 @@ class DecisionBatch:
                                 decisionTaskCompletedEventId=self.completed_id)
         open_lambda = OpenLambda(lambda_id, scheduled)
         self.execution.lambdas[lambda_id] = open_lambda
-        if self.workflows.on_lambda(self.execution, (open_lambda, name, attributes.get("input"), parse_duration(timeout))):
+        if self.workflows.start_lambda(self.execution, (open_lambda, name, attributes.get("input"), parse_duration(timeout))):
             self.needs_decision = True

@@ -43,9 +43,8 @@ class SwfService:
         self._registries: dict[tuple[str, str], Registry] = {}
         self.tasks = TaskLists(engine.clock, self._lock)
         self.workflows = Workflows(engine.clock, engine.set_timer, self._lock, self.tasks,
-                                   ids or Randomness(process_seed(None)))
-        self._lambdas = LambdaRunner(functions, self.workflows, engine.outside_call, function_hint)
-        self.workflows.on_lambda = self._lambdas.start
+                                   ids or Randomness(process_seed(None)),
+                                   LambdaRunner(functions, engine.outside_call, function_hint))
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
         method: Callable[..., dict[str, Any] | None] = getattr(self, _SNAKE.sub("_", operation).lower())

@@ -27,9 +27,11 @@ from sfn_emulator.swf.execution import (
     CLOSED,
     ActivityTask,
     DecisionTask,
+    OpenLambda,
     WorkflowExecution,
     parse_duration,
 )
+from sfn_emulator.swf.lambdas import LambdaRunner
 from sfn_emulator.swf.faults import (
     DefaultUndefinedFault,
     TypeDeprecatedFault,
@@ -83,7 +85,8 @@ def resolve_start(domain: Domain, attributes: dict[str, Any], workflow_type: dic
 class Workflows:
     """Every execution of the service, and what happens to them; callers hold `lock`."""
 
-    def __init__(self, clock: Clock, set_timer: SetTimer, lock: threading.RLock, tasks: TaskLists, ids: Randomness) -> None:
+    def __init__(self, clock: Clock, set_timer: SetTimer, lock: threading.RLock, tasks: TaskLists, ids: Randomness,
+                 lambdas: LambdaRunner) -> None:
         self.clock = clock
         self._set_timer = set_timer
         self.lock = lock
@@ -92,8 +95,11 @@ class Workflows:
         self.executions: dict[tuple[str, str, str], list[WorkflowExecution]] = {}  # (account, region, domain) -> all
         self.tokens: dict[str, tuple[WorkflowExecution, Any]] = {}  # task token -> (execution, open task)
         self.spent_tokens: dict[str, tuple[WorkflowExecution, Any]] = {}  # tokens of tasks that are over
-        # Runs a scheduled Lambda function; True when it failed to start (see `lambdas`).
-        self.on_lambda: Callable[[WorkflowExecution, Any], bool] = lambda execution, scheduled: True
+        self._lambdas = lambdas
+
+    def start_lambda(self, execution: WorkflowExecution, scheduled: tuple[OpenLambda, str, str | None, float | None]) -> bool:
+        """Run a scheduled Lambda function; True when it failed to start (see `lambdas`)."""
+        return self._lambdas.start(self, execution, scheduled)
 
     # -- finding ---------------------------------------------------------------------------------
     def of_domain(self, account: str, region: str, domain: str) -> list[WorkflowExecution]:

@@ -65,6 +65,18 @@ class ControlPlane(Protocol):
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]: ...
 
 
+class ApiExtension(ControlPlane, Protocol):
+    """A second AWS JSON API served on the same endpoint as Step Functions (Amazon SWF is one): an
+    extension the composition root registers under its botocore model name (`more_apis`), whose
+    model gives the target prefix and signing name requests are routed by. Besides answering its
+    operations, it forgets an account's resources with the emulator (`POST /_emulator/reset`) and
+    stops its waits (long polls) when the emulator closes."""
+
+    def reset(self, account: str | None = None) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class OwnApis(Struct, frozen=True):
     """How requests name the APIs an app answers itself: X-Amz-Target prefixes and SigV4 signing names."""
 

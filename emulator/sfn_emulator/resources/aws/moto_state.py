@@ -13,7 +13,7 @@ Both ways into moto record their requests here, where they reach moto: the integ
 clients (`sfn_emulator.resources.aws.backends`, replayed through moto's botocore dispatcher) and the
 HTTP passthrough (`sfn_emulator.wire.aws_passthrough`, replayed through moto's server app). A
 request is kept when it may change something (any method but GET, HEAD and OPTIONS) and moto
-answered it without an error (status below 400); listeners hear it before its answer is used. A
+answered it without an error (status below 400); observers hear it before its answer is used. A
 reset of one account is an entry too; a reset of everything empties the journal.
 
 Identifiers moto draws (SQS message ids, SNS subscription ARNs, Secrets Manager ARN suffixes, ...)
@@ -36,7 +36,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from random import Random
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 import msgspec
 from msgspec import Struct
@@ -82,20 +82,28 @@ class MotoStateError(ValueError):
     """A journal that cannot be loaded; the message says why."""
 
 
-# A listener hears each kept entry, and None when every backend was forgotten.
-Listener = Callable[[Union[Entry, None]], None]
-_listeners: list[Listener] = []
+class JournalObserver(Protocol):
+    """Follows moto's journal (persistence's keeper, the local EventBridge's schedules)."""
+
+    def journal_changed(self, entry: Entry | None) -> None:
+        """`entry` was kept (None: every backend was forgotten); told on the thread that served it,
+        before its answer is used."""
+
+
+# Those following the journal: the process's, as moto's backends and the journal are.
+_observers: tuple[JournalObserver, ...] = ()
 _journal: list[Entry] = []  # the process's: what a snapshot carries
-_journal_lock = threading.Lock()  # listeners hear entries in the journal's order
+_journal_lock = threading.Lock()  # observers hear entries in the journal's order
 
 
-def listen(listener: Listener) -> None:
-    _listeners.append(listener)
+def observe(observer: JournalObserver) -> None:
+    global _observers
+    _observers += (observer,)  # one assignment: `_tell` reads the tuple it finds (no lock: an observer may stop)
 
 
-def stop_listening(listener: Listener) -> None:
-    if listener in _listeners:
-        _listeners.remove(listener)
+def stop_observing(observer: JournalObserver) -> None:
+    global _observers
+    _observers = tuple(known for known in _observers if known is not observer)
 
 
 def _tell(entry: Entry | None) -> None:
@@ -104,8 +112,8 @@ def _tell(entry: Entry | None) -> None:
             _journal.clear()
         else:
             _journal.append(entry)
-        for listener in list(_listeners):
-            listener(entry)
+        for observer in _observers:
+            observer.journal_changed(entry)
 
 
 def journal() -> list[Entry]:
@@ -252,7 +260,7 @@ def decode_entry(text: str | bytes) -> Entry:
 
 def load(entries: list[Entry]) -> list[str]:
     """Make moto's backends those the journal's requests build: every backend emptied, then each
-    request handed to moto again, in order, with its seed. Listeners hear nothing. Answers what
+    request handed to moto again, in order, with its seed. Observers hear nothing. Answers what
     moto refused on the way (a request a later moto no longer answers), each named."""
     with _journal_lock:
         _journal[:] = entries

@@ -15,7 +15,7 @@ from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine.outstanding import Outstanding
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
-from sfn_emulator.wire.console_history import HistoryDigests
+from sfn_emulator.console.history import HistoryDigests
 from sfn_emulator.wire.insight_api import drawn_path, machine_graph
 
 EXECUTIONS_PER_PAGE = 25

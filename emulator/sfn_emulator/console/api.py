@@ -1,10 +1,10 @@
 """`/_emulator/console/`: a web console for the local operator, served by the emulator itself.
 
-The page (`console/index.html`, plain HTML, CSS and JavaScript shipped in this package, Mermaid from
+The page (`static/index.html`, plain HTML, CSS and JavaScript shipped in this package, Mermaid from
 `sfn_emulator.graphs`) reads JSON from `/_emulator/console/api/...` and polls it to stay live. Each
 read costs what the page shows: an execution's page reads its events a page at a time
 (`events?arn=...&after=<event id>&limit=<n>`, ids being positions in the history), and histories
-are digested once per event (`console_history`).
+are digested once per event (`history`).
 Every action is a JSON POST to `/_emulator/console/api/<action>`; the actions run the Step
 Functions operations they are named after, checked by the same request decoders as the API, in
 the account and region of the ARN they act on, and answer the operation's result or
@@ -28,8 +28,8 @@ from sfn_emulator.service.api_model import service_model
 from sfn_emulator.service.errors import ApiError
 from sfn_emulator.wire.app import SERVICE_NAME, parse_body
 from sfn_emulator.wire.clock_api import ClockChange, apply_clock_change
-from sfn_emulator.wire.console_address import CONSOLE_PATH
-from sfn_emulator.wire.console_views import ConsoleViews, Triggers, plain, scope_of
+from sfn_emulator.console.address import CONSOLE_PATH
+from sfn_emulator.console.views import ConsoleViews, Triggers, plain, scope_of
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 
 API_PATH = CONSOLE_PATH + "api/"
@@ -114,7 +114,7 @@ def mount_console(app: Flask, service: StepFunctionsService, engine: Engine, clo
             return Response(script, content_type="text/javascript; charset=utf-8")
         if name not in _FILES:
             return _json({"message": f"No console file {name!r}"}, 404)
-        text = resources.files("sfn_emulator.wire").joinpath("console", name).read_bytes()
+        text = resources.files("sfn_emulator.console").joinpath("static", name).read_bytes()
         return Response(text, content_type=_FILES[name], headers={"Cache-Control": "no-cache"})
 
     reads: dict[str, Callable[[], dict[str, Any]]] = {
