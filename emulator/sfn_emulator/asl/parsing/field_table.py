@@ -34,6 +34,8 @@ from sfn_emulator.asl.parsing.rules import EXPRESS, MAX_ITEMS, MAX_SECONDS, STAN
 from sfn_emulator.asl.timestamps import NOT_A_TIMESTAMP, is_timestamp, parse_timestamp
 
 BOTH = (JSONPATH, JSONATA)
+STATE_MACHINE, BRANCH, ITEM_PROCESSOR = "StateMachine", "Branch", "ItemProcessor"  # the owners of machine fields
+_MACHINES = (STATE_MACHINE, BRANCH, ITEM_PROCESSOR)
 _FLOWING = ("Task", "Wait", "Pass", "Parallel", "Map")  # the types that take Next and End
 _IO = ("Task", "Wait", "Pass", "Succeed", "Choice", "Parallel", "Map")  # the types that filter input and output
 
@@ -94,6 +96,15 @@ _BATCH_SIZE = Literal("INTEGER", minimum=1)
 
 
 ROWS: tuple[FieldSpec, ...] = (
+    # A whole definition, a Parallel branch, a Map item processor
+    FieldSpec("StartAt", _MACHINES),
+    FieldSpec("States", _MACHINES),
+    FieldSpec("QueryLanguage", (STATE_MACHINE,)),
+    FieldSpec("Comment", _MACHINES, literal=_STRING),
+    FieldSpec("TimeoutSeconds", (STATE_MACHINE,), literal=Literal("INTEGER", minimum=0, maximum=MAX_SECONDS)),
+    FieldSpec("Version", (STATE_MACHINE,), literal=_STRING),
+    FieldSpec("ProcessorConfig", (ITEM_PROCESSOR,)),
+    # A state
     FieldSpec("Next", _FLOWING),
     FieldSpec("End", _FLOWING),
     FieldSpec("InputPath", _IO, (JSONPATH,)),

@@ -6,21 +6,12 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from sfn_emulator.asl.model import JSONATA, JSONPATH, State, StateMachine
+from sfn_emulator.asl.model import JSONPATH, State, StateMachine
 from sfn_emulator.asl.parsing.expressions import ExpressionFields
 from sfn_emulator.asl.parsing.field_reading import TableFields
-from sfn_emulator.asl.parsing.field_table import FIELDS, FieldTable
+from sfn_emulator.asl.parsing.field_table import FIELDS, STATE_MACHINE, FieldTable
 from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
-from sfn_emulator.asl.parsing.rules import (
-    BRANCH_FIELDS,
-    EMPTY,
-    EXPRESS,
-    ITEM_PROCESSOR_FIELDS,
-    MAX_SECONDS,
-    TOP_LEVEL_FIELDS,
-    listed,
-    expected_type,
-)
+from sfn_emulator.asl.parsing.rules import EMPTY, EXPRESS, expected_type, listed
 from sfn_emulator.asl.parsing.states import StateFields
 from sfn_emulator.asl.state_names import state_name_problem
 from sfn_emulator.asl.validation import (
@@ -55,27 +46,24 @@ class Parser:
         return self.states.state(name, value, location, scope, machine_language)
 
     def machine(self, value: Any, location: str, *, kind: str, query_language: str) -> StateMachine | None:
-        """A whole definition (`kind` "top"), a Parallel branch ("branch") or a Map item processor ("processor")."""
+        """A whole definition (`kind` STATE_MACHINE), a Parallel branch (BRANCH) or a Map item processor
+        (ITEM_PROCESSOR): the table's owners of their fields."""
         recorder = self.recorder
         errors_before = recorder.error_count()
         here = location or "/"
         if not isinstance(value, dict):
             recorder.error(expected_type("OBJECT"), here)
             return None
-        allowed = {"top": TOP_LEVEL_FIELDS, "branch": BRANCH_FIELDS, "processor": ITEM_PROCESSOR_FIELDS}[kind]
         missing = [name for name in ("States", "StartAt") if name not in value]
         if missing:
             recorder.error(f"These fields are required: {listed(missing)}", here)
-        recorder.unknown_fields(value, allowed, here)
+        recorder.unknown_fields(value, self.table_fields.table.fields_of(kind, JSONPATH), here)
 
         start_at = recorder.typed(value, "StartAt", "STRING", location)
-        comment = recorder.typed(value, "Comment", "STRING", location)
-        timeout_seconds = version = None
-        if kind == "top":
+        if kind == STATE_MACHINE:
             query_language = self.states.query_language(value, location, inherited=None) or JSONPATH
             recorder.machine_language = query_language
-            timeout_seconds = recorder.integer(value, "TimeoutSeconds", location, minimum=0, maximum=MAX_SECONDS)
-            version = recorder.typed(value, "Version", "STRING", location)
+        table_fields = self.table_fields.read(kind, value, location)
 
         states = recorder.typed(value, "States", "OBJECT", location)
         scope = Scope(location, start_at if isinstance(start_at, str) else None)
@@ -92,7 +80,7 @@ class Parser:
                 state = self.state(name, definition, state_location, scope, query_language)
                 if state is not None:
                     parsed[name] = state
-            recorder.diagnostics.extend(check_transitions(scope, top_level=kind == "top"))
+            recorder.diagnostics.extend(check_transitions(scope, top_level=kind == STATE_MACHINE))
 
         if recorder.error_count() > errors_before or not isinstance(start_at, str):
             return None
@@ -100,10 +88,8 @@ class Parser:
             start_at=start_at,
             states=MappingProxyType(parsed),  # read-only: the model is immutable all the way down
             query_language=query_language,
-            timeout_seconds=timeout_seconds,
-            comment=comment,
-            version=version,
             raw=value,
+            **table_fields,
         )
 
     def register_name(self, name: str, location: str) -> None:

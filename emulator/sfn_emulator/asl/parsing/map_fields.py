@@ -19,13 +19,14 @@ from sfn_emulator.asl.model import (
 from sfn_emulator.asl.parsing.error_handling import ErrorHandlingFields
 from sfn_emulator.asl.parsing.expressions import ExpressionFields
 from sfn_emulator.asl.parsing.field_reading import TableFields
+from sfn_emulator.asl.parsing.field_table import ITEM_PROCESSOR
 from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
 from sfn_emulator.asl.parsing.rules import ITEM_READER_RESOURCES, RESULT_WRITER_RESOURCES, expected_type
 from sfn_emulator.asl.paths import compile_reference_path
 from sfn_emulator.asl.state_io import joined
 from sfn_emulator.asl.validation import Scope
 
-# Reads a Parallel branch ("branch") or a Map item processor ("processor") as a machine.
+# Reads a Parallel branch (BRANCH) or a Map item processor (ITEM_PROCESSOR) as a machine.
 MachineReader = Callable[..., "StateMachine | None"]
 
 
@@ -54,7 +55,7 @@ class MapFields:
         if isinstance(processor, dict):
             mode, execution_type = self.processor_config(processor, processor_location)
         item_processor = (
-            self.machine(processor, processor_location, kind="processor", query_language=recorder.machine_language)
+            self.machine(processor, processor_location, kind=ITEM_PROCESSOR, query_language=recorder.machine_language)
             if processor is not None
             else None
         )

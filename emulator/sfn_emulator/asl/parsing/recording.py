@@ -53,18 +53,6 @@ class DiagnosticRecorder:
             return None
         return item
 
-    def integer(
-        self, value: dict, field: str, location: str, *, minimum: int, maximum: int | None = None
-    ) -> int | None:
-        item = self.typed(value, field, "INTEGER", location)
-        return item if self.in_range(item, field, location, minimum, maximum) else None
-
-    def number(
-        self, value: dict, field: str, location: str, *, minimum: float, maximum: float | None = None
-    ) -> float | None:
-        item = self.typed(value, field, "NUMBER", location)
-        return item if self.in_range(item, field, location, minimum, maximum) else None
-
     def in_range(
         self, item: Any, field: str, location: str, minimum: float | None, maximum: float | None
     ) -> bool:

@@ -17,10 +17,6 @@ QUERY_LANGUAGES = (JSONPATH, JSONATA)
 MAX_SECONDS = 99999999  # the largest TimeoutSeconds, HeartbeatSeconds, Wait Seconds... AWS accepts
 MAX_DIAGNOSTICS = 100  # ValidateStateMachineDefinition's default maxResults
 
-TOP_LEVEL_FIELDS = frozenset({"Comment", "StartAt", "States", "TimeoutSeconds", "Version", "QueryLanguage"})
-BRANCH_FIELDS = frozenset({"Comment", "StartAt", "States"})
-ITEM_PROCESSOR_FIELDS = frozenset({"Comment", "StartAt", "States", "ProcessorConfig"})
-
 COMMON_FIELDS = frozenset({"Type", "Comment", "QueryLanguage"})
 ASSIGNING_TYPES = ("Pass", "Task", "Choice", "Wait", "Parallel", "Map")  # the states that take Assign
 # Fields of a JSONata Choice rule that a JSONPath one may not have.

@@ -33,8 +33,9 @@ from sfn_emulator.asl.model import (
     WaitState,
 )
 from sfn_emulator.asl.parsing.error_handling import ErrorHandlingFields
-from sfn_emulator.asl.parsing.expressions import ExpressionFields, dollar_keys, looks_dynamic
+from sfn_emulator.asl.parsing.expressions import dollar_keys, looks_dynamic
 from sfn_emulator.asl.parsing.field_reading import TableFields
+from sfn_emulator.asl.parsing.field_table import BRANCH
 from sfn_emulator.asl.parsing.map_fields import MachineReader, MapFields
 from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
 from sfn_emulator.asl.parsing.resources import ResourceFields, is_http_task
@@ -344,7 +345,7 @@ class StateFields:
             if not definitions:
                 recorder.error(EMPTY, f"{location}/Branches")
             branches = [
-                self.machine(branch, f"{location}/Branches[{index}]", kind="branch",
+                self.machine(branch, f"{location}/Branches[{index}]", kind=BRANCH,
                              query_language=recorder.machine_language)
                 for index, branch in enumerate(definitions)
             ]
