@@ -43,20 +43,23 @@ class TableFields:
 
     def read_field(self, owner: str, spec: FieldSpec, value: dict, location: str) -> tuple[Any, Any]:
         """(the checked literal or None, the field's value in the model or None)."""
-        if spec.twin is None and spec.expression is None:
+        twin = spec.twin
+        if spec.name not in value and (twin is None or twin not in value):
+            return None, None  # absent: nothing to check, the model's default stands
+        if twin is None and spec.expression is None:
             literal = self.literal(spec, value, location)
             return literal, literal
-        if spec.twin is not None and spec.twin_exclusive:
-            self.recorder.at_most_one(value, owner, (spec.name, spec.twin), location)
+        if twin is not None and spec.twin_exclusive:
+            self.recorder.at_most_one(value, owner, (spec.name, twin), location)
         expression = None
         if spec.expression is not None:
             expression = self.expressions.jsonata_field(value, spec.name, location, spec.expression)
         literal = self.literal(spec, value, location) if expression is None else None
         path = None
-        if spec.twin is not None and spec.path_takes_intrinsic:
-            path = self.expressions.path_or_intrinsic(value, spec.twin, location)
-        elif spec.twin is not None:
-            path = self.expressions.path(value, spec.twin, location, compile_reference_path, nullable=False)
+        if twin is not None and spec.path_takes_intrinsic:
+            path = self.expressions.path_or_intrinsic(value, twin, location)
+        elif twin is not None:
+            path = self.expressions.path(value, twin, location, compile_reference_path, nullable=False)
         if expression is not None and spec.expression_convert is not None:
             expression = Converted(expression, spec.expression_convert)
         return literal, one_field(literal, path, expression, spec.path)

@@ -199,24 +199,36 @@ ROWS: tuple[FieldSpec, ...] = (
 
 class FieldTable:
     """The rows, each field's `…Path` twin in its own JSONPath row right after it, and the questions the
-    parser asks of them."""
+    parser asks of them (answered once per table: a parse asks them for every state)."""
 
     def __init__(self, rows: tuple[FieldSpec, ...]) -> None:
         self.rows = tuple(_with_twins(rows))
+        self._answers: dict[tuple[str, ...], Any] = {}
 
     def fields_of(self, owner: str, language: str) -> frozenset[str]:
         """The fields `owner` takes in `language` (a state's besides Type, Comment, QueryLanguage, Assign)."""
-        return frozenset(spec.name for spec in self.rows if owner in spec.owners and language in spec.languages)
+        return self._answer(("fields_of", owner, language), lambda: frozenset(
+            spec.name for spec in self.rows if owner in spec.owners and language in spec.languages
+        ))
 
     def only_in(self, language: str, state_type: str | None = None) -> tuple[str, ...]:
         """The state fields of `language` alone (of `state_type`'s, when given), in the table's order."""
         owners = STATE_TYPES if state_type is None else (state_type,)
-        return tuple(spec.name for spec in self.rows
-                     if spec.languages == (language,) and any(owner in spec.owners for owner in owners))
+        return self._answer(("only_in", language, *owners), lambda: tuple(
+            spec.name for spec in self.rows
+            if spec.languages == (language,) and any(owner in spec.owners for owner in owners)
+        ))
 
     def read_by_table(self, owner: str) -> tuple[FieldSpec, ...]:
         """`owner`'s fields that the table's reader reads (those with a literal rule), in order."""
-        return tuple(spec for spec in self.rows if owner in spec.owners and spec.literal is not None)
+        return self._answer(("read_by_table", owner), lambda: tuple(
+            spec for spec in self.rows if owner in spec.owners and spec.literal is not None
+        ))
+
+    def _answer(self, question: tuple[str, ...], work_out: Callable[[], Any]) -> Any:
+        if question not in self._answers:
+            self._answers[question] = work_out()
+        return self._answers[question]
 
 
 def _with_twins(rows: tuple[FieldSpec, ...]) -> Iterator[FieldSpec]:
