@@ -90,7 +90,7 @@ def parse_single_state(
     if not isinstance(value, dict):
         raise InvalidDefinitionError([schema_error("Definition must be a valid JSON object", None)])
     try:
-        state = parser.state(name, value, f"/States/{name}", Scope("", None), JSONPATH)
+        state = parser.states.state(name, value, f"/States/{name}", Scope("", None), JSONPATH)
     except RecursionError:  # the compilers walk templates recursively
         raise InvalidDefinitionError([_too_deep()]) from None
     if state is None or _has_errors(parser.diagnostics):

@@ -73,9 +73,7 @@ class TableFields:
         item = self.recorder.typed(value, spec.name, rule.json_type, location)
         if item is None:
             return None
-        if (rule.minimum is not None or rule.maximum is not None) and not self.recorder.in_range(
-            item, spec.name, location, rule.minimum, rule.maximum
-        ):
+        if not self.recorder.in_range(item, spec.name, location, rule.minimum, rule.maximum):
             return None
         if rule.problem is not None and (problem := rule.problem(item)) is not None:
             self.recorder.first_error(problem, f"{location}/{spec.name}")

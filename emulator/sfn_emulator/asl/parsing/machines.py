@@ -41,10 +41,6 @@ class Parser:
     def diagnostics(self) -> list[Diagnostic]:
         return self.recorder.diagnostics
 
-    def state(self, name: str, value: Any, location: str, scope: Scope, machine_language: str) -> State | None:
-        """One state (a TestState definition stands alone: `parser.parse_single_state`)."""
-        return self.states.state(name, value, location, scope, machine_language)
-
     def machine(self, value: Any, location: str, *, kind: str, query_language: str) -> StateMachine | None:
         """A whole definition (`kind` STATE_MACHINE), a Parallel branch (BRANCH) or a Map item processor
         (ITEM_PROCESSOR): the table's owners of their fields."""
@@ -77,7 +73,7 @@ class Parser:
                 state_location = f"{location}/States/{name}"
                 self.register_name(name, state_location)
                 scope.states.append(name)
-                state = self.state(name, definition, state_location, scope, query_language)
+                state = self.states.state(name, definition, state_location, scope, query_language)
                 if state is not None:
                     parsed[name] = state
             recorder.diagnostics.extend(check_transitions(scope, top_level=kind == STATE_MACHINE))

@@ -56,8 +56,7 @@ class DiagnosticRecorder:
     def in_range(
         self, item: Any, field: str, location: str, minimum: float | None, maximum: float | None
     ) -> bool:
-        if item is None:
-            return False
+        """Whether `item` is within the bounds given (none: any); else AWS's text for the bound it breaks."""
         if minimum is not None and item < minimum:
             self.error(f"The value for the field '{field}' must be greater than or equal to {minimum}", f"{location}/{field}")
             return False
