@@ -23,7 +23,7 @@ from sfn_emulator.asl.parsing.field_table import (
     STATE_MACHINE,
     FieldSpec,
     FieldTable,
-    Literal,
+    LiteralRule,
 )
 from sfn_emulator.asl.parsing.machines import Parser
 from sfn_emulator.asl.parsing.rules import STANDARD
@@ -114,7 +114,7 @@ def test_a_field_and_its_path_twin_are_refused_together_and_the_twin_in_jsonata(
 # A field the language does not have: one row makes the parser know it, in every form.
 POLL_SECONDS_PATH = fields.PathRule(fields.invalid_path, lambda selected, text: selected)
 WITH_A_NEW_FIELD = FieldTable(ROWS + (
-    FieldSpec("PollSeconds", ("Wait",), literal=Literal("INTEGER", minimum=1), path=POLL_SECONDS_PATH,
+    FieldSpec("PollSeconds", ("Wait",), literal=LiteralRule("INTEGER", minimum=1), path=POLL_SECONDS_PATH,
               expression=POSITIVE_INTEGER),
 ))
 

@@ -40,7 +40,7 @@ _FLOWING = ("Task", "Wait", "Pass", "Parallel", "Map")  # the types that take Ne
 _IO = ("Task", "Wait", "Pass", "Succeed", "Choice", "Parallel", "Map")  # the types that filter input and output
 
 
-class Literal(Struct, frozen=True):
+class LiteralRule(Struct, frozen=True):
     """How a field's literal value is checked, with AWS's texts: its JSON type (a key of
     `rules.JSON_TYPES`), its range or allowed values, a further check giving AWS's text of a problem,
     and what the checked value becomes in the model."""
@@ -65,7 +65,7 @@ class FieldSpec(Struct, frozen=True):
     name: str
     owners: tuple[str, ...]
     languages: tuple[str, ...] = BOTH
-    literal: Literal | None = None
+    literal: LiteralRule | None = None
     path: fields.PathRule | None = None
     path_takes_intrinsic: bool = False
     twin_exclusive: bool = True
@@ -90,9 +90,9 @@ def _timestamp_problem(text: str) -> str | None:
     return None if is_timestamp(text) else NOT_A_TIMESTAMP
 
 
-_STRING = Literal("STRING")
-_SECONDS = Literal("INTEGER", minimum=1, maximum=MAX_SECONDS)
-_BATCH_SIZE = Literal("INTEGER", minimum=1)
+_STRING = LiteralRule("STRING")
+_SECONDS = LiteralRule("INTEGER", minimum=1, maximum=MAX_SECONDS)
+_BATCH_SIZE = LiteralRule("INTEGER", minimum=1)
 
 
 ROWS: tuple[FieldSpec, ...] = (
@@ -101,7 +101,7 @@ ROWS: tuple[FieldSpec, ...] = (
     FieldSpec("States", _MACHINES),
     FieldSpec("QueryLanguage", (STATE_MACHINE,)),
     FieldSpec("Comment", _MACHINES, literal=_STRING),
-    FieldSpec("TimeoutSeconds", (STATE_MACHINE,), literal=Literal("INTEGER", minimum=0, maximum=MAX_SECONDS)),
+    FieldSpec("TimeoutSeconds", (STATE_MACHINE,), literal=LiteralRule("INTEGER", minimum=0, maximum=MAX_SECONDS)),
     FieldSpec("Version", (STATE_MACHINE,), literal=_STRING),
     FieldSpec("ProcessorConfig", (ITEM_PROCESSOR,)),
     # A state
@@ -122,10 +122,10 @@ ROWS: tuple[FieldSpec, ...] = (
     FieldSpec("Catch", ("Task", "Parallel", "Map")),
     FieldSpec("Choices", ("Choice",)),
     FieldSpec("Default", ("Choice",)),
-    FieldSpec("Seconds", ("Wait",), literal=Literal("INTEGER", minimum=0, maximum=MAX_SECONDS),
+    FieldSpec("Seconds", ("Wait",), literal=LiteralRule("INTEGER", minimum=0, maximum=MAX_SECONDS),
               path=fields.SECONDS_PATH, twin_exclusive=False,  # a Wait takes exactly one of its four durations
               expression=NON_NEGATIVE_INTEGER, expression_convert=fields.capped_seconds),
-    FieldSpec("Timestamp", ("Wait",), literal=Literal("STRING", problem=_timestamp_problem, convert=parse_timestamp),
+    FieldSpec("Timestamp", ("Wait",), literal=LiteralRule("STRING", problem=_timestamp_problem, convert=parse_timestamp),
               path=fields.TIMESTAMP_PATH, twin_exclusive=False,
               expression=STRING, expression_convert=fields.expression_timestamp),
     FieldSpec("TimeoutSeconds", ("Task",), literal=_SECONDS, path=fields.TIMEOUT_SECONDS_PATH,
@@ -139,11 +139,11 @@ ROWS: tuple[FieldSpec, ...] = (
     FieldSpec("ItemReader", ("Map",)),
     FieldSpec("ItemBatcher", ("Map",)),
     FieldSpec("ResultWriter", ("Map",)),
-    FieldSpec("MaxConcurrency", ("Map",), literal=Literal("INTEGER", minimum=0), path=fields.MAX_CONCURRENCY_PATH,
+    FieldSpec("MaxConcurrency", ("Map",), literal=LiteralRule("INTEGER", minimum=0), path=fields.MAX_CONCURRENCY_PATH,
               expression=NON_NEGATIVE_INTEGER),
-    FieldSpec("ToleratedFailurePercentage", ("Map",), literal=Literal("NUMBER", minimum=0, maximum=100),
+    FieldSpec("ToleratedFailurePercentage", ("Map",), literal=LiteralRule("NUMBER", minimum=0, maximum=100),
               path=fields.TOLERATED_FAILURE_PERCENTAGE_PATH, expression=NUMBER),
-    FieldSpec("ToleratedFailureCount", ("Map",), literal=Literal("INTEGER", minimum=0),
+    FieldSpec("ToleratedFailureCount", ("Map",), literal=LiteralRule("INTEGER", minimum=0),
               path=fields.TOLERATED_FAILURE_COUNT_PATH, expression=INTEGER),
     FieldSpec("Label", ("Map",), literal=_STRING),
     FieldSpec("Error", ("Fail",), literal=_STRING, path=fields.ERROR_PATH, path_takes_intrinsic=True,
@@ -159,14 +159,14 @@ ROWS: tuple[FieldSpec, ...] = (
     FieldSpec("Assign", ("Catcher",)),
     FieldSpec("Comment", ("Catcher",)),
     FieldSpec("IntervalSeconds", ("Retrier",), literal=_SECONDS),
-    FieldSpec("MaxAttempts", ("Retrier",), literal=Literal("INTEGER", minimum=0, maximum=MAX_SECONDS)),
-    FieldSpec("BackoffRate", ("Retrier",), literal=Literal("NUMBER", minimum=1)),
+    FieldSpec("MaxAttempts", ("Retrier",), literal=LiteralRule("INTEGER", minimum=0, maximum=MAX_SECONDS)),
+    FieldSpec("BackoffRate", ("Retrier",), literal=LiteralRule("NUMBER", minimum=1)),
     FieldSpec("MaxDelaySeconds", ("Retrier",), literal=_SECONDS),
-    FieldSpec("JitterStrategy", ("Retrier",), literal=Literal("STRING", choices=("FULL", "NONE"))),
+    FieldSpec("JitterStrategy", ("Retrier",), literal=LiteralRule("STRING", choices=("FULL", "NONE"))),
     FieldSpec("Comment", ("Retrier",), literal=_STRING),
     # A Map's ItemProcessor's ProcessorConfig
-    FieldSpec("Mode", ("ProcessorConfig",), literal=Literal("STRING", choices=("INLINE", "DISTRIBUTED"))),
-    FieldSpec("ExecutionType", ("ProcessorConfig",), literal=Literal("STRING", choices=(STANDARD, EXPRESS))),
+    FieldSpec("Mode", ("ProcessorConfig",), literal=LiteralRule("STRING", choices=("INLINE", "DISTRIBUTED"))),
+    FieldSpec("ExecutionType", ("ProcessorConfig",), literal=LiteralRule("STRING", choices=(STANDARD, EXPRESS))),
     # A Distributed Map's ItemReader and ResultWriter
     FieldSpec("Resource", ("ItemReader", "ResultWriter")),
     FieldSpec("Parameters", ("ItemReader", "ResultWriter"), (JSONPATH,)),
@@ -175,16 +175,16 @@ ROWS: tuple[FieldSpec, ...] = (
     FieldSpec("WriterConfig", ("ResultWriter",)),
     # A Distributed Map's ItemReader's ReaderConfig
     FieldSpec("InputType", ("ReaderConfig",),
-              literal=Literal("STRING", choices=("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET"))),
-    FieldSpec("CSVHeaderLocation", ("ReaderConfig",), literal=Literal("STRING", choices=("FIRST_ROW", "GIVEN"))),
+              literal=LiteralRule("STRING", choices=("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET"))),
+    FieldSpec("CSVHeaderLocation", ("ReaderConfig",), literal=LiteralRule("STRING", choices=("FIRST_ROW", "GIVEN"))),
     FieldSpec("CSVHeaders", ("ReaderConfig",)),
     FieldSpec("CSVDelimiter", ("ReaderConfig",),
-              literal=Literal("STRING", choices=("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB"))),
-    FieldSpec("MaxItems", ("ReaderConfig",), literal=Literal("INTEGER", minimum=0, maximum=MAX_ITEMS),
+              literal=LiteralRule("STRING", choices=("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB"))),
+    FieldSpec("MaxItems", ("ReaderConfig",), literal=LiteralRule("INTEGER", minimum=0, maximum=MAX_ITEMS),
               path=fields.MAX_ITEMS_PATH, expression=INTEGER),
     FieldSpec("ItemsPointer", ("ReaderConfig",), literal=_STRING),
-    FieldSpec("Transformation", ("ReaderConfig",), literal=Literal("STRING", choices=("NONE", "LOAD_AND_FLATTEN"))),
-    FieldSpec("ManifestType", ("ReaderConfig",), literal=Literal("STRING", choices=("ATHENA_DATA", "S3_INVENTORY"))),
+    FieldSpec("Transformation", ("ReaderConfig",), literal=LiteralRule("STRING", choices=("NONE", "LOAD_AND_FLATTEN"))),
+    FieldSpec("ManifestType", ("ReaderConfig",), literal=LiteralRule("STRING", choices=("ATHENA_DATA", "S3_INVENTORY"))),
     # A Distributed Map's ItemBatcher
     FieldSpec("MaxItemsPerBatch", ("ItemBatcher",), literal=_BATCH_SIZE, path=fields.MAX_ITEMS_PER_BATCH_PATH,
               expression=POSITIVE_INTEGER),
@@ -192,8 +192,8 @@ ROWS: tuple[FieldSpec, ...] = (
               path=fields.MAX_INPUT_BYTES_PER_BATCH_PATH, expression=POSITIVE_INTEGER),
     FieldSpec("BatchInput", ("ItemBatcher",)),
     # A Distributed Map's ResultWriter's WriterConfig
-    FieldSpec("Transformation", ("WriterConfig",), literal=Literal("STRING", choices=("NONE", "COMPACT", "FLATTEN"))),
-    FieldSpec("OutputType", ("WriterConfig",), literal=Literal("STRING", choices=("JSON", "JSONL"))),
+    FieldSpec("Transformation", ("WriterConfig",), literal=LiteralRule("STRING", choices=("NONE", "COMPACT", "FLATTEN"))),
+    FieldSpec("OutputType", ("WriterConfig",), literal=LiteralRule("STRING", choices=("JSON", "JSONL"))),
 )
 
 
