@@ -2,12 +2,12 @@
 
 For each such field of an owner, in the table's order: at most one of the field and its `…Path` twin;
 in a JSONata state a `{% %}` expression of the field's result type; else the literal, checked by its
-rule; the twin's path compiled. A field with other forms than the literal becomes one compiled field
-(`asl.fields.one_field`); a plain field is its checked value."""
+rule; the twin's path compiled (each step a pass over the owner's fields). A field with other forms
+than the literal becomes one compiled field (`asl.fields.one_field`); a plain field is its checked value."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from sfn_emulator.asl.fields import Converted, one_field
 from sfn_emulator.asl.parsing.expressions import ExpressionFields
@@ -28,41 +28,46 @@ class TableFields:
         """Report each field of `value` that `owner` does not take in the query language in force."""
         self.recorder.unknown_fields(value, self.table.fields_of(owner, self.recorder.language), location)
 
-    def read(self, owner: str, value: dict, location: str, literals: dict[str, Any] | None = None) -> dict[str, Any]:
+    def read(self, owner: str, value: dict, location: str,
+             check_literals: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
         """{model attribute: value} of the fields of `owner` that `value` gives (none for an absent or
-        refused field, so the model's default stands). `literals`, when given, receives the checked
-        literal of each field written as one, for checks across fields (HeartbeatSeconds < TimeoutSeconds)."""
+        refused field, so the model's default stands).
+
+        Read in passes over the owner's fields given, as the parser has always reported them: the
+        pairs of a field and its twin given together, the `{% %}` expressions, the literals, then the
+        twins' paths. `check_literals` gets the checked literals {attribute: value} before the paths,
+        for a check across fields (HeartbeatSeconds < TimeoutSeconds)."""
+        given = [spec for spec in self.table.read_by_table(owner)
+                 if spec.name in value or (spec.twin is not None and spec.twin in value)]
+        for spec in given:
+            if spec.twin is not None and spec.twin_exclusive:
+                self.recorder.at_most_one(value, owner, (spec.name, spec.twin), location)
+        expressions = {spec.name: self.expressions.jsonata_field(value, spec.name, location, spec.expression)
+                       for spec in given if spec.expression is not None}
+        literals = {spec.attribute: self.literal(spec, value, location)
+                    for spec in given if expressions.get(spec.name) is None}
+        if check_literals is not None:
+            check_literals({attribute: item for attribute, item in literals.items() if item is not None})
         read: dict[str, Any] = {}
-        for spec in self.table.read_by_table(owner):
-            literal, item = self.read_field(owner, spec, value, location)
-            if literals is not None and literal is not None:
-                literals[spec.attribute] = literal
+        for spec in given:
+            literal, expression = literals.get(spec.attribute), expressions.get(spec.name)
+            if spec.twin is None and spec.expression is None:
+                item = literal
+            else:
+                if expression is not None and spec.expression_convert is not None:
+                    expression = Converted(expression, spec.expression_convert)
+                item = one_field(literal, self.twin_path(spec, value, location), expression, spec.path)
             if item is not None:
                 read[spec.attribute] = item
         return read
 
-    def read_field(self, owner: str, spec: FieldSpec, value: dict, location: str) -> tuple[Any, Any]:
-        """(the checked literal or None, the field's value in the model or None)."""
-        twin = spec.twin
-        if spec.name not in value and (twin is None or twin not in value):
-            return None, None  # absent: nothing to check, the model's default stands
-        if twin is None and spec.expression is None:
-            literal = self.literal(spec, value, location)
-            return literal, literal
-        if twin is not None and spec.twin_exclusive:
-            self.recorder.at_most_one(value, owner, (spec.name, twin), location)
-        expression = None
-        if spec.expression is not None:
-            expression = self.expressions.jsonata_field(value, spec.name, location, spec.expression)
-        literal = self.literal(spec, value, location) if expression is None else None
-        path = None
-        if twin is not None and spec.path_takes_intrinsic:
-            path = self.expressions.path_or_intrinsic(value, twin, location)
-        elif twin is not None:
-            path = self.expressions.path(value, twin, location, compile_reference_path, nullable=False)
-        if expression is not None and spec.expression_convert is not None:
-            expression = Converted(expression, spec.expression_convert)
-        return literal, one_field(literal, path, expression, spec.path)
+    def twin_path(self, spec: FieldSpec, value: dict, location: str) -> Any:
+        """The compiled path of the field's `…Path` twin, if it has one and it is given."""
+        if spec.twin is None:
+            return None
+        if spec.path_takes_intrinsic:
+            return self.expressions.path_or_intrinsic(value, spec.twin, location)
+        return self.expressions.path(value, spec.twin, location, compile_reference_path, nullable=False)
 
     def literal(self, spec: FieldSpec, value: dict, location: str) -> Any:
         """The field's literal value if it keeps its rule, else None (with AWS's text when present)."""

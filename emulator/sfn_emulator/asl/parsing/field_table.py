@@ -30,7 +30,7 @@ from sfn_emulator.asl.jsonata_expressions import (
     ResultType,
 )
 from sfn_emulator.asl.model import JSONATA, JSONPATH
-from sfn_emulator.asl.parsing.rules import EXPRESS, MAX_ITEMS, MAX_SECONDS, STANDARD, STATE_TYPES
+from sfn_emulator.asl.parsing.rules import EXPRESS, MAX_ITEMS, MAX_SECONDS, STANDARD, STATE_TYPES, expected_type
 from sfn_emulator.asl.timestamps import NOT_A_TIMESTAMP, is_timestamp, parse_timestamp
 
 BOTH = (JSONPATH, JSONATA)
@@ -88,6 +88,10 @@ _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")  # 
 
 def _timestamp_problem(text: str) -> str | None:
     return None if is_timestamp(text) else NOT_A_TIMESTAMP
+
+
+def _not_all_text(items: list) -> str | None:
+    return None if all(isinstance(item, str) for item in items) else expected_type("STRING")
 
 
 _STRING = LiteralRule("STRING")
@@ -174,10 +178,10 @@ ROWS: tuple[FieldSpec, ...] = (
     FieldSpec("ReaderConfig", ("ItemReader",)),
     FieldSpec("WriterConfig", ("ResultWriter",)),
     # A Distributed Map's ItemReader's ReaderConfig
+    FieldSpec("CSVHeaders", ("ReaderConfig",), literal=LiteralRule("ARRAY", problem=_not_all_text, convert=tuple)),
     FieldSpec("InputType", ("ReaderConfig",),
               literal=LiteralRule("STRING", choices=("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET"))),
     FieldSpec("CSVHeaderLocation", ("ReaderConfig",), literal=LiteralRule("STRING", choices=("FIRST_ROW", "GIVEN"))),
-    FieldSpec("CSVHeaders", ("ReaderConfig",)),
     FieldSpec("CSVDelimiter", ("ReaderConfig",),
               literal=LiteralRule("STRING", choices=("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB"))),
     FieldSpec("MaxItems", ("ReaderConfig",), literal=LiteralRule("INTEGER", minimum=0, maximum=MAX_ITEMS),

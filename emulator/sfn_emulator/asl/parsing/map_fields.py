@@ -21,7 +21,7 @@ from sfn_emulator.asl.parsing.expressions import ExpressionFields
 from sfn_emulator.asl.parsing.field_reading import TableFields
 from sfn_emulator.asl.parsing.field_table import ITEM_PROCESSOR
 from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
-from sfn_emulator.asl.parsing.rules import ITEM_READER_RESOURCES, RESULT_WRITER_RESOURCES, expected_type
+from sfn_emulator.asl.parsing.rules import ITEM_READER_RESOURCES, RESULT_WRITER_RESOURCES
 from sfn_emulator.asl.paths import compile_reference_path
 from sfn_emulator.asl.state_io import joined
 from sfn_emulator.asl.validation import Scope
@@ -116,13 +116,7 @@ class MapFields:
     def reader_config(self, config: dict, location: str) -> ReaderConfig:
         # One set of fields in both query languages (a JSONata ReaderConfig may give MaxItemsPath).
         self.recorder.unknown_fields(config, self.table_fields.table.fields_of("ReaderConfig", JSONPATH), location)
-        headers = self.recorder.typed(config, "CSVHeaders", "ARRAY", location) or []
-        if not all(isinstance(header, str) for header in headers):
-            self.recorder.error(expected_type("STRING"), f"{location}/CSVHeaders")
-        return ReaderConfig(
-            csv_headers=tuple(str(header) for header in headers),
-            **self.table_fields.read("ReaderConfig", config, location),
-        )
+        return ReaderConfig(**self.table_fields.read("ReaderConfig", config, location))
 
     def item_batcher(self, value: dict, location: str) -> ItemBatcher | None:
         """A Distributed Map's ItemBatcher: batch sizes as integers, `...Path`s (JSONPath) or expressions

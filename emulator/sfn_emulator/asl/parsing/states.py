@@ -6,6 +6,7 @@ its reader (`field_reading`), in the table's order, into the model's attributes.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 from sfn_emulator.asl import model
@@ -214,14 +215,7 @@ class StateFields:
         result_path = expressions.result_path(value, location)
         retry = self.error_handling.retriers(value, location)
         catch = self.error_handling.catchers(name, value, location, scope)
-        literals: dict[str, Any] = {}
-        table_fields = self.table_fields.read("Task", value, location, literals)
-        timeout, heartbeat = literals.get("timeout_seconds"), literals.get("heartbeat_seconds")
-        if timeout is not None and heartbeat is not None and heartbeat >= timeout:
-            recorder.error(
-                "The value for the field 'HeartbeatSeconds' must be smaller than the value for the field 'TimeoutSeconds'",
-                f"{location}/HeartbeatSeconds",
-            )
+        table_fields = self.table_fields.read("Task", value, location, partial(self.heartbeat_within_timeout, location))
         return lambda **common: joined(TaskState)(
             **common,
             **table_fields,
@@ -233,6 +227,14 @@ class StateFields:
             catch=catch,
             credentials=credentials,
         )
+
+    def heartbeat_within_timeout(self, location: str, literals: dict[str, Any]) -> None:
+        timeout, heartbeat = literals.get("timeout_seconds"), literals.get("heartbeat_seconds")
+        if timeout is not None and heartbeat is not None and heartbeat >= timeout:
+            self.recorder.error(
+                "The value for the field 'HeartbeatSeconds' must be smaller than the value for the field 'TimeoutSeconds'",
+                f"{location}/HeartbeatSeconds",
+            )
 
     def choice(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
         default = self.recorder.typed(value, "Default", "STRING", location)
@@ -322,8 +324,11 @@ class StateFields:
         return joined(SucceedState)
 
     def fail(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
-        literals: dict[str, Any] = {}
-        table_fields = self.table_fields.read("Fail", value, location, literals)
+        table_fields = self.table_fields.read("Fail", value, location, partial(self.literal_looking_dynamic, location))
+        return lambda **common: joined(FailState)(**common, **table_fields)
+
+    def literal_looking_dynamic(self, location: str, literals: dict[str, Any]) -> None:
+        """Warn of a Fail's Error or Cause that looks like a path or an intrinsic call but is a string."""
         for field in ("Error", "Cause"):
             if self.recorder.language == JSONPATH and looks_dynamic(literals.get(field.lower())):
                 self.recorder.warning(
@@ -332,7 +337,6 @@ class StateFields:
                     f"with 'Path', so it is taken as a string: use '{field}Path'",
                     f"{location}/{field}",
                 )
-        return lambda **common: joined(FailState)(**common, **table_fields)
 
     def parallel(self, name: str, value: dict, location: str, scope: Scope) -> Callable[..., State] | None:
         recorder, expressions = self.recorder, self.expressions
