@@ -9,11 +9,12 @@ import pytest
 from sfn_emulator.asl.model import JSONATA, JSONPATH
 from sfn_emulator.asl.parser import validate_definition
 from sfn_emulator.asl.parsing.field_table import FIELDS
+from sfn_emulator.asl.parsing.rules import STATE_TYPES
 
 OTHER = {JSONPATH: JSONATA, JSONATA: JSONPATH}
 LANGUAGE_NAMES = {JSONPATH: "JSONPath", JSONATA: "JSONata"}
-ONE_LANGUAGE = [(spec.name, state_type, spec.languages[0]) for spec in FIELDS if len(spec.languages) == 1
-                for state_type in spec.state_types]
+ONE_LANGUAGE = [(spec.name, state_type, spec.languages[0]) for spec in FIELDS.rows if len(spec.languages) == 1
+                for state_type in spec.owners if state_type in STATE_TYPES]
 
 
 def messages(state: dict) -> list[str]:

@@ -1,8 +1,10 @@
 """A field compiled once, however its author wrote it: a literal, a `…Path` or a `{% %}` expression.
 
 Many ASL fields take a value three ways: `TimeoutSeconds: 5`, `TimeoutSecondsPath: "$.t"`, or (in
-JSONata) `TimeoutSeconds: "{% $t %}"`. The parser compiles whichever is present into one field object
-whose `evaluate(value, scope)` gives the value; the interpreter never asks which way it was written.
+JSONata) `TimeoutSeconds: "{% $t %}"`. The parser's field table (`asl.parsing.field_table`) names a
+field's forms and, for its twin, this module's `PathRule`; the table's reader compiles whichever form is
+present into one field object whose `evaluate(value, scope)` gives the value; the interpreter never asks
+which way it was written.
 Each origin carries its own check, with AWS's error text for it: a literal was checked when parsed;
 an expression carries its type rule (`TypedExpression`, "unexpected result type"); a path is checked
 when it runs by its field's `PathRule` (AWS words these differently field by field, e.g. "The

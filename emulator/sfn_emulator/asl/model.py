@@ -5,6 +5,8 @@ nothing. Field names are the snake_case of the ASL keys. Compiled expressions (p
 templates, intrinsic functions, Choice rules) are objects with an `evaluate`/`matches` method and
 are pure functions of (value, scope). A field that may be written as a literal, a `…Path` or a
 JSONata expression is one compiled field (`sfn_emulator.asl.fields`) named after its literal key.
+The fields the parser's table reads (`asl.parsing.field_table`) fill the attribute of the snake_case
+of their name on their owner's record (a test checks each row names one).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 from msgspec import UNSET
 
 from sfn_emulator.asl.model import JSONPATH, State, StateMachine
+from sfn_emulator.asl.parsing.field_table import STATE_MACHINE
 from sfn_emulator.asl.parsing.machines import Parser
 from sfn_emulator.asl.parsing.rules import MAX_DIAGNOSTICS, STANDARD, schema_error
 from sfn_emulator.asl.validation import (
@@ -89,7 +90,7 @@ def parse_single_state(
     if not isinstance(value, dict):
         raise InvalidDefinitionError([schema_error("Definition must be a valid JSON object", None)])
     try:
-        state = parser.state(name, value, f"/States/{name}", Scope("", None), JSONPATH)
+        state = parser.states.state(name, value, f"/States/{name}", Scope("", None), JSONPATH)
     except RecursionError:  # the compilers walk templates recursively
         raise InvalidDefinitionError([_too_deep()]) from None
     if state is None or _has_errors(parser.diagnostics):
@@ -107,7 +108,7 @@ def _parse(text: str, state_machine_type: str, document: Any) -> tuple[StateMach
         return None, [schema_error("Definition must be a valid JSON object", None)]
     parser = Parser(state_machine_type)
     try:
-        machine = parser.machine(value, "", kind="top", query_language=JSONPATH)
+        machine = parser.machine(value, "", kind=STATE_MACHINE, query_language=JSONPATH)
     except RecursionError:  # the compilers walk templates recursively
         return None, [_too_deep()]
     return machine, parser.diagnostics

@@ -4,71 +4,58 @@ from __future__ import annotations
 
 from sfn_emulator.asl.model import JSONATA, Catcher, Retrier
 from sfn_emulator.asl.parsing.expressions import ExpressionFields
-from sfn_emulator.asl.parsing.rules import (
-    MAX_SECONDS,
-    RETRIER_FIELDS,
-    CATCHER_FIELDS,
-    JSONATA_CATCHER_FIELDS,
-    JITTER_STRATEGIES,
-    ALL_ERRORS,
-    EMPTY,
-    expected_type,
-)
+from sfn_emulator.asl.parsing.field_reading import TableFields
+from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
+from sfn_emulator.asl.parsing.rules import ALL_ERRORS, EMPTY, expected_type
 from sfn_emulator.asl.validation import Scope, Transition
 
 
-class ErrorHandlingFields(ExpressionFields):
+class ErrorHandlingFields:
     """Retriers and catchers of Task, Parallel and Map states."""
 
-    # -- error handling -------------------------------------------------------------------------
+    def __init__(self, recorder: DiagnosticRecorder, expressions: ExpressionFields, table_fields: TableFields) -> None:
+        self.recorder = recorder
+        self.expressions = expressions
+        self.table_fields = table_fields
 
     def retriers(self, value: dict, location: str) -> tuple[Retrier, ...]:
-        definitions = self.typed(value, "Retry", "ARRAY", location)
+        definitions = self.recorder.typed(value, "Retry", "ARRAY", location)
         if not isinstance(definitions, list):
             return ()
         retriers = []
         for index, definition in enumerate(definitions):
             here = f"{location}/Retry[{index}]"
             if not isinstance(definition, dict):
-                self.error(expected_type("OBJECT"), here)
+                self.recorder.error(expected_type("OBJECT"), here)
                 continue
-            self.unknown_fields(definition, RETRIER_FIELDS, here)
+            self.table_fields.refuse_unknown("Retrier", definition, here)
             error_equals = self.error_equals(definition, here, last=index == len(definitions) - 1)
-            settings = {  # the fields given; Retrier's defaults are ASL's for the others
-                "interval_seconds": self.integer(definition, "IntervalSeconds", here, minimum=1, maximum=MAX_SECONDS),
-                "max_attempts": self.integer(definition, "MaxAttempts", here, minimum=0, maximum=MAX_SECONDS),
-                "backoff_rate": self.number(definition, "BackoffRate", here, minimum=1),
-                "max_delay_seconds": self.integer(definition, "MaxDelaySeconds", here, minimum=1, maximum=MAX_SECONDS),
-                "jitter_strategy": self.enum(definition, "JitterStrategy", JITTER_STRATEGIES, here),
-                "comment": self.typed(definition, "Comment", "STRING", here),
-            }
-            retriers.append(Retrier(
-                error_equals=error_equals, **{key: item for key, item in settings.items() if item is not None}
-            ))
+            # the fields given; Retrier's defaults are ASL's for the others
+            retriers.append(Retrier(error_equals=error_equals, **self.table_fields.read("Retrier", definition, here)))
         return tuple(retriers)
 
     def catchers(self, name: str, value: dict, location: str, scope: Scope) -> tuple[Catcher, ...]:
-        definitions = self.typed(value, "Catch", "ARRAY", location)
+        definitions = self.recorder.typed(value, "Catch", "ARRAY", location)
         if not isinstance(definitions, list):
             return ()
         catchers = []
         for index, definition in enumerate(definitions):
             here = f"{location}/Catch[{index}]"
             if not isinstance(definition, dict):
-                self.error(expected_type("OBJECT"), here)
+                self.recorder.error(expected_type("OBJECT"), here)
                 continue
-            jsonata = self.language == JSONATA
-            self.unknown_fields(definition, JSONATA_CATCHER_FIELDS if jsonata else CATCHER_FIELDS, here)
-            assign = self.assign(definition, here)
-            output = self.jsonata_template(definition, "Output", here) if jsonata else None
+            jsonata = self.recorder.language == JSONATA
+            self.table_fields.refuse_unknown("Catcher", definition, here)
+            assign = self.expressions.assign(definition, here)
+            output = self.expressions.jsonata_template(definition, "Output", here) if jsonata else None
             error_equals = self.error_equals(definition, here, last=index == len(definitions) - 1)
-            next_state = self.typed(definition, "Next", "STRING", here)
+            next_state = self.recorder.typed(definition, "Next", "STRING", here)
             if "Next" not in definition:
-                self.error("These fields are required: [Next]", here)
+                self.recorder.error("These fields are required: [Next]", here)
             elif isinstance(next_state, str):
                 scope.transitions.append(Transition(name, next_state, f"{here}/Next"))
-            result_path = self.result_path(definition, here)
-            comment = self.typed(definition, "Comment", "STRING", here)
+            result_path = self.expressions.result_path(definition, here)
+            comment = self.recorder.typed(definition, "Comment", "STRING", here)
             if isinstance(next_state, str):
                 catchers.append(Catcher(
                     error_equals=error_equals, next=next_state, result_path=result_path, assign=assign,
@@ -79,19 +66,19 @@ class ErrorHandlingFields(ExpressionFields):
     def error_equals(self, definition: dict, location: str, *, last: bool) -> tuple[str, ...]:
         """A retrier's or catcher's ErrorEquals: non-empty names; States.ALL alone, in the last one."""
         if "ErrorEquals" not in definition:
-            self.error("These fields are required: [ErrorEquals]", location)
+            self.recorder.error("These fields are required: [ErrorEquals]", location)
             return ()
-        names = self.typed(definition, "ErrorEquals", "ARRAY", location)
+        names = self.recorder.typed(definition, "ErrorEquals", "ARRAY", location)
         if not isinstance(names, list):
             return ()
         here = f"{location}/ErrorEquals"
         if not names:
-            self.error(EMPTY, here)
+            self.recorder.error(EMPTY, here)
         for index, item in enumerate(names):
             if not isinstance(item, str):
-                self.error(expected_type("STRING"), f"{here}[{index}]")
+                self.recorder.error(expected_type("STRING"), f"{here}[{index}]")
         if ALL_ERRORS in names and len(names) > 1:
-            self.error(f"'{ALL_ERRORS}' must appear alone in the field 'ErrorEquals'", here)
+            self.recorder.error(f"'{ALL_ERRORS}' must appear alone in the field 'ErrorEquals'", here)
         if ALL_ERRORS in names and not last:
-            self.error(f"A retrier or catcher whose 'ErrorEquals' contains '{ALL_ERRORS}' must be the last one", here)
+            self.recorder.error(f"A retrier or catcher whose 'ErrorEquals' contains '{ALL_ERRORS}' must be the last one", here)
         return tuple(item for item in names if isinstance(item, str))

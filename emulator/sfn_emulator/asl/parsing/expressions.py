@@ -21,10 +21,11 @@ from sfn_emulator.asl.payload import TemplateError, compile_template
 from sfn_emulator.asl.validation import NO_DOLLAR
 
 
-class ExpressionFields(DiagnosticRecorder):
-    """Each method compiles one kind of field once, or records why it cannot."""
+class ExpressionFields:
+    """Each method compiles one kind of field once, or records why it cannot in `recorder`."""
 
-    # -- expressions ----------------------------------------------------------------------------
+    def __init__(self, recorder: DiagnosticRecorder) -> None:
+        self.recorder = recorder
 
     def path(
         self,
@@ -42,12 +43,12 @@ class ExpressionFields(DiagnosticRecorder):
         if text is None and nullable:
             return None
         if not isinstance(text, str):
-            self.error(expected_type("STRING"), f"{location}/{field}")
+            self.recorder.error(expected_type("STRING"), f"{location}/{field}")
             return None
         try:
             return compiler(text)
         except InvalidPath:
-            self.error(f"The value for the field '{field}' must be a valid JSONPath", f"{location}/{field}")
+            self.recorder.error(f"The value for the field '{field}' must be a valid JSONPath", f"{location}/{field}")
             return None
 
     def result_path(self, value: dict, location: str) -> ResultPath | None:
@@ -57,12 +58,12 @@ class ExpressionFields(DiagnosticRecorder):
         if text is None:
             return None
         if not isinstance(text, str):
-            self.error(expected_type("STRING"), f"{location}/ResultPath")
+            self.recorder.error(expected_type("STRING"), f"{location}/ResultPath")
             return None
         try:
             return compile_result_path(text)
         except InvalidPath:
-            self.error("The value for the field 'ResultPath' must be a valid JSONPath", f"{location}/ResultPath")
+            self.recorder.error("The value for the field 'ResultPath' must be a valid JSONPath", f"{location}/ResultPath")
             return None
 
     def path_or_intrinsic(self, value: dict, field: str, location: str) -> Expression | None:
@@ -71,11 +72,11 @@ class ExpressionFields(DiagnosticRecorder):
         if text is ABSENT:
             return None
         if not isinstance(text, str):
-            self.error(expected_type("STRING"), f"{location}/{field}")
+            self.recorder.error(expected_type("STRING"), f"{location}/{field}")
             return None
         compiled = _compile_dynamic_value(text, compile_reference_path)
         if compiled is None:
-            self.error(
+            self.recorder.error(
                 f"The value for the field '{field}' must be a valid JSONPath or a valid intrinsic function call",
                 f"{location}/{field}",
             )
@@ -88,7 +89,7 @@ class ExpressionFields(DiagnosticRecorder):
         template = value[field]
         for key, item in _static_keys(template):
             if looks_dynamic(item):
-                self.warning(
+                self.recorder.warning(
                     NO_DOLLAR,
                     f"The field '{key}' looks like a JSONPath or an intrinsic function but its name does not end "
                     "with '.$', so it is passed as a string",
@@ -97,7 +98,7 @@ class ExpressionFields(DiagnosticRecorder):
         try:
             return compile_template(template, field=field)
         except TemplateError as problem:
-            self.error(problem.message, f"{location}{problem.pointer}")
+            self.recorder.error(problem.message, f"{location}{problem.pointer}")
             return None
 
     def credentials(self, value: dict, location: str) -> Expression | None:
@@ -107,18 +108,18 @@ class ExpressionFields(DiagnosticRecorder):
             return None
         given = value["Credentials"]
         if not isinstance(given, dict):
-            self.error(expected_type("OBJECT"), f"{location}/Credentials")
+            self.recorder.error(expected_type("OBJECT"), f"{location}/Credentials")
             return None
-        if "RoleArn" not in given and not (self.language == JSONPATH and "RoleArn.$" in given):
-            self.error("The field 'RoleArn' is required but was missing", f"{location}/Credentials")
+        if "RoleArn" not in given and not (self.recorder.language == JSONPATH and "RoleArn.$" in given):
+            self.recorder.error("The field 'RoleArn' is required but was missing", f"{location}/Credentials")
             return None
-        if self.language == JSONATA:
+        if self.recorder.language == JSONATA:
             return self.jsonata_template(value, "Credentials", location)
         return self.template(value, "Credentials", location)
 
     def arguments_or_parameters(self, value: dict, location: str) -> Expression | None:
         """A Task's or Parallel's input template: JSONata `Arguments` or JSONPath `Parameters`."""
-        if self.language == JSONATA:
+        if self.recorder.language == JSONATA:
             return self.jsonata_template(value, "Arguments", location)
         return self.template(value, "Parameters", location)
 
@@ -139,7 +140,7 @@ class ExpressionFields(DiagnosticRecorder):
         text = value.get(field)
         if not is_jsonata(text):
             return None
-        if self.language != JSONATA:
+        if self.recorder.language != JSONATA:
             return None  # a JSONPath state checks the plain value, and so refuses the expression
         try:
             return compile_typed_jsonata(text, field, result_type)
@@ -150,7 +151,7 @@ class ExpressionFields(DiagnosticRecorder):
     def jsonata_refused(self, problem: JsonataSyntaxError, location: str) -> None:
         """Record what AWS refuses in an expression, at the expression's own place (`.../Output/a/b`)."""
         for code, message in problem.refusals:
-            self.error(message, f"{location}/{problem.field}", code)
+            self.recorder.error(message, f"{location}/{problem.field}", code)
 
     def assign(self, value: dict, location: str) -> Expression | None:
         """An `Assign` object: variable names to values (a payload template in JSONPath, JSON with
@@ -160,19 +161,19 @@ class ExpressionFields(DiagnosticRecorder):
         assignments = value["Assign"]
         here = f"{location}/Assign"
         if not isinstance(assignments, dict):
-            self.error(expected_type("OBJECT"), here)
+            self.recorder.error(expected_type("OBJECT"), here)
             return None
         for key in assignments:
-            name = key[: -len(".$")] if self.language == JSONPATH and key.endswith(".$") else key
+            name = key[: -len(".$")] if self.recorder.language == JSONPATH and key.endswith(".$") else key
             if name == RESERVED_VARIABLE:
-                self.error(f"The variable name '{name}' is reserved and cannot be assigned", here)
+                self.recorder.error(f"The variable name '{name}' is reserved and cannot be assigned", here)
             elif not name.isidentifier() or len(name) > MAX_VARIABLE_NAME_LENGTH:
-                self.error(
+                self.recorder.error(
                     f"The variable name '{name}' is invalid: a variable name starts with a letter or an underscore, "
                     f"holds only letters, digits and underscores, and has at most {MAX_VARIABLE_NAME_LENGTH} characters",
                     here,
                 )
-        if self.language == JSONATA:
+        if self.recorder.language == JSONATA:
             return self.jsonata_template(value, "Assign", location)
         return self.template(value, "Assign", location)
 

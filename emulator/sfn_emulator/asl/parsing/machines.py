@@ -6,19 +6,12 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from sfn_emulator.asl.model import JSONATA, JSONPATH, State, StateMachine
-from sfn_emulator.asl.parsing.rules import (
-    ABSENT,
-    BRANCH_FIELDS,
-    EMPTY,
-    EXPRESS,
-    ITEM_PROCESSOR_FIELDS,
-    MAX_SECONDS,
-    QUERY_LANGUAGES,
-    TOP_LEVEL_FIELDS,
-    listed,
-    expected_type,
-)
+from sfn_emulator.asl.model import JSONPATH, State, StateMachine
+from sfn_emulator.asl.parsing.expressions import ExpressionFields
+from sfn_emulator.asl.parsing.field_reading import TableFields
+from sfn_emulator.asl.parsing.field_table import FIELDS, STATE_MACHINE, FieldTable
+from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
+from sfn_emulator.asl.parsing.rules import EMPTY, EXPRESS, expected_type, listed
 from sfn_emulator.asl.parsing.states import StateFields
 from sfn_emulator.asl.state_names import state_name_problem
 from sfn_emulator.asl.validation import (
@@ -30,93 +23,75 @@ from sfn_emulator.asl.validation import (
 )
 
 
-class Parser(StateFields):
+class Parser:
     """One pass over a definition: builds the model and records every diagnostic on the way.
 
     Each `state`/`machine` method returns None when it found an error in its part (the
-    diagnostics say why); the caller keeps going so that every problem gets reported.
+    diagnostics say why); the caller keeps going so that every problem gets reported. The readers
+    of one pass share one `DiagnosticRecorder`; `table` says which fields exist and how each is read.
     """
 
-    def __init__(self, state_machine_type: str) -> None:
-        self.diagnostics: list[Diagnostic] = []
-        self.express = state_machine_type == EXPRESS
+    def __init__(self, state_machine_type: str, table: FieldTable = FIELDS) -> None:
+        self.recorder = DiagnosticRecorder(express=state_machine_type == EXPRESS)
+        self.table_fields = TableFields(table, self.recorder, ExpressionFields(self.recorder))
+        self.states = StateFields(self.recorder, self.table_fields, self.machine)
         self.state_names: set[str] = set()  # of the whole machine, branches and item processors included
-        self.machine_language = JSONPATH  # what states, nested ones included, inherit
-        self.language = JSONPATH  # of the state being built
 
-    # -- machines -------------------------------------------------------------------------------
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.recorder.diagnostics
 
     def machine(self, value: Any, location: str, *, kind: str, query_language: str) -> StateMachine | None:
-        """A whole definition (`kind` "top"), a Parallel branch ("branch") or a Map item processor ("processor")."""
-        errors_before = self.error_count()
+        """A whole definition (`kind` STATE_MACHINE), a Parallel branch (BRANCH) or a Map item processor
+        (ITEM_PROCESSOR): the table's owners of their fields."""
+        recorder = self.recorder
+        errors_before = recorder.error_count()
         here = location or "/"
         if not isinstance(value, dict):
-            self.error(expected_type("OBJECT"), here)
+            recorder.error(expected_type("OBJECT"), here)
             return None
-        allowed = {"top": TOP_LEVEL_FIELDS, "branch": BRANCH_FIELDS, "processor": ITEM_PROCESSOR_FIELDS}[kind]
         missing = [name for name in ("States", "StartAt") if name not in value]
         if missing:
-            self.error(f"These fields are required: {listed(missing)}", here)
-        self.unknown_fields(value, allowed, here)
+            recorder.error(f"These fields are required: {listed(missing)}", here)
+        recorder.unknown_fields(value, self.table_fields.table.fields_of(kind, JSONPATH), here)
 
-        start_at = self.typed(value, "StartAt", "STRING", location)
-        comment = self.typed(value, "Comment", "STRING", location)
-        timeout_seconds = version = None
-        if kind == "top":
-            query_language = self.query_language(value, location, inherited=None) or JSONPATH
-            self.machine_language = query_language
-            timeout_seconds = self.integer(value, "TimeoutSeconds", location, minimum=0, maximum=MAX_SECONDS)
-            version = self.typed(value, "Version", "STRING", location)
+        start_at = recorder.typed(value, "StartAt", "STRING", location)
+        if kind == STATE_MACHINE:
+            query_language = self.states.query_language(value, location, inherited=None) or JSONPATH
+            recorder.machine_language = query_language
+        table_fields = self.table_fields.read(kind, value, location)
 
-        states = self.typed(value, "States", "OBJECT", location)
+        states = recorder.typed(value, "States", "OBJECT", location)
         scope = Scope(location, start_at if isinstance(start_at, str) else None)
         parsed: dict[str, State] = {}
         if isinstance(states, dict):
             if not states:
-                self.error(EMPTY, f"{location}/States")
+                recorder.error(EMPTY, f"{location}/States")
             for name in duplicate_keys(states):
-                self.error(f"Duplicate State name: {name}", f"{location}/States/{name}", DUPLICATE_STATE_NAME)
+                recorder.error(f"Duplicate State name: {name}", f"{location}/States/{name}", DUPLICATE_STATE_NAME)
             for name, definition in states.items():
                 state_location = f"{location}/States/{name}"
                 self.register_name(name, state_location)
                 scope.states.append(name)
-                state = self.state(name, definition, state_location, scope, query_language)
+                state = self.states.state(name, definition, state_location, scope, query_language)
                 if state is not None:
                     parsed[name] = state
-            self.diagnostics.extend(check_transitions(scope, top_level=kind == "top"))
+            recorder.diagnostics.extend(check_transitions(scope, top_level=kind == STATE_MACHINE))
 
-        if self.error_count() > errors_before or not isinstance(start_at, str):
+        if recorder.error_count() > errors_before or not isinstance(start_at, str):
             return None
         return StateMachine(
             start_at=start_at,
             states=MappingProxyType(parsed),  # read-only: the model is immutable all the way down
             query_language=query_language,
-            timeout_seconds=timeout_seconds,
-            comment=comment,
-            version=version,
             raw=value,
+            **table_fields,
         )
 
     def register_name(self, name: str, location: str) -> None:
         """State names are unique in the whole machine, branches and item processors included."""
         if (problem := state_name_problem(name, location)) is not None:
-            self.diagnostics.append(problem)
+            self.recorder.diagnostics.append(problem)
         if name in self.state_names:
-            self.error(f"Duplicate State name: {name}", location, DUPLICATE_STATE_NAME)
+            self.recorder.error(f"Duplicate State name: {name}", location, DUPLICATE_STATE_NAME)
         self.state_names.add(name)
-
-    def query_language(self, value: dict, location: str, *, inherited: str | None) -> str | None:
-        """The declared QueryLanguage (checked), or `inherited` when there is none."""
-        declared = value.get("QueryLanguage", ABSENT)
-        if declared is ABSENT:
-            return inherited
-        here = f"{location}/QueryLanguage"
-        if not isinstance(declared, str):
-            self.error(expected_type("STRING"), here)
-            return inherited
-        if declared not in QUERY_LANGUAGES:
-            self.error(f"Value should be one of the following: {listed(QUERY_LANGUAGES)}", here)
-            return inherited
-        if declared == JSONPATH and inherited == JSONATA:
-            self.error("'QueryLanguage' can not be 'JSONPath' if set to 'JSONata' for whole state machine", location)
-        return declared

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from sfn_emulator.asl.model import JSONPATH
 from sfn_emulator.asl.parsing.rules import JSON_TYPES, ABSENT, listed, expected_type
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, WARNING, Diagnostic
 
 
 class DiagnosticRecorder:
-    """The diagnostics of one parse, and the checks of plain fields that record into them."""
+    """The diagnostics of one parse, the query language in force, and the checks of plain fields that
+    record into them. Every reader of one parse shares one recorder, given to its constructor."""
 
-    diagnostics: list[Diagnostic]
-    language: str  # the query language of the state being built
-    machine_language: str  # what states, nested ones included, inherit
-    express: bool  # an EXPRESS state machine
+    def __init__(self, *, express: bool) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.express = express  # an EXPRESS state machine
+        self.machine_language = JSONPATH  # what states, nested ones included, inherit
+        self.language = JSONPATH  # of the state being built
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -50,22 +53,11 @@ class DiagnosticRecorder:
             return None
         return item
 
-    def integer(
-        self, value: dict, field: str, location: str, *, minimum: int, maximum: int | None = None
-    ) -> int | None:
-        item = self.typed(value, field, "INTEGER", location)
-        return item if self.in_range(item, field, location, minimum, maximum) else None
-
-    def number(
-        self, value: dict, field: str, location: str, *, minimum: float, maximum: float | None = None
-    ) -> float | None:
-        item = self.typed(value, field, "NUMBER", location)
-        return item if self.in_range(item, field, location, minimum, maximum) else None
-
-    def in_range(self, item: Any, field: str, location: str, minimum: float, maximum: float | None) -> bool:
-        if item is None:
-            return False
-        if item < minimum:
+    def in_range(
+        self, item: Any, field: str, location: str, minimum: float | None, maximum: float | None
+    ) -> bool:
+        """Whether `item` is within the bounds given (none: any); else AWS's text for the bound it breaks."""
+        if minimum is not None and item < minimum:
             self.error(f"The value for the field '{field}' must be greater than or equal to {minimum}", f"{location}/{field}")
             return False
         if maximum is not None and item > maximum:

@@ -9,22 +9,23 @@ from sfn_emulator.asl.parsing.recording import DiagnosticRecorder
 from sfn_emulator.asl.parsing.rules import OPTIMIZED_ACTIONS, HTTP_TASK_RESOURCE, HTTP_TASK_REQUIRED
 
 
-class ResourceFields(DiagnosticRecorder):
+class ResourceFields:
     """The Resource checks, against the optimized integrations AWS lists."""
 
-    # -- resources ------------------------------------------------------------------------------
+    def __init__(self, recorder: DiagnosticRecorder) -> None:
+        self.recorder = recorder
 
     def http_task_parameters(self, value: dict, location: str) -> None:
         """An HTTP Task names its endpoint, method and connection in its Parameters (Arguments); in
         JSONata a whole-field expression may give them all, so only an object is checked."""
-        field = "Arguments" if self.language == JSONATA else "Parameters"
+        field = "Arguments" if self.recorder.language == JSONATA else "Parameters"
         given = value.get(field)
         if field in value and not isinstance(given, dict):
             return
         keys = {key.removesuffix(".$") for key in (given or {})}
         missing = [names[0] for names in HTTP_TASK_REQUIRED if not keys.intersection(names)]
         if missing:
-            self.error(f"These fields are required: [{', '.join(missing)}]", f"{location}/{field}")
+            self.recorder.error(f"These fields are required: [{', '.join(missing)}]", f"{location}/{field}")
 
     def check_resource(self, resource: str, location: str) -> None:
         """A Task's Resource is an ARN, and an optimized integration one of its service's actions (recorded:
@@ -32,20 +33,20 @@ class ResourceFields(DiagnosticRecorder):
         activities or callbacks."""
         arn = split_arn(resource)
         if arn is None or not arn.service or _names_no_integration(arn):
-            self.error(
+            self.recorder.error(
                 f"The resource provided {resource} is not recognized. The value is not a valid resource ARN, "
                 "or the resource is not available in this region.",
                 location,
             )
             return
-        if not self.express or arn.service != "states":
+        if not self.recorder.express or arn.service != "states":
             return
         if arn.resource_type == "activity":
-            self.error("Express state machine does not support Activity ARN", location)
+            self.recorder.error("Express state machine does not support Activity ARN", location)
             return
         pattern = split_pattern(arn.resource.partition(":")[2])[1]
         if pattern:
-            self.error(f"Express state machine does not support '{pattern}' service integration ", location)
+            self.recorder.error(f"Express state machine does not support '{pattern}' service integration ", location)
 
 
 def is_http_task(resource: str) -> bool:

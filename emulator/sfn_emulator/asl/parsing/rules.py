@@ -1,12 +1,11 @@
-"""The fixed facts of the language the parser checks against: which fields each state type takes in
-each query language, the enumerations and limits AWS applies, and the texts shared by many checks."""
+"""The fixed facts of the language the parser checks against besides its fields (`field_table`): the
+state types, the limits AWS applies, and the texts shared by many checks."""
 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
 from sfn_emulator.asl.model import JSONATA, JSONPATH
-from sfn_emulator.asl.parsing.field_table import fields_of, only_in
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic
 
 
@@ -18,53 +17,16 @@ QUERY_LANGUAGES = (JSONPATH, JSONATA)
 MAX_SECONDS = 99999999  # the largest TimeoutSeconds, HeartbeatSeconds, Wait Seconds... AWS accepts
 MAX_DIAGNOSTICS = 100  # ValidateStateMachineDefinition's default maxResults
 
-TOP_LEVEL_FIELDS = frozenset({"Comment", "StartAt", "States", "TimeoutSeconds", "Version", "QueryLanguage"})
-BRANCH_FIELDS = frozenset({"Comment", "StartAt", "States"})
-ITEM_PROCESSOR_FIELDS = frozenset({"Comment", "StartAt", "States", "ProcessorConfig"})
-
 COMMON_FIELDS = frozenset({"Type", "Comment", "QueryLanguage"})
 ASSIGNING_TYPES = ("Pass", "Task", "Choice", "Wait", "Parallel", "Map")  # the states that take Assign
-# Which fields each state type takes in each query language, from the one field table.
-STATE_FIELDS: dict[str, frozenset[str]] = {state_type: fields_of(state_type, JSONPATH) for state_type in STATE_TYPES}
-JSONATA_STATE_FIELDS: dict[str, frozenset[str]] = {
-    state_type: fields_of(state_type, JSONATA) for state_type in STATE_TYPES
-}
-# Fields of the JSONata query language, by the state types that take them there.
-JSONATA_FIELDS: dict[str, tuple[str, ...]] = {state_type: only_in(JSONATA, state_type) for state_type in STATE_TYPES}
-# Fields of the JSONPath query language that a JSONata state may not have.
-JSONPATH_ONLY_FIELDS = only_in(JSONPATH)
 # Fields of a JSONata Choice rule that a JSONPath one may not have.
 JSONATA_RULE_FIELDS = ("Condition", "Output")
 MAX_VARIABLE_NAME_LENGTH = 80
 RESERVED_VARIABLE = "states"
 TERMINAL_TYPES = ("Succeed", "Fail")  # a tuple: membership tests may meet unhashable JSON values
-RETRIER_FIELDS = frozenset({
-    "ErrorEquals", "IntervalSeconds", "MaxAttempts", "BackoffRate", "MaxDelaySeconds", "JitterStrategy", "Comment",
-})
-CATCHER_FIELDS = frozenset({"ErrorEquals", "Next", "ResultPath", "Comment", "Assign"})
-JSONATA_CATCHER_FIELDS = frozenset({"ErrorEquals", "Next", "Output", "Comment", "Assign"})
-PROCESSOR_CONFIG_FIELDS = frozenset({"Mode", "ExecutionType"})
-ITEM_READER_FIELDS = frozenset({"Resource", "Parameters", "ReaderConfig"})
-JSONATA_ITEM_READER_FIELDS = frozenset({"Resource", "Arguments", "ReaderConfig"})
-READER_CONFIG_FIELDS = frozenset({
-    "InputType", "CSVHeaderLocation", "CSVHeaders", "CSVDelimiter", "MaxItems", "MaxItemsPath", "ItemsPointer",
-    "Transformation", "ManifestType",
-})
-READER_INPUT_TYPES = ("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET")
-CSV_DELIMITERS = ("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")
 MAX_ITEMS = 100_000_000  # AWS reads no more items than this
 ITEM_READER_RESOURCES = ("arn:aws:states:::s3:getObject", "arn:aws:states:::s3:listObjectsV2")
-ITEM_BATCHER_FIELDS = frozenset({
-    "MaxItemsPerBatch", "MaxItemsPerBatchPath", "MaxInputBytesPerBatch", "MaxInputBytesPerBatchPath", "BatchInput",
-})
-JSONATA_ITEM_BATCHER_FIELDS = frozenset({"MaxItemsPerBatch", "MaxInputBytesPerBatch", "BatchInput"})
-RESULT_WRITER_FIELDS = frozenset({"Resource", "Parameters", "WriterConfig"})
-JSONATA_RESULT_WRITER_FIELDS = frozenset({"Resource", "Arguments", "WriterConfig"})
-WRITER_CONFIG_FIELDS = frozenset({"Transformation", "OutputType"})
 RESULT_WRITER_RESOURCES = ("arn:aws:states:::s3:putObject",)
-PROCESSOR_MODES = ("INLINE", "DISTRIBUTED")
-EXECUTION_TYPES = (STANDARD, EXPRESS)
-JITTER_STRATEGIES = ("FULL", "NONE")
 WAIT_DURATION_FIELDS = ("Seconds", "SecondsPath", "Timestamp", "TimestampPath")
 # The optimized integrations of the services whose every action AWS's developer guide lists; a Task
 # resource naming another action of theirs is refused (any other call goes through `aws-sdk:`).
