@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 
 from sfn_emulator.resources.aws.sdk import SdkServices, asl_member_name
-from sfn_emulator.resources.base import REQUEST_RESPONSE, parse_resource
+from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, parse_resource
 from sfn_emulator.service.errors import ValidationException
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def check_mock_result(resource_arn: str, result: Any, mode: str) -> None:
 
 def _operation(resource_arn: str) -> OperationModel | None:
     resource = parse_resource(resource_arn)
-    if resource.kind != "integration" or resource.pattern != REQUEST_RESPONSE:
+    if resource.kind != INTEGRATION or resource.pattern != REQUEST_RESPONSE:
         return None
     if resource.service.startswith(_SDK_PREFIX):
         service = _services.botocore_name(resource.service.removeprefix(_SDK_PREFIX))

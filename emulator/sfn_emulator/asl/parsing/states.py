@@ -49,6 +49,7 @@ from sfn_emulator.asl.model import (
 from sfn_emulator.asl.parsing.expressions import looks_dynamic, dollar_keys
 from sfn_emulator.asl.parsing.map_fields import MapFields
 from sfn_emulator.asl.parsing.resources import ResourceFields, is_http_task
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.asl.parsing.rules import (
     STATE_TYPES,
     MAX_SECONDS,
@@ -216,6 +217,7 @@ class StateFields(MapFields, ResourceFields):
         return lambda **common: joined(TaskState)(
             **common,
             resource=resource,
+            target=parse_resource(resource),
             parameters=parameters,
             result_selector=result_selector,
             result_path=result_path,
