@@ -19,9 +19,9 @@ import pytest
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.clock.virtual_clock import Clock
 from sfn_emulator.engine import Engine, Execution
-from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.resources.base import TaskRequest, TaskResources
 from sfn_emulator.resources.outcomes import BoundCall, bound_call
 from sfn_emulator.resources.mock_file import MockConfigError, read_mock_config
