@@ -139,10 +139,11 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
                 else unless_failed((yield Invoke(request, timeout, submitted=job)))
             result = yield from _await_job(resource, request, resumed, timeout, heartbeat, started_at, frame.run.now())
         else:
-            outcome = yield Invoke(request, timeout)
-            if outcome.http is not None:
-                frame.inspect_http(outcome.http)
-            if isinstance(unless_failed(outcome), Pending):
+            answered = yield Invoke(request, timeout)
+            if answered.http is not None:
+                frame.inspect_http(answered.http)
+            outcome = unless_failed(answered)
+            if isinstance(outcome, Pending):
                 frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
                            {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
                 result = yield from _await_job(resource, request, outcome, timeout, heartbeat, started_at)
