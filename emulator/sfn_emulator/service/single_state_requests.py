@@ -90,7 +90,7 @@ def check_mock(state: State, mock: dict[str, Any] | None, reveal_secrets: bool, 
             raise ValidationException(
                 "Mocked result must contain the same number of items as number of Parallel branches.")
     elif isinstance(state, TaskState):
-        check_mock_result(state.resource, result, mock.get("fieldValidationMode") or STRICT)
+        check_mock_result(state.target, result, mock.get("fieldValidationMode") or STRICT)
 
 
 def read_context(text: str | None, state: State, mock: dict[str, Any] | None) -> dict[str, JSON] | None:
