@@ -205,8 +205,11 @@ class RemoteStartExecution:
     def bind(self, request: TaskRequest) -> BoundCall | None:
         resource = request.resource
         if resource.is_action("states", "startExecution") and resource.pattern in self.patterns:
-            return bound_call(request, lambda: self._start(request))
+            return self._call_for(request)
         return None
+
+    def _call_for(self, request: TaskRequest) -> BoundCall:
+        return bound_call(request, lambda: self._start(request))
 
     def _start(self, request: TaskRequest) -> Any:
         started = self._call(request, "start_execution", **start_execution_params(request.payload))
@@ -232,11 +235,8 @@ class RemoteStartExecutionSync(RemoteStartExecution):
 
     patterns = frozenset({SYNC, SYNC2})
 
-    def bind(self, request: TaskRequest) -> BoundCall | None:
-        resource = request.resource
-        if resource.is_action("states", "startExecution") and resource.pattern in self.patterns:
-            return whole_task_call(request, lambda: self._run(request))
-        return None
+    def _call_for(self, request: TaskRequest) -> BoundCall:
+        return whole_task_call(request, lambda: self._run(request))
 
     def _run(self, request: TaskRequest) -> Any:
         arn = self._call(request, "start_execution", **start_execution_params(request.payload))["executionArn"]
