@@ -1,8 +1,9 @@
 """What a Task's `Resource` names, read once by one grammar: a Lambda function, an activity, or a
 service integration (`arn:<partition>:states:::<service>:<action>[<pattern>]`) with its pattern.
 
-The parser reads every Task's Resource here when it builds the model (`TaskState.target`), and
-checks the same reading against AWS's list of integrations; the interpreter and the task resources
+The parser reads every Task's Resource here when it builds the model (`TaskState.target`); its checks
+against AWS's list of integrations (`asl.parsing.resources`) split the same ARN (`asl.arns`) and the
+same pattern suffix (`integration_patterns.split_pattern`). The interpreter and the task resources
 route on the reading and never parse the text again.
 """
 
@@ -33,6 +34,7 @@ UNKNOWN = "unknown"  # an ARN no resource of Step Functions has
 _NAME_FIELD = re.compile(r"[\w-]*")  # a partition or a region
 _ACCOUNT_FIELD = re.compile(r"\d*")
 _LAMBDA_ACCOUNT = re.compile(r"\d{12}")
+_STATES_RESOURCE = re.compile(r".+")
 
 
 # gc=False: a record of strings only, never part of a reference cycle.
@@ -59,11 +61,6 @@ class ResourceArn(Struct, frozen=True, gc=False):
         return self.action + _SUFFIX_OF_PATTERN[self.pattern]
 
     @property
-    def pattern_suffix(self) -> str:
-        """The pattern as the ARN spells it (`.sync`, `.waitForTaskToken`), "" for request-response."""
-        return _SUFFIX_OF_PATTERN[self.pattern]
-
-    @property
     def waits(self) -> bool:
         """Whether the task waits after its call: for an activity worker, a callback or a `.sync` job
         (then `$$.Task.Token` exists, for whoever answers it)."""
@@ -83,7 +80,8 @@ def parse_resource(arn: str) -> ResourceArn:
         return ResourceArn(arn, UNKNOWN)
     if fields.service == "lambda":
         return _lambda_function(fields) or ResourceArn(arn, UNKNOWN)
-    if fields.service != "states" or not _ACCOUNT_FIELD.fullmatch(fields.account) or not fields.resource:
+    if fields.service != "states" or not _ACCOUNT_FIELD.fullmatch(fields.account) \
+            or not _STATES_RESOURCE.fullmatch(fields.resource):
         return ResourceArn(arn, UNKNOWN)
     if fields.resource.startswith("activity:"):
         return ResourceArn(arn, ACTIVITY, region=fields.region, account=fields.account,

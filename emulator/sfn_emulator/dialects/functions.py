@@ -10,9 +10,9 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import LAMBDA_FUNCTION, ResourceArn
 from sfn_emulator.engine.effects import Interpreter, Invoke
 from sfn_emulator.engine.frame import Run
-from sfn_emulator.asl.task_targets import LAMBDA_FUNCTION, ResourceArn
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import settled_result
 

@@ -38,11 +38,11 @@ from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.clock.virtual_clock import Clock, after, wall_monotonic
 from sfn_emulator.engine.effects import (
     AwaitCompletion,
-    FindActivityMock,
     AwaitEvent,
     AwaitToken,
     Compute,
     Effect,
+    FindActivityMock,
     Interpreter,
     Invoke,
     ProduceEvent,

@@ -40,6 +40,7 @@ from botocore.model import OperationModel
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, ResourceArn
 from sfn_emulator.process.randomness import Randomness
 from sfn_emulator.resources.api_gateway import ApiGatewayInvoke
 from sfn_emulator.resources.aws.backends import MotoBackends
@@ -61,7 +62,6 @@ from sfn_emulator.resources.aws.sdk import (
     sdk_v2_service_name,
     to_request,
 )
-from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, ResourceArn
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import BoundCall, bound_call
 

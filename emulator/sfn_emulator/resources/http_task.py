@@ -33,8 +33,8 @@ from msgspec import structs
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.limits import PAYLOAD_LIMIT_BYTES, data_limit_exceeded
-from sfn_emulator.resources.bounded_reads import HttpAnswer, ReadLimitExceeded, http_exchange
 from sfn_emulator.asl.task_targets import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN
+from sfn_emulator.resources.bounded_reads import HttpAnswer, ReadLimitExceeded, http_exchange
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.http_connections import ConnectionParameters, connection_parameters
 from sfn_emulator.resources.http_trace import HttpExchange

@@ -14,12 +14,11 @@ from typing import Any, Callable, Mapping
 from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import LAMBDA_FUNCTION
 from sfn_emulator.process.randomness import Randomness, process_seed
 from sfn_emulator.resources import lambda_runtime
 from sfn_emulator.resources.aws.sdk import check_parameters, request_shape
-from sfn_emulator.asl.task_targets import LAMBDA_FUNCTION
 from sfn_emulator.resources.base import TaskRequest, split_function_reference
-from sfn_emulator.resources.outcomes import BoundCall, bound_call
 from sfn_emulator.resources.function_map import MappedFunction
 from sfn_emulator.resources.lambda_invoke import (
     EVENT,
@@ -31,6 +30,7 @@ from sfn_emulator.resources.lambda_invoke import (
     is_invoke,
     sdk_invoke_response,
 )
+from sfn_emulator.resources.outcomes import BoundCall, bound_call
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, Handler, Invocation, check_timeout
 
 _LOG_TAIL = "Tail"

@@ -9,9 +9,9 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import SYNC2
 from sfn_emulator.protocol.errors import ApiError
 from sfn_emulator.resources.aws.sdk import check_parameters, request_shape
-from sfn_emulator.asl.task_targets import SYNC2
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import BoundCall, ChildExecution, bound_call
 from sfn_emulator.resources.control_plane import SUCCEEDED, ControlPlane, FinishedExecution

@@ -31,9 +31,6 @@ from botocore.exceptions import ClientError
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import data_limit_exceeded
-from sfn_emulator.resources.aws.sdk import SdkServices, sdk_v2_service_name
-from sfn_emulator.resources.bounded_reads import ReadLimitExceeded, http_exchange
-from sfn_emulator.resources.aws_services import OPTIMIZED, AwsServiceIntegrations, OptimizedService, sdk_v1_error
 from sfn_emulator.asl.task_targets import (
     INTEGRATION,
     LAMBDA_FUNCTION,
@@ -42,6 +39,9 @@ from sfn_emulator.asl.task_targets import (
     SYNC2,
     WAIT_FOR_TASK_TOKEN,
 )
+from sfn_emulator.resources.aws.sdk import SdkServices, sdk_v2_service_name
+from sfn_emulator.resources.bounded_reads import ReadLimitExceeded, http_exchange
+from sfn_emulator.resources.aws_services import OPTIMIZED, AwsServiceIntegrations, OptimizedService, sdk_v1_error
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import BoundCall, bound_call, whole_task_call
 from sfn_emulator.resources.lambda_functions import invoke_response

@@ -17,6 +17,7 @@ from typing import Any
 from botocore.model import OperationModel
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN
 from sfn_emulator.resources.aws.sdk import (
     check_parameters,
     SdkServices,
@@ -28,7 +29,6 @@ from sfn_emulator.resources.aws.sdk import (
 )
 from sfn_emulator.protocol.errors import ApiError
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
-from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import BoundCall, bound_call
 from sfn_emulator.resources.control_plane import ControlPlane

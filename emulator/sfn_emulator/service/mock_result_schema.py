@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 
-from sfn_emulator.resources.aws.sdk import SdkServices, asl_member_name
 from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, ResourceArn
+from sfn_emulator.resources.aws.sdk import SdkServices, asl_member_name
 from sfn_emulator.service.errors import ValidationException
 
 if TYPE_CHECKING:

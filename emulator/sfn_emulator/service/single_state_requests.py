@@ -14,8 +14,8 @@ from typing import Any
 from sfn_emulator.asl.json_reading import JsonTextError, read_json
 from sfn_emulator.asl.model import JSON, MapState, ParallelState, State, TaskState
 from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state
-from sfn_emulator.engine.single_state import StateConfiguration, find_state
 from sfn_emulator.asl.task_targets import ACTIVITY, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN
+from sfn_emulator.engine.single_state import StateConfiguration, find_state
 from sfn_emulator.service.errors import InvalidDefinition, ValidationException
 from sfn_emulator.service.mock_result_schema import STRICT, check_mock_result
 

@@ -49,7 +49,6 @@ from sfn_emulator.asl.model import (
 from sfn_emulator.asl.parsing.expressions import looks_dynamic, dollar_keys
 from sfn_emulator.asl.parsing.map_fields import MapFields
 from sfn_emulator.asl.parsing.resources import ResourceFields, is_http_task
-from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.asl.parsing.rules import (
     STATE_TYPES,
     MAX_SECONDS,
@@ -68,6 +67,7 @@ from sfn_emulator.asl.parsing.rules import (
 )
 from sfn_emulator.asl.paths import compile_path, compile_reference_path
 from sfn_emulator.asl.state_io import joined
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.asl.timestamps import NOT_A_TIMESTAMP, is_timestamp, parse_timestamp
 from sfn_emulator.asl.validation import NO_PATH, PASS_RESULT_IS_STATIC, Scope, Transition
 

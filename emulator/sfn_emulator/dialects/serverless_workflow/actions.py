@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import REQUEST_RESPONSE, parse_resource
 from sfn_emulator.dialects.functions import call_function as shared_call_function
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.events import await_events, produce
@@ -15,7 +16,6 @@ from sfn_emulator.dialects.serverless_workflow.expressions import merged
 from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, error_details, task_request
 from sfn_emulator.engine.effects import AwaitCompletion, Fork, Interpreter, Invoke
 from sfn_emulator.engine.frame import Frame, to_json_text
-from sfn_emulator.asl.task_targets import REQUEST_RESPONSE, parse_resource
 from sfn_emulator.resources.outcomes import Pending, settled_result, unless_failed
 
 # A subflow waited for ends with the workflow waiting for it (the specification's `onParentComplete`

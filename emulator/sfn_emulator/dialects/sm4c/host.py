@@ -30,6 +30,7 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.dialects.functions import call_function
 from sfn_emulator.dialects.sm4c.model import EventDefinition, InvokeFunctionAction, InvokeSubflowAction
@@ -37,7 +38,6 @@ from sfn_emulator.engine.cloudevents import REQUIRED_ATTRIBUTES, EventMatch
 from sfn_emulator.engine.effects import AwaitCompletion, AwaitEvent, Interpreter, Invoke, ProduceEvent
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.protocol.partitions import partition_for
-from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import Pending, settled_result, unless_failed
 

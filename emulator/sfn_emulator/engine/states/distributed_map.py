@@ -9,6 +9,7 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, ItemReader, MapState, ReaderConfig, ResultWriter
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.engine.effects import Interpreter, Invoke, RunMapRun
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame
@@ -32,7 +33,6 @@ from sfn_emulator.engine.states.processing import (
     item_selected,
 )
 from sfn_emulator.protocol.partitions import partition_for
-from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import settled_result
 

@@ -23,6 +23,7 @@ from msgspec import Struct, field
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.json_text import compact_json
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.dialects.functions import call_function
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
@@ -33,7 +34,6 @@ from sfn_emulator.engine.cloudevents import EventMatch
 from sfn_emulator.engine.effects import TRANSITION, AwaitEvent, Fork, Interpreter, Invoke, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.states.processing import map_iteration
-from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import settled_result
 
