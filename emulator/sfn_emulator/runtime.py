@@ -61,6 +61,7 @@ from sfn_emulator.resources.function_map import load_function_map
 from sfn_emulator.resources.http_task import HttpTask
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.nested_executions import StartExecution
+from sfn_emulator.resources.outcomes import BoundCall
 from sfn_emulator.service import StepFunctionsService
 
 if TYPE_CHECKING:
@@ -77,8 +78,7 @@ if TYPE_CHECKING:
 
 class _BuiltOnFirstUse:
     """A task resource made, and its modules imported, the first time a Task reaches it: the AWS
-    integrations bring botocore's service models and moto, which most runs never call.
-    (Not for resources the engine asks more of, such as `.sync` ones.)"""
+    integrations bring botocore's service models and moto, which most runs never call."""
 
     def __init__(self, build: Callable[[], TaskResource]) -> None:
         self._build = build
@@ -94,11 +94,8 @@ class _BuiltOnFirstUse:
                     long_lived.loaded()  # the modules and models it brought stay for the process's life
         return self._built
 
-    def matches(self, request: TaskRequest) -> bool:
-        return self.resource.matches(request)
-
-    def invoke(self, request: TaskRequest) -> Any:
-        return self.resource.invoke(request)
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        return self.resource.bind(request)
 
 
 class _ApiOnFirstRequest:

@@ -1,7 +1,7 @@
 """One reading of ARNs: `split_arn` splits, and every reader of an ARN's fields agrees with it.
 
 The table is tests/fixtures/arns/split.json. The readers: the Task resource classifier
-(`resources.base.parse_resource`), the control plane's ARN checks (`service.arns.parse`), the
+(`asl.task_targets.parse_resource`), the control plane's ARN checks (`service.arns.parse`), the
 account walls (`service.ownership.in_scope`) and the console's scope (`console.views.scope_of`).
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sfn_emulator.asl.arns import split_arn
-from sfn_emulator.resources.base import parse_resource
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.service import arns as service_arns
 from sfn_emulator.service.errors import InvalidArn
 from sfn_emulator.service.ownership import in_scope

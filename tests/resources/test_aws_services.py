@@ -30,7 +30,8 @@ from sfn_emulator.resources.aws.sdk import (
     unsupported_field,
 )
 from sfn_emulator.resources.aws_services import AwsServiceIntegrations
-from sfn_emulator.resources.base import TaskRequest, TaskResources, parse_resource
+from sfn_emulator.asl.task_targets import parse_resource
+from sfn_emulator.resources.base import TaskRequest, TaskResources
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "aws_services"
 CASES = json.loads((FIXTURES / "integrations.json").read_text())["cases"]
@@ -71,14 +72,14 @@ def test_integration(case: dict[str, Any], integrations: AwsServiceIntegrations,
         getattr(client, call["op"])(**call["kwargs"])
     for step in case["steps"]:
         request = task_request(step["resource"], step["payload"], account)
-        assert integrations.matches(request)
+        assert integrations.bind(request) is not None
         if "error" in step:
             with pytest.raises(StatesError) as failure:
-                integrations.invoke(request)
+                integrations.answer(request)
             assert failure.value.error == step["error"]
             assert matches(step["cause"], failure.value.cause), failure.value.cause
             continue
-        result = integrations.invoke(request)
+        result = integrations.answer(request)
         json.dumps(result)  # a task result is JSON
         if "result" in step:
             assert matches(step["result"], result), result
@@ -110,14 +111,14 @@ def _member(value: dict[str, Any], path: list[str]) -> dict[str, Any]:
     "arn:aws:lambda:us-east-1:123456789012:function:f",
 ])
 def test_requests_it_does_not_serve(resource: str, integrations: AwsServiceIntegrations) -> None:
-    assert not integrations.matches(task_request(resource, {}, "123456789012"))
+    assert integrations.bind(task_request(resource, {}, "123456789012")) is None
 
 
 def test_its_clients_reach_the_same_backends_as_other_backends_objects(account: str) -> None:
     """moto's state is process-wide: a user's MotoBackends sees what the integrations wrote."""
     writer = AwsServiceIntegrations(MotoBackends())
     writer.backends.client("s3", account=account, region=REGION).create_bucket(Bucket="shared")
-    writer.invoke(task_request("arn:aws:states:::aws-sdk:s3:putObject", {"Bucket": "shared", "Key": "k", "Body": [1]}, account))
+    writer.answer(task_request("arn:aws:states:::aws-sdk:s3:putObject", {"Bucket": "shared", "Key": "k", "Body": [1]}, account))
     reader = MotoBackends().client("s3", account=account, region=REGION)
     assert reader.get_object(Bucket="shared", Key="k")["Body"].read() == b"[1]"
 
@@ -125,7 +126,7 @@ def test_its_clients_reach_the_same_backends_as_other_backends_objects(account: 
 def test_an_account_sees_only_its_own_resources(integrations: AwsServiceIntegrations, account: str) -> None:
     integrations.backends.client("sqs", account=account, region=REGION).create_queue(QueueName="private")
     other = str(int(account) + 500_000)
-    listed = integrations.invoke(task_request("arn:aws:states:::aws-sdk:sqs:listQueues", {}, other))
+    listed = integrations.answer(task_request("arn:aws:states:::aws-sdk:sqs:listQueues", {}, other))
     assert "QueueUrls" not in listed
 
 
@@ -164,7 +165,7 @@ def test_queue_timestamps_are_whole_epoch_seconds(integrations: AwsServiceIntegr
                                                   attribute_names: list[str]) -> None:
     """SQS API reference, GetQueueAttributes: "the time when the queue was created in seconds (epoch time)"."""
     url = integrations.backends.client("sqs", account=account, region=REGION).create_queue(QueueName="q")["QueueUrl"]
-    answer = integrations.invoke(task_request("arn:aws:states:::aws-sdk:sqs:getQueueAttributes",
+    answer = integrations.answer(task_request("arn:aws:states:::aws-sdk:sqs:getQueueAttributes",
                                               {"QueueUrl": url, "AttributeNames": attribute_names}, account))
     stamps = {name: answer["Attributes"][name] for name in ("CreatedTimestamp", "LastModifiedTimestamp")}
     assert all(stamp.isdigit() for stamp in stamps.values()), stamps

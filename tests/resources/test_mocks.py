@@ -19,9 +19,11 @@ import pytest
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.clock.virtual_clock import Clock
 from sfn_emulator.engine import Engine, Execution
-from sfn_emulator.resources.base import TaskRequest, TaskResources, parse_resource
+from sfn_emulator.resources.base import TaskRequest, TaskResources
+from sfn_emulator.resources.outcomes import BoundCall, bound_call
 from sfn_emulator.resources.mock_file import MockConfigError, read_mock_config
 from sfn_emulator.resources.mocks import MockConfig
 
@@ -50,9 +52,9 @@ def request(state: str, *, machine: str = "Orders", case: str | None = "HappyPat
 
 
 def answer(mocks: MockConfig, task: TaskRequest) -> dict[str, Any]:
-    """What invoke() does with the request, as a fixture writes it."""
+    """What the mocked answer to the request is, as a fixture writes it."""
     try:
-        return {"result": mocks.invoke(task)}
+        return {"result": mocks.answer(task)}
     except StatesError as error:
         return {"error": error.error, "cause": error.cause}
 
@@ -88,7 +90,7 @@ def test_lookup(case: dict[str, Any], tmp_path: Path) -> None:
         values = {**LOOKUPS["defaults"], **call}
         task = request(values["state"], machine=values["machine"], case=values["case"],
                        execution=values["execution"], resource=values["resource"])
-        assert mocks.matches(task) is call["matches"], f"call {number}"
+        assert (mocks.bind(task) is not None) is call["matches"], f"call {number}"
         if not call["matches"]:
             continue
         expected = ({"result": call["result"]} if "result" in call
@@ -101,9 +103,9 @@ def test_each_answer_is_a_fresh_copy_of_the_mocked_value(tmp_path: Path) -> None
         "StateMachines": {"Orders": {"TestCases": {"HappyPath": {"Charge": "Charged"}}}},
         "MockedResponses": {"Charged": {"0-1": {"Return": {"Payload": {"items": [1]}}}}},
     }))
-    first = mocks.invoke(request("Charge"))
+    first = mocks.answer(request("Charge"))
     first["Payload"]["items"].append(2)
-    assert mocks.invoke(request("Charge")) == {"Payload": {"items": [1]}}
+    assert mocks.answer(request("Charge")) == {"Payload": {"items": [1]}}
 
 
 def test_a_forgotten_execution_counts_from_zero_again(tmp_path: Path) -> None:
@@ -111,9 +113,9 @@ def test_a_forgotten_execution_counts_from_zero_again(tmp_path: Path) -> None:
         "StateMachines": {"Orders": {"TestCases": {"HappyPath": {"Charge": "Once"}}}},
         "MockedResponses": {"Once": {"0": {"Return": "charged"}}},
     }))
-    assert mocks.invoke(request("Charge")) == "charged"
+    assert mocks.answer(request("Charge")) == "charged"
     mocks.forget_execution(request("Charge").execution_arn)
-    assert mocks.invoke(request("Charge")) == "charged"
+    assert mocks.answer(request("Charge")) == "charged"
 
 
 def test_concurrent_invocations_of_one_state_each_take_a_different_response(tmp_path: Path) -> None:
@@ -127,7 +129,7 @@ def test_concurrent_invocations_of_one_state_each_take_a_different_response(tmp_
     def invoke(index: int) -> Any:
         if index < 8:
             start.wait(WAIT_LIMIT_SECONDS)  # the first call of each of the 8 workers starts at once
-        return mocks.invoke(request("Charge"))
+        return mocks.answer(request("Charge"))
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(invoke, range(count)))
@@ -173,19 +175,19 @@ def _config(response: Any) -> dict[str, Any]:
 def test_an_edited_file_is_used_from_the_next_task_on(tmp_path: Path) -> None:
     path = write(tmp_path / "mocks.json", _config("before"))
     mocks = MockConfig.load(path)
-    assert mocks.invoke(request("Charge")) == "before"
+    assert mocks.answer(request("Charge")) == "before"
     _rewrite(path, _config("after"))
-    assert mocks.invoke(request("Charge")) == "after"
+    assert mocks.answer(request("Charge")) == "after"
 
 
 def test_an_edit_that_mocks_a_new_state_takes_it_over(tmp_path: Path) -> None:
     path = write(tmp_path / "mocks.json", _config("charged"))
     mocks = MockConfig.load(path)
-    assert not mocks.matches(request("Ship"))
+    assert mocks.bind(request("Ship")) is None
     document = _config("charged")
     document["StateMachines"]["Orders"]["TestCases"]["HappyPath"]["Ship"] = "Charged"
     _rewrite(path, document)
-    assert mocks.matches(request("Ship"))
+    assert mocks.bind(request("Ship")) is not None
 
 
 def test_a_broken_edit_fails_mocked_tasks_with_the_load_error_until_it_is_fixed(tmp_path: Path) -> None:
@@ -194,12 +196,12 @@ def test_a_broken_edit_fails_mocked_tasks_with_the_load_error_until_it_is_fixed(
     _rewrite(path, {"StateMachines": {"Orders": {"TestCases": {"HappyPath": {"Charge": "Gone"}}}}, "MockedResponses": {}})
     broken = (f"mock config {path}: StateMachines.Orders.TestCases.HappyPath.Charge names the response 'Gone', "
               "which MockedResponses does not define")
-    assert mocks.matches(request("Ship"))  # no state of a mocked execution runs on a half-known configuration
+    assert mocks.bind(request("Ship")) is not None  # no state of a mocked execution runs on a half-known configuration
     assert answer(mocks, request("Ship")) == {"error": "States.Runtime", "cause": broken}
-    assert not mocks.matches(request("Charge", case=None))  # executions without a test case are unaffected
+    assert mocks.bind(request("Charge", case=None)) is None  # executions without a test case are unaffected
     _rewrite(path, _config("fixed"))
-    assert not mocks.matches(request("Ship"))
-    assert mocks.invoke(request("Charge")) == "fixed"
+    assert mocks.bind(request("Ship")) is None
+    assert mocks.answer(request("Charge")) == "fixed"
 
 
 def test_a_deleted_file_fails_mocked_tasks_until_it_is_back(tmp_path: Path) -> None:
@@ -210,7 +212,7 @@ def test_a_deleted_file_fails_mocked_tasks_until_it_is_back(tmp_path: Path) -> N
         "error": "States.Runtime",
         "cause": f"mock config {path}: cannot read the file: [Errno 2] No such file or directory: '{path}'"}
     write(path, _config("back"))
-    assert mocks.invoke(request("Charge")) == "back"
+    assert mocks.answer(request("Charge")) == "back"
 
 
 # -- whole executions on the engine ----------------------------------------------------------------
@@ -218,11 +220,8 @@ def test_a_deleted_file_fails_mocked_tasks_until_it_is_back(tmp_path: Path) -> N
 class RealResourceStandIn:
     """Every resource that is not mocked: answers which state ran for real."""
 
-    def matches(self, task: TaskRequest) -> bool:
-        return True
-
-    def invoke(self, task: TaskRequest) -> Any:
-        return {"ranForReal": task.state_name}
+    def bind(self, task: TaskRequest) -> BoundCall:
+        return bound_call(task, lambda: {"ranForReal": task.state_name})
 
 
 OUTCOME_EVENTS = {"TaskSucceeded", "TaskFailed", "LambdaFunctionSucceeded", "LambdaFunctionFailed"}

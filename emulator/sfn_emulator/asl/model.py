@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Protocol, Union
 
 from msgspec import Struct, field
 
+from sfn_emulator.asl.task_targets import ResourceArn
 from sfn_emulator.process.randomness import Randomness
 
 if TYPE_CHECKING:  # the state_io module builds on this one
@@ -134,7 +135,8 @@ class PassState(BaseState, frozen=True, kw_only=True):
 
 
 class TaskState(BaseState, frozen=True, kw_only=True):
-    resource: str
+    resource: str  # the Resource as written
+    target: ResourceArn  # what it names, read once when the definition is parsed
     retry: tuple[Retrier, ...] = ()
     catch: tuple[Catcher, ...] = ()
     timeout_seconds: Expression | None = None  # TimeoutSeconds, TimeoutSecondsPath or `{% %}` (sfn_emulator.asl.fields)

@@ -10,9 +10,10 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import LAMBDA_FUNCTION, ResourceArn
 from sfn_emulator.engine.effects import Interpreter, Invoke
 from sfn_emulator.engine.frame import Run
-from sfn_emulator.resources.base import ResourceArn, TaskRequest
+from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import settled_result
 
 FUNCTION_NOT_FOUND = "Lambda.ResourceNotFoundException"  # what the task-resource chain answers for no callable
@@ -23,7 +24,7 @@ def call_function(name: str, resource: str | None, payload: Any, *, run: Run, st
     """Invoke the function `name` (see the module docstring); resumes with its result."""
     references = tuple(dict.fromkeys(reference for reference in (name, resource) if reference))
     for reference in references:
-        request = TaskRequest(resource=ResourceArn(reference, "lambda", name=reference), payload=payload,
+        request = TaskRequest(resource=ResourceArn(reference, LAMBDA_FUNCTION, name=reference), payload=payload,
                               execution_arn=run.execution.arn, state_machine_name=run.execution.state_machine_name,
                               state_name=state_name, account=run.execution.account, region=run.execution.region,
                               attempt=attempt, timeout_seconds=timeout, now=run.now(), test_case=run.execution.test_case,

@@ -13,6 +13,7 @@ from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.engine.cloudevents import EventMatch
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import BoundCall, Pending
 
 Interpreter = Generator["Effect", Any, Any]
 
@@ -26,12 +27,23 @@ class Sleep(Struct, frozen=True, gc=False):
 
 
 class Invoke(Struct, frozen=True):
-    """Run a task resource on a worker thread. Resumes with its `Succeeded` or `Pending` outcome
-    (`sfn_emulator.resources.outcomes`); throws its failure, or States.Timeout when `timeout_seconds`
-    of clock time pass first."""
+    """Make the call that answers `request` (the router's, or `call` when the interpreter holds it
+    already) on a worker thread. Resumes with its outcome (`sfn_emulator.resources.outcomes`):
+    `Succeeded`, `Failed` (States.Timeout when `timeout_seconds` of clock time pass first) or
+    `Pending`. With `submitted` (a `.sync` job a restored execution had submitted before the
+    restart), makes no call: resumes with the `Pending` outcome that follows that job."""
 
     request: TaskRequest
     timeout_seconds: float | None = None
+    call: BoundCall | None = None
+    submitted: Any = None
+
+
+class FindActivityMock(Struct, frozen=True):
+    """An activity task: resumes with the call of a mock that answers it whole, or None when an
+    activity worker is to take it; throws States.Runtime when the activity does not exist."""
+
+    request: TaskRequest
 
 
 class Compute(Struct, frozen=True):
@@ -55,12 +67,12 @@ class AwaitToken(Struct, frozen=True, gc=False):
 
 
 class AwaitCompletion(Struct, frozen=True):
-    """`.sync`: wait until the job that `Invoke` submitted (`submitted`, its result) is finished.
+    """`.sync`: wait until the job that `Invoke` submitted (its `Pending` outcome) is finished.
     Resumes with the task's result; throws its failure, or States.Timeout when the job is not done
     `timeout_seconds` after the task started (the task's TimeoutSeconds covers the whole job)."""
 
     request: TaskRequest
-    submitted: Any
+    pending: Pending
     timeout_seconds: float | None = None
     counted_from: datetime | None = None
     # (error, cause): the awaited execution is stopped with them when the wait is cancelled (the
@@ -142,5 +154,5 @@ class Aborted(BaseException):
     stopped or timed-out execution is closed instead, and records no such events, as on AWS.)"""
 
 
-Effect = (Sleep | Invoke | Compute | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | RunMapRun
+Effect = (Sleep | Invoke | FindActivityMock | Compute | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | RunMapRun
           | AwaitEvent | ProduceEvent | Reschedule | Transition)

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.engine.execution import Execution, HistoryEvent
-from sfn_emulator.engine.task_questions import TaskQuestions
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.process.randomness import Randomness
 from sfn_emulator.resources.base import TaskResources
@@ -57,10 +56,9 @@ class Run:
 
     __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
                  "top_frame",
-                 "resources", "tasks", "item_reader_data", "on_timeout", "_last_payload")
+                 "resources", "item_reader_data", "on_timeout", "_last_payload")
 
-    def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None,
-                 tasks: TaskQuestions = TaskQuestions()) -> None:
+    def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None) -> None:
         self.execution = execution
         self.now = now
         self._seed = seed if seed is not None else execution.arn
@@ -69,7 +67,6 @@ class Run:
         self.restart_point: tuple[str, JSON] | None = None  # the top-level state to redrive from
         self.top_frame: Frame | None = None  # the top level's frame: its variables and task token (kept by a store)
         self.resources: TaskResources | None = None  # a chain of this run's own (TestState mocks), else the engine's
-        self.tasks = tasks  # what the interpreter asks about a task before running it
         self.item_reader_data: str | None = None  # the source a Map's ItemReader reads, as text (TestState's mapItemReaderData)
         # what runs when the execution's timeout passes, before it ends as timed out (a dialect's
         # timeout action: SM4C's `timeout.action`); None: it ends at once

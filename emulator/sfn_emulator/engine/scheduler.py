@@ -42,6 +42,7 @@ from sfn_emulator.engine.effects import (
     AwaitToken,
     Compute,
     Effect,
+    FindActivityMock,
     Interpreter,
     Invoke,
     ProduceEvent,
@@ -62,9 +63,8 @@ from sfn_emulator.engine.scheduling.map_runs import MapRuns
 from sfn_emulator.engine.scheduling.time_rule import AutoTime
 from sfn_emulator.engine.scheduling.timers import Timer, Timers, new_timer
 from sfn_emulator.process.randomness import Randomness
-from sfn_emulator.engine.task_questions import TaskQuestions
-from sfn_emulator.resources.base import JobResource, SyncResource, TaskResources
-from sfn_emulator.resources.outcomes import Failed, TaskOutcome, outcome_of, watched_outcome
+from sfn_emulator.resources.base import TaskResources
+from sfn_emulator.resources.outcomes import Failed, Pending, Succeeded, TaskOutcome, WatchedJob, typed_answer
 
 __all__ = ["ActivityTask", "Engine", "InterpreterFor"]
 
@@ -91,6 +91,7 @@ class _Call(Struct, eq=False):
 
     fiber: Fiber
     settle: Callable[[_Call, TaskOutcome | Any], None]
+    as_outcome: bool = False  # the fiber resumes with the TaskOutcome itself (an Invoke), failures included
     timer: Timer | None = None
     settled: bool = False
 
@@ -110,9 +111,6 @@ class Engine:
         self.ids = Randomness(f"{seed}:engine")
         # (activity ARN, ARN of the execution that schedules it) -> may the execution use the activity?
         self.activity_exists: Callable[[str, str], bool] = lambda activity_arn, execution_arn: True
-        # What interpreters ask about a task before running it, from the chain and activities in use now.
-        self.tasks = TaskQuestions(resources=lambda: self.resources,
-                                   activity_exists=lambda activity_arn, execution_arn: self.activity_exists(activity_arn, execution_arn))
         self._observers = Observers(observers)  # told of executions, map runs and rounds (`engine.observers`)
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
@@ -128,7 +126,7 @@ class Engine:
                               history_full=lambda fiber: self._lifecycle.history_full(fiber))
         self._callbacks = Callbacks(self._cv, fibers=self._fibers, timers=self._timers, now=clock.now,
                                     post=self._post, closed=lambda: self._closed)
-        self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed, tasks=self.tasks,
+        self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed,
                                     began=self._observers.execution_started,
                                     closed=self._execution_closed,
                                     interpreter_for=interpreter_for or (lambda execution: run_execution))
@@ -485,6 +483,8 @@ class Engine:
                 fiber.waiting = self._timers.set(effect.until, lambda: self._fibers.resume(fiber), skippable=True)
         elif isinstance(effect, Invoke):
             self._invoke(fiber, effect)
+        elif isinstance(effect, FindActivityMock):
+            self._find_activity_mock(fiber, effect)
         elif isinstance(effect, Compute):
             self._call_on_thread(fiber, None, self.clock.now(), lambda: _computed(effect.work))
         elif isinstance(effect, AwaitToken):
@@ -505,20 +505,32 @@ class Engine:
 
     def _invoke(self, fiber: Fiber, effect: Invoke) -> None:
         request = effect.request
+        bound = effect.call or (fiber.run.resources or self.resources).route(request)
+        if effect.submitted is not None:  # submitted before a restart: only its job is followed again
+            job = bound.follow(effect.submitted) if bound.follow is not None else None
+            self._fibers.resume(fiber, Pending(effect.submitted, job))
+            return
         if request.task_token:
             self._callbacks.register(request.task_token, fiber.run)
-        try:
-            resource = (fiber.run.resources or self.resources).find(request)
-        except StatesError as error:
-            self._fibers.resume(fiber, error=error)
-            return
-        self._call_on_thread(fiber, effect.timeout_seconds, self.clock.now(), lambda: outcome_of(resource, request))
+        self._call_on_thread(fiber, effect.timeout_seconds, self.clock.now(), bound.invoke, as_outcome=True)
+
+    def _find_activity_mock(self, fiber: Fiber, effect: FindActivityMock) -> None:
+        request = effect.request
+        bound = (fiber.run.resources or self.resources).bind(request)
+        if bound is not None and bound.answers_whole_task:
+            self._fibers.resume(fiber, bound)
+        elif not self.activity_exists(request.resource.arn, fiber.run.execution.arn):
+            self._fibers.resume(fiber, error=StatesError(names.RUNTIME,
+                                                         f"The activity {request.resource.arn} does not exist."))
+        else:
+            self._fibers.resume(fiber, None)
 
     def _call_on_thread(self, fiber: Fiber, timeout_seconds: float | None, counted_from: datetime,
-                        answer: Callable[[], Any]) -> None:
+                        answer: Callable[[], Any], *, as_outcome: bool = False) -> None:
         """Have `answer` (a resource at work) run on a thread of its own for `fiber`, which resumes with what
-        it returns, or fails with States.Timeout when `timeout_seconds` from `counted_from` pass first."""
-        call = _Call(fiber, self._settle)
+        it returns (its `Failed` outcome thrown in, unless `as_outcome`), or with States.Timeout when
+        `timeout_seconds` from `counted_from` pass first."""
+        call = _Call(fiber, self._settle, as_outcome)
         fiber.waiting = call
         self._calls[id(call)] = call
         if timeout_seconds:
@@ -538,8 +550,8 @@ class Engine:
             self._settle(call, Failed(StatesError(names.TASK_FAILED, f"sfn-emulator cannot run the task now: {exc}")))
 
     def _settle(self, call: _Call, outcome: TaskOutcome | Any) -> None:
-        """The call answered (or timed out, or was cancelled: `None`): the fiber resumes with its
-        `Succeeded` or `Pending` outcome (a watched `.sync` job: its result), or has its failure thrown in."""
+        """The call answered (or timed out, or was cancelled: `None`): the fiber resumes with its outcome
+        (`as_outcome`), or with the result of a `Succeeded` one, or has a `Failed` one's failure thrown in."""
         if call.settled:
             return
         call.settled = True
@@ -548,31 +560,29 @@ class Engine:
             call.timer.cancel()
         if call.fiber.done:
             return
-        if isinstance(outcome, Failed):
+        if call.as_outcome:
+            self._fibers.resume(call.fiber, outcome)
+        elif isinstance(outcome, Failed):
             self._fibers.resume(call.fiber, error=outcome.error)
         else:
-            self._fibers.resume(call.fiber, outcome)
+            self._fibers.resume(call.fiber, outcome.result if isinstance(outcome, Succeeded) else outcome)
 
     def _await_completion(self, fiber: Fiber, effect: AwaitCompletion) -> None:
-        try:
-            resource = (fiber.run.resources or self.resources).find(effect.request)
-        except StatesError as error:
-            self._fibers.resume(fiber, error=error)
-            return
-        if isinstance(resource, JobResource):  # another service's job, followed by the resource itself
+        job = effect.pending.job
+        if isinstance(job, WatchedJob):  # another service's job, followed by its resource
             self._call_on_thread(fiber, effect.timeout_seconds, effect.counted_from or self.clock.now(),
-                                 lambda: watched_outcome(resource, effect.request, effect.submitted))
+                                 lambda: typed_answer(effect.request, job.watch))
             return
-        if not isinstance(resource, SyncResource):
+        if job is None:
             self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"sfn-emulator cannot wait for the job of "
                                                                         f"'{effect.request.resource.arn}'"))
             return
-        awaited = self._lifecycle.find(resource.awaited_execution(effect.submitted))
+        awaited = self._lifecycle.find(job.execution_arn)
         if awaited is None:
             self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"the job submitted by '{effect.request.resource.arn}' "
                                                                         "is not an execution of this emulator"))
             return
-        waiter = CompletionWait(fiber, lambda child: resource.completed(effect.request, child))
+        waiter = CompletionWait(fiber, job.completed)
         if effect.stopped_when_cancelled is not None:
             error, cause = effect.stopped_when_cancelled
             waiter.stop_awaited = lambda: self._lifecycle.abort(awaited, error, cause)

@@ -28,7 +28,8 @@ from sfn_emulator.engine.interpreter import caught_output, matching_catcher, mat
 from sfn_emulator.engine.scheduler import Engine
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.protocol.partitions import partition_for
-from sfn_emulator.resources.base import TaskRequest, TaskResources, WholeTaskResource
+from sfn_emulator.resources.base import TaskRequest, TaskResources
+from sfn_emulator.resources.outcomes import BoundCall, whole_task_call
 from sfn_emulator.resources.http_trace import HttpExchange
 
 TEST_MACHINE_NAME = "TestStateMachine"
@@ -56,17 +57,17 @@ class StateConfiguration(Struct, frozen=True):
     map_item_reader_data: str | None = None  # what a Map's ItemReader reads, as found in its source
 
 
-class MockedResult(WholeTaskResource):
+class MockedResult:
     """A TestState `mock` for a Task: its resource returns `result` (JSON text) or fails with `errorOutput`.
     The mocked answer is the task's whole result, for callbacks, `.sync` and activities too."""
 
     def __init__(self, mock: dict[str, Any]) -> None:
         self._mock = mock
 
-    def matches(self, request: TaskRequest) -> bool:
-        return True
+    def bind(self, request: TaskRequest) -> BoundCall:
+        return whole_task_call(request, self._answer)
 
-    def invoke(self, request: TaskRequest) -> Any:
+    def _answer(self) -> JSON:
         raise_mocked_error(self._mock)
         return mocked_value(self._mock)
 
@@ -142,7 +143,7 @@ def run_single_state(engine: Engine, state: State, input_text: str, *, role_arn:
         definition="", input=input_text, start_date=engine.clock.now(),
         account=account, region=region, role_arn=role_arn,
     )
-    run = Run(execution, engine.clock.now, tasks=engine.tasks)
+    run = Run(execution, engine.clock.now)
     del run.execution_context["RedriveCount"]  # a TestState run is never redriven: AWS's has no such field
     if mock is not None:
         run.resources = TaskResources([MockedResult(mock)])

@@ -17,12 +17,13 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.replay.comparison import same_value
 from sfn_emulator.replay.recording import Answer, AnswerKey, Place
-from sfn_emulator.resources.base import TaskRequest, TaskResource, WholeTaskResource
+from sfn_emulator.resources.base import TaskRequest, TaskResource
+from sfn_emulator.resources.outcomes import BoundCall, whole_task_answer, whole_task_call
 
 JSON = Any
 
 
-class RecordedAnswers(WholeTaskResource):
+class RecordedAnswers:
     """Answers every Task request of the replay's emulator: those of the state machine `machine_name`
     from `answers`, the others (a Distributed Map's child executions, whose Tasks the parent's history
     does not hold) from the fallbacks only. Thread-safe."""
@@ -39,10 +40,10 @@ class RecordedAnswers(WholeTaskResource):
         self.task_tokens: set[str] = set()  # the replay's own tokens: they differ from the recording's by nature
         self.unanswered: list[str] = []  # why tasks got no recorded answer, in order
 
-    def matches(self, request: TaskRequest) -> bool:
-        return True
+    def bind(self, request: TaskRequest) -> BoundCall:
+        return whole_task_call(request, lambda: self._answer(request))
 
-    def invoke(self, request: TaskRequest) -> JSON:
+    def _answer(self, request: TaskRequest) -> JSON:
         key = self._key(request)
         if request.task_token is not None:
             with self._lock:
@@ -59,8 +60,9 @@ class RecordedAnswers(WholeTaskResource):
 
     def _without_answer(self, request: TaskRequest, key: AnswerKey) -> JSON:
         for fallback in self._fallbacks:
-            if fallback.matches(request):
-                return fallback.invoke(request)
+            call = fallback.bind(request)
+            if call is not None:
+                return whole_task_answer(call.invoke())
         where = "".join(f" in {name} {'iteration' if isinstance(index, int) else 'branch'} {index}"
                         for name, index in key.place)
         visit = f", entry {key.visit}" if key.visit > 1 else ""

@@ -31,6 +31,7 @@ from http import HTTPStatus
 from typing import Any
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
+from sfn_emulator.asl.task_targets import ResourceArn
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.bounded_reads import ReadLimitExceeded, http_exchange
 
@@ -52,11 +53,10 @@ _BACKEND_LIMIT_BYTES = 10 * 1024 * 1024  # API Gateway's payload quota (10 MB)
 class ApiGatewayInvoke:
     """The task resource for `apigateway:invoke` (and `.waitForTaskToken`, which only makes the call)."""
 
-    def matches(self, request: TaskRequest) -> bool:
-        resource = request.resource
-        return resource.kind == "integration" and resource.service == SERVICE and resource.action == ACTION
+    def serves(self, resource: ResourceArn) -> bool:
+        return resource.is_action(SERVICE, ACTION)
 
-    def invoke(self, request: TaskRequest) -> dict[str, Any]:
+    def answer(self, request: TaskRequest) -> dict[str, Any]:
         params = request.payload if isinstance(request.payload, dict) else {}
         api_id, region, method = _checked(params)
         status, headers, body = _call(api_id, region, method, params, request.account)

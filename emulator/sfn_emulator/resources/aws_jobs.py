@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from msgspec import Struct
 
 from sfn_emulator.asl.errors import RUNTIME, TASK_FAILED, StatesError
-from sfn_emulator.resources.base import SYNC, TaskRequest
+from sfn_emulator.asl.task_targets import INTEGRATION, SYNC
+from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import BoundCall, WatchedJob, bound_call
 
 if TYPE_CHECKING:
     from sfn_emulator.resources.aws_services import AwsServiceIntegrations
@@ -108,22 +110,21 @@ JOBS: dict[tuple[str, str], JobKind] = {
 
 
 class AwsJobs:
-    """The task resource for the `.sync` actions in `JOBS` (a `JobResource`): `invoke` starts the job (its
-    answer, HTTP metadata and all, is what TaskSubmitted records) and `watch` follows it to its end.
+    """The task resource for the `.sync` actions in `JOBS`: the call starts the job (its answer, HTTP
+    metadata and all, is what TaskSubmitted records) and its `WatchedJob` follows it to its end.
     `integrations` gives the optimized integrations the calls go through, made on first use."""
 
     def __init__(self, integrations: Callable[[], AwsServiceIntegrations]) -> None:
         self._integrations = integrations
 
-    def matches(self, request: TaskRequest) -> bool:
+    def bind(self, request: TaskRequest) -> BoundCall | None:
         resource = request.resource
-        return (resource.kind == "integration" and resource.pattern == SYNC
-                and (resource.service, resource.action) in JOBS)
+        if resource.kind != INTEGRATION or resource.pattern != SYNC or (resource.service, resource.action) not in JOBS:
+            return None
+        return bound_call(request, lambda: self._integrations().answer(request),
+                          lambda submitted: WatchedJob(lambda: self._watch(request, submitted)))
 
-    def invoke(self, request: TaskRequest) -> Any:
-        return self._integrations().invoke(request)
-
-    def watch(self, request: TaskRequest, submitted: Any) -> Any:
+    def _watch(self, request: TaskRequest, submitted: Any) -> Any:
         from sfn_emulator.resources.aws_services import OPTIMIZED
 
         resource = request.resource

@@ -29,7 +29,7 @@ import json
 import re
 import zlib
 from email.utils import format_datetime
-from typing import Any, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 from urllib.parse import urlsplit
 
 from msgspec import Struct, field
@@ -40,6 +40,7 @@ from botocore.model import OperationModel
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, ResourceArn
 from sfn_emulator.process.randomness import Randomness
 from sfn_emulator.resources.api_gateway import ApiGatewayInvoke
 from sfn_emulator.resources.aws.backends import MotoBackends
@@ -61,13 +62,8 @@ from sfn_emulator.resources.aws.sdk import (
     sdk_v2_service_name,
     to_request,
 )
-from sfn_emulator.resources.base import (
-    BINARY_BODY,
-    REQUEST_RESPONSE,
-    WAIT_FOR_TASK_TOKEN,
-    ResourceArn,
-    TaskRequest,
-)
+from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import BoundCall, bound_call
 
 _PATTERNS = frozenset({REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN})
 _SDK_PREFIX = "aws-sdk:"
@@ -140,28 +136,33 @@ class AwsServiceIntegrations:
         self._api_gateway = ApiGatewayInvoke() if isinstance(self.backends, MotoBackends) else None
 
     # -- the TaskResource interface -----------------------------------------------------------
-    def matches(self, request: TaskRequest) -> bool:
-        resource = request.resource
-        if resource.kind != "integration" or resource.pattern not in _PATTERNS:
-            return False
-        if self._api_gateway is not None and self._api_gateway.matches(request):
-            return True
-        if resource.service in OPTIMIZED:
-            return resource.action in OPTIMIZED[resource.service].actions
-        if resource.service.startswith(_SDK_PREFIX):
-            return self._sdk_operation(resource.service.removeprefix(_SDK_PREFIX), resource.action) is not None
-        return False
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        answer = self._answerer(request.resource)
+        return bound_call(request, lambda: answer(request)) if answer is not None else None
 
-    def invoke(self, request: TaskRequest) -> Any:
-        resource = request.resource
-        if self._api_gateway is not None and self._api_gateway.matches(request):
-            return self._api_gateway.invoke(request)
+    def answer(self, request: TaskRequest) -> Any:
+        """The integration's answer to a request it serves (JSON), or its failure as a `StatesError`."""
+        answer = self._answerer(request.resource)
+        if answer is None:
+            raise ValueError(f"no integration serves {request.resource.arn}")
+        return answer(request)
+
+    def _answerer(self, resource: ResourceArn) -> Callable[[TaskRequest], Any] | None:
+        """What answers requests for `resource`, found once; None when no integration serves it."""
+        if resource.kind != INTEGRATION or resource.pattern not in _PATTERNS:
+            return None
+        if self._api_gateway is not None and self._api_gateway.serves(resource):
+            return self._api_gateway.answer
         if resource.service in OPTIMIZED:
-            return self._invoke_optimized(OPTIMIZED[resource.service], request)
-        found = self._sdk_operation(resource.service.removeprefix(_SDK_PREFIX), resource.action)
-        assert found is not None, "invoke() of a request matches() declined"
-        service, operation = found
-        return self._invoke_sdk(service, operation, request)
+            service = OPTIMIZED[resource.service]
+            return (lambda request: self._invoke_optimized(service, request)) if resource.action in service.actions \
+                else None
+        found = self._sdk_operation(resource.service.removeprefix(_SDK_PREFIX), resource.action) \
+            if resource.service.startswith(_SDK_PREFIX) else None
+        if found is None:
+            return None
+        service_name, operation = found
+        return lambda request: self._invoke_sdk(service_name, operation, request)
 
     # -- aws-sdk:* ------------------------------------------------------------------------------
     def service_of(self, resource: ResourceArn) -> str | None:
@@ -188,7 +189,7 @@ class AwsServiceIntegrations:
         except ClientError as error:
             raise sdk_v2_error(error, operation) from None
         response.pop("ResponseMetadata", None)
-        if request.extra.get(BINARY_BODY) and hasattr(response.get("Body"), "read"):
+        if request.binary_body and hasattr(response.get("Body"), "read"):
             response["Body"] = base64.b64encode(response["Body"].read()).decode("ascii")
         return from_response(response, operation.output_shape)
 

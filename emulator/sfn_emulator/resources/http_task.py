@@ -28,13 +28,17 @@ import json
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
+from msgspec import structs
+
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.limits import PAYLOAD_LIMIT_BYTES, data_limit_exceeded
+from sfn_emulator.asl.task_targets import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN
 from sfn_emulator.resources.bounded_reads import HttpAnswer, ReadLimitExceeded, http_exchange
-from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
+from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.http_connections import ConnectionParameters, connection_parameters
-from sfn_emulator.resources.http_trace import HTTP_EXCHANGE, HttpExchange
+from sfn_emulator.resources.http_trace import HttpExchange
+from sfn_emulator.resources.outcomes import BoundCall, TaskOutcome, bound_call
 
 if TYPE_CHECKING:
     import urllib.request
@@ -44,40 +48,45 @@ _METHODS = frozenset({"GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"
 _ARRAY_FORMATS = frozenset({"INDICES", "REPEAT", "COMMAS", "BRACKETS"})
 DEADLINE_SECONDS = 60.0  # for the whole request: past it the task fails with States.Http.Socket
 _RESPONSE_RANGE = f"bytes=0-{PAYLOAD_LIMIT_BYTES}"  # the payload quota: more of the body is not asked for
-WITHOUT_CONNECTION = "http.withoutConnection"
-"""A request's `extra` flag: a workflow dialect's HTTP call, which names no EventBridge connection
-(the ASL HTTP Task must; a Serverless Workflow `call: http` has its own authentication)."""
 _SOCKET_ERROR = "States.Http.Socket"
 
 
 class HttpTask:
     """The task resource for `arn:aws:states:::http:invoke`."""
 
-    def matches(self, request: TaskRequest) -> bool:
-        resource = request.resource
-        return (resource.kind == "integration" and resource.service == "http" and resource.action == "invoke"
-                and resource.pattern in _PATTERNS)
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        if not request.resource.is_action("http", "invoke") or request.resource.pattern not in _PATTERNS:
+            return None
+        return BoundCall(lambda: _call(request))
 
-    def invoke(self, request: TaskRequest) -> Any:
-        payload = request.payload if isinstance(request.payload, dict) else {}
-        connection = (ConnectionParameters() if request.extra.get(WITHOUT_CONNECTION)
-                      else connection_parameters(_connection_arn(payload), request.account, request.region))
-        http_request = build_request(payload, connection, request.region)
-        without_connection = build_request(payload, ConnectionParameters(), request.region)
-        exchange = HttpExchange(http_request, without_connection)
-        request.extra[HTTP_EXCHANGE] = exchange  # what TestState shows at the TRACE level
-        try:
-            answer = http_exchange(http_request, limit_bytes=PAYLOAD_LIMIT_BYTES, deadline_seconds=DEADLINE_SECONDS,
-                                   follow_redirects=True, foreign=without_connection)
-        except ReadLimitExceeded:
-            raise data_limit_exceeded("http") from None
-        except OSError as fault:
-            raise StatesError(_SOCKET_ERROR, f"{http_request.method} {http_request.full_url}: {fault}") from None
-        result = _result(answer, exchange)
-        if not 200 <= result["StatusCode"] < 300:
-            raise StatesError(f"States.Http.StatusCode.{result['StatusCode']}",
-                              compact_json(result))
-        return result
+
+def _call(request: TaskRequest) -> TaskOutcome:
+    """The HTTP exchange for `request`, typed, with the exchange itself (what TestState shows at TRACE)."""
+    payload = request.payload if isinstance(request.payload, dict) else {}
+    exchanges: list[HttpExchange] = []
+    outcome = bound_call(request, lambda: _exchange(payload, request, exchanges)).invoke()
+    return structs.replace(outcome, http=exchanges[0]) if exchanges else outcome
+
+
+def _exchange(payload: dict[str, Any], request: TaskRequest, made: list[HttpExchange]) -> dict[str, Any]:
+    connection = (connection_parameters(_connection_arn(payload), request.account, request.region)
+                  if request.with_connection else ConnectionParameters())
+    http_request = build_request(payload, connection, request.region)
+    without_connection = build_request(payload, ConnectionParameters(), request.region)
+    exchange = HttpExchange(http_request, without_connection)
+    made.append(exchange)
+    try:
+        answer = http_exchange(http_request, limit_bytes=PAYLOAD_LIMIT_BYTES, deadline_seconds=DEADLINE_SECONDS,
+                               follow_redirects=True, foreign=without_connection)
+    except ReadLimitExceeded:
+        raise data_limit_exceeded("http") from None
+    except OSError as fault:
+        raise StatesError(_SOCKET_ERROR, f"{http_request.method} {http_request.full_url}: {fault}") from None
+    result = _result(answer, exchange)
+    if not 200 <= result["StatusCode"] < 300:
+        raise StatesError(f"States.Http.StatusCode.{result['StatusCode']}",
+                          compact_json(result))
+    return result
 
 
 def build_request(payload: dict[str, Any], connection: ConnectionParameters, region: str) -> urllib.request.Request:

@@ -2,7 +2,7 @@
 and the response as it came back (the API reference's InspectionDataRequest/InspectionDataResponse,
 every member a string).
 
-The HTTP Task leaves an `HttpExchange` in its TaskRequest's `extra` under `HTTP_EXCHANGE`. What the
+The HTTP Task's outcome carries its `HttpExchange` (`Succeeded.http`, `Failed.http`, `Pending.http`). What the
 EventBridge connection added to the request (its authorization header, its query and body
 parameters) is a secret: it is shown only when the caller asks with `revealSecrets` (API reference,
 TestState: "Step Functions doesn't omit any information included in the state definition or the HTTP
@@ -20,9 +20,6 @@ from sfn_emulator.asl.json_text import compact_json
 
 if TYPE_CHECKING:
     import urllib.request
-
-HTTP_EXCHANGE = "httpExchange"  # the key of the exchange in TaskRequest.extra
-
 
 class HttpExchange(Struct):
     """One HTTP Task call: the request sent, the same request without the connection's secrets, and

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import LAMBDA_FUNCTION
 from sfn_emulator.process.randomness import Randomness, process_seed
 from sfn_emulator.resources import lambda_runtime
 from sfn_emulator.resources.aws.sdk import check_parameters, request_shape
@@ -29,6 +30,7 @@ from sfn_emulator.resources.lambda_invoke import (
     is_invoke,
     sdk_invoke_response,
 )
+from sfn_emulator.resources.outcomes import BoundCall, bound_call
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, Handler, Invocation, check_timeout
 
 _LOG_TAIL = "Tail"
@@ -128,18 +130,18 @@ class LambdaFunctions:
         return self._run(function, event, arn, qualifier, compact=True, ids=Randomness(process_seed(None)))
 
     # -- the TaskResource interface ------------------------------------------------------------
-    def matches(self, request: TaskRequest) -> bool:
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        """The call of the function the request names, looked up once; None when none is registered."""
         reference = self._reference(request)
-        return reference is not None and self.lookup(reference, request.region, request.account) is not None
-
-    def invoke(self, request: TaskRequest) -> Any:
-        reference = self._reference(request)
-        assert reference is not None
-        found = self.lookup(reference, request.region, request.account)
-        assert found is not None
+        found = self.lookup(reference, request.region, request.account) if reference is not None else None
+        if found is None:
+            return None
         function, arn, qualifier = found
+        return bound_call(request, lambda: self._invoke(request, function, arn, qualifier))
+
+    def _invoke(self, request: TaskRequest, function: MappedFunction, arn: str, qualifier: str | None) -> Any:
         ids = request.randomness()
-        if request.resource.kind == "lambda":
+        if request.resource.kind == LAMBDA_FUNCTION:
             return self._run(function, request.payload, arn, qualifier, compact=False, ids=ids)
         params = request.payload if isinstance(request.payload, dict) else {}
         check_parameters(params, request_shape("lambda", "Invoke"))
@@ -168,7 +170,7 @@ class LambdaFunctions:
     @staticmethod
     def _reference(request: TaskRequest) -> str | None:
         resource = request.resource
-        if resource.kind == "lambda":
+        if resource.kind == LAMBDA_FUNCTION:
             return resource.arn
         if is_invoke(resource):
             params = request.payload if isinstance(request.payload, dict) else {}

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.resources.base import ResourceArn
+from sfn_emulator.asl.task_targets import ResourceArn
 
 SDK_SERVICE = "aws-sdk:lambda"
 REQUEST_RESPONSE = "RequestResponse"
@@ -29,8 +29,7 @@ UNHANDLED = "Unhandled"  # what Lambda's FunctionError says of an error the func
 
 def is_invoke(resource: ResourceArn) -> bool:
     """Whether `resource` is Lambda's Invoke through one of the two integrations."""
-    return resource.kind == "integration" and resource.action == "invoke" \
-        and resource.service in ("lambda", SDK_SERVICE)
+    return resource.is_action("lambda", "invoke") or resource.is_action(SDK_SERVICE, "invoke")
 
 
 def invocation_type(params: Any) -> str:

@@ -17,7 +17,8 @@ from msgspec import Struct
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
-from sfn_emulator.resources.base import TaskRequest, WholeTaskResource
+from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import BoundCall, whole_task_call
 from sfn_emulator.resources.mock_file import MockConfigError, MockDocument, dotted_location, read_mock_config
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ class _Loaded(Struct, frozen=True):
     error: str | None
 
 
-class MockConfig(WholeTaskResource):
+class MockConfig:
     """A mock configuration file as a task resource; re-read when the file changes. Thread-safe."""
 
     def __init__(self, path: str | Path, document: MockDocument, signature: tuple[int, int, int] | None,
@@ -53,19 +54,22 @@ class MockConfig(WholeTaskResource):
         return cls(path, read_mock_config(path, shown_as), signature, shown_as)
 
     # -- the TaskResource interface -----------------------------------------------------------
-    def matches(self, request: TaskRequest) -> bool:
-        """True when the execution runs under a test case that mocks this state, or that cannot be
-        resolved (then `invoke` explains); False lets the state run for real."""
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        """The mocked answer, the whole task's result, when the execution runs under a test case that
+        mocks this state, or that cannot be resolved (then the answer explains); None lets the state
+        run for real."""
         if request.test_case is None:
-            return False
+            return None
         loaded = self._current()
-        if loaded.document is None:
-            return True
-        cases = loaded.document.state_machines.get(request.state_machine_name)
-        states = cases.get(request.test_case) if cases is not None else None
-        return states is None or request.state_name in states
+        if loaded.document is not None:
+            cases = loaded.document.state_machines.get(request.state_machine_name)
+            states = cases.get(request.test_case) if cases is not None else None
+            if states is not None and request.state_name not in states:
+                return None
+        return whole_task_call(request, lambda: self.answer(request))
 
-    def invoke(self, request: TaskRequest) -> JSON:
+    def answer(self, request: TaskRequest) -> JSON:
+        """The mocked response to this invocation of the state (raises the mocked failure)."""
         loaded = self._current()
         if loaded.document is None:
             raise StatesError(names.RUNTIME, loaded.error)

@@ -9,22 +9,32 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import SYNC2
 from sfn_emulator.protocol.errors import ApiError
 from sfn_emulator.resources.aws.sdk import check_parameters, request_shape
-from sfn_emulator.resources.base import SYNC2, TaskRequest
+from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import BoundCall, ChildExecution, bound_call
 from sfn_emulator.resources.control_plane import SUCCEEDED, ControlPlane, FinishedExecution
 
 class StartExecution:
-    """Starts the child execution. For `.sync`/`.sync:2` it is also a `SyncResource`: the engine
-    waits for the child named here, then asks for the task's result."""
+    """Starts the child execution. For `.sync`/`.sync:2` the call is pending on the child
+    (`ChildExecution`): the engine waits for it, and the task's result is made from it."""
 
     def __init__(self, service: ControlPlane) -> None:
         self._service = service
 
-    def matches(self, request: TaskRequest) -> bool:
-        return request.resource.service == "states" and request.resource.action == "startExecution"
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        if request.resource.service != "states" or request.resource.action != "startExecution":
+            return None
+        json_output = request.resource.pattern == SYNC2
 
-    def invoke(self, request: TaskRequest) -> Any:
+        def follow(submitted: Any) -> ChildExecution:
+            return ChildExecution(submitted["ExecutionArn"],
+                                  lambda child: completion_result(child, json_output=json_output))
+
+        return bound_call(request, lambda: self._start(request), follow)
+
+    def _start(self, request: TaskRequest) -> Any:
         check_parameters(request.payload, request_shape("stepfunctions", "StartExecution"))
         params = start_execution_params(request.payload)
         try:
@@ -33,12 +43,6 @@ class StartExecution:
         except ApiError as error:
             raise start_execution_error(error.code, error.message, error.status, request) from None
         return started_result(started["executionArn"], started["startDate"], request)
-
-    def awaited_execution(self, submitted: Any) -> str:
-        return submitted["ExecutionArn"]
-
-    def completed(self, request: TaskRequest, execution: FinishedExecution) -> Any:
-        return completion_result(execution, json_output=request.resource.pattern == SYNC2)
 
 
 def start_execution_params(payload: Any) -> dict[str, Any]:

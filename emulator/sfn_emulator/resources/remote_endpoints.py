@@ -31,10 +31,19 @@ from botocore.exceptions import ClientError
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import data_limit_exceeded
+from sfn_emulator.asl.task_targets import (
+    INTEGRATION,
+    LAMBDA_FUNCTION,
+    REQUEST_RESPONSE,
+    SYNC,
+    SYNC2,
+    WAIT_FOR_TASK_TOKEN,
+)
 from sfn_emulator.resources.aws.sdk import SdkServices, sdk_v2_service_name
 from sfn_emulator.resources.bounded_reads import ReadLimitExceeded, http_exchange
 from sfn_emulator.resources.aws_services import OPTIMIZED, AwsServiceIntegrations, OptimizedService, sdk_v1_error
-from sfn_emulator.resources.base import REQUEST_RESPONSE, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, TaskRequest, WholeTaskResource
+from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import BoundCall, bound_call, whole_task_call
 from sfn_emulator.resources.lambda_functions import invoke_response
 from sfn_emulator.resources.nested_executions import (
     epoch_millis,
@@ -126,9 +135,10 @@ class RemoteServiceIntegrations(AwsServiceIntegrations):
         super().__init__(clients)
         self._endpoints = clients.endpoints
 
-    def matches(self, request: TaskRequest) -> bool:
-        return (request.resource.kind == "integration" and self.service_of(request.resource) in self._endpoints
-                and super().matches(request))
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        if request.resource.kind != INTEGRATION or self.service_of(request.resource) not in self._endpoints:
+            return None
+        return super().bind(request)
 
 
 class RemoteLambda:
@@ -138,13 +148,14 @@ class RemoteLambda:
         self._clients = clients
         self._operation = SdkServices().model("lambda").operation_model("Invoke")
 
-    def matches(self, request: TaskRequest) -> bool:
+    def bind(self, request: TaskRequest) -> BoundCall | None:
         resource = request.resource
-        return resource.kind == "lambda" or (resource.kind == "integration" and resource.service == "lambda"
-                                             and resource.action == "invoke"
-                                             and resource.pattern in (REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN))
+        if resource.kind == LAMBDA_FUNCTION or (resource.is_action("lambda", "invoke")
+                                                and resource.pattern in (REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN)):
+            return bound_call(request, lambda: self._invoke(request))
+        return None
 
-    def invoke(self, request: TaskRequest) -> Any:
+    def _invoke(self, request: TaskRequest) -> Any:
         params = self._params(request)
         client = self._clients.client("lambda", account=request.account, region=request.region)
         try:
@@ -157,11 +168,11 @@ class RemoteLambda:
         if response.get("FunctionError"):
             raise _function_error(body)
         result = json.loads(body) if body.strip() else None
-        return result if request.resource.kind == "lambda" else invoke_response(result, request)
+        return result if request.resource.kind == LAMBDA_FUNCTION else invoke_response(result, request)
 
     @staticmethod
     def _params(request: TaskRequest) -> dict[str, Any]:
-        if request.resource.kind == "lambda":
+        if request.resource.kind == LAMBDA_FUNCTION:
             return {"FunctionName": request.resource.arn, "Payload": json.dumps(request.payload).encode()}
         payload = request.payload if isinstance(request.payload, dict) else {}
         params = {key: payload[key] for key in ("FunctionName", "InvocationType", "LogType", "ClientContext",
@@ -191,12 +202,16 @@ class RemoteStartExecution:
         self._clients = clients
         self._operation = SdkServices().model("stepfunctions").operation_model("StartExecution")
 
-    def matches(self, request: TaskRequest) -> bool:
+    def bind(self, request: TaskRequest) -> BoundCall | None:
         resource = request.resource
-        return (resource.kind == "integration" and resource.service == "states"
-                and resource.action == "startExecution" and resource.pattern in self.patterns)
+        if resource.is_action("states", "startExecution") and resource.pattern in self.patterns:
+            return self._call_for(request)
+        return None
 
-    def invoke(self, request: TaskRequest) -> Any:
+    def _call_for(self, request: TaskRequest) -> BoundCall:
+        return bound_call(request, lambda: self._start(request))
+
+    def _start(self, request: TaskRequest) -> Any:
         started = self._call(request, "start_execution", **start_execution_params(request.payload))
         return started_result(started["executionArn"], started["startDate"], request)
 
@@ -213,14 +228,17 @@ class RemoteStartExecution:
             raise self._clients.call_failed(self._operation, fault) from None
 
 
-class RemoteStartExecutionSync(RemoteStartExecution, WholeTaskResource):
+class RemoteStartExecutionSync(RemoteStartExecution):
     """`states:startExecution.sync` / `.sync:2` at the Step Functions endpoint: starts the child and
     polls it until it ends (see the module docstring); the whole task is answered here, so the
     history has no TaskSubmitted event between TaskStarted and TaskSucceeded."""
 
     patterns = frozenset({SYNC, SYNC2})
 
-    def invoke(self, request: TaskRequest) -> Any:
+    def _call_for(self, request: TaskRequest) -> BoundCall:
+        return whole_task_call(request, lambda: self._run(request))
+
+    def _run(self, request: TaskRequest) -> Any:
         arn = self._call(request, "start_execution", **start_execution_params(request.payload))["executionArn"]
         pause = _FIRST_POLL
         while True:

@@ -17,6 +17,7 @@ from typing import Any
 from botocore.model import OperationModel
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN
 from sfn_emulator.resources.aws.sdk import (
     check_parameters,
     SdkServices,
@@ -28,7 +29,8 @@ from sfn_emulator.resources.aws.sdk import (
 )
 from sfn_emulator.protocol.errors import ApiError
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
-from sfn_emulator.resources.base import REQUEST_RESPONSE, WAIT_FOR_TASK_TOKEN, TaskRequest
+from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import BoundCall, bound_call
 from sfn_emulator.resources.control_plane import ControlPlane
 
 _ARN_SERVICE = "aws-sdk:sfn"
@@ -45,12 +47,14 @@ class StepFunctionsSdk:
         self._model = SdkServices().model(_BOTOCORE_SERVICE)
         self._decoders: dict[str, RequestDecoder] = compile_request_decoders(self._model)
 
-    def matches(self, request: TaskRequest) -> bool:
+    def bind(self, request: TaskRequest) -> BoundCall | None:
         resource = request.resource
-        return (resource.kind == "integration" and resource.service == _ARN_SERVICE
-                and resource.pattern in _PATTERNS and _operation_name(resource.action) in self._decoders)
+        if (resource.kind == INTEGRATION and resource.service == _ARN_SERVICE and resource.pattern in _PATTERNS
+                and _operation_name(resource.action) in self._decoders):
+            return bound_call(request, lambda: self._call(request))
+        return None
 
-    def invoke(self, request: TaskRequest) -> Any:
+    def _call(self, request: TaskRequest) -> Any:
         operation = self._model.operation_model(_operation_name(request.resource.action))
         payload = request.payload if isinstance(request.payload, dict) else {}
         check_parameters(payload, operation.input_shape)

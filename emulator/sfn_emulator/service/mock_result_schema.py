@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 
+from sfn_emulator.asl.task_targets import INTEGRATION, REQUEST_RESPONSE, ResourceArn
 from sfn_emulator.resources.aws.sdk import SdkServices, asl_member_name
-from sfn_emulator.resources.base import REQUEST_RESPONSE, parse_resource
 from sfn_emulator.service.errors import ValidationException
 
 if TYPE_CHECKING:
@@ -34,19 +34,18 @@ _OPTIMIZED_SERVICE_NAMES = {"states": "stepfunctions"}
 _services = SdkServices()
 
 
-def check_mock_result(resource_arn: str, result: Any, mode: str) -> None:
-    """Refuse `result` (parsed JSON) when it does not fit the output of the API `resource_arn` calls."""
+def check_mock_result(resource: ResourceArn, result: Any, mode: str) -> None:
+    """Refuse `result` (parsed JSON) when it does not fit the output of the API `resource` calls."""
     if mode == NONE or not isinstance(result, dict):
         return
-    operation = _operation(resource_arn)
+    operation = _operation(resource)
     if operation is None or operation.output_shape is None:
         return
     _check(result, operation.output_shape, None, mode)
 
 
-def _operation(resource_arn: str) -> OperationModel | None:
-    resource = parse_resource(resource_arn)
-    if resource.kind != "integration" or resource.pattern != REQUEST_RESPONSE:
+def _operation(resource: ResourceArn) -> OperationModel | None:
+    if resource.kind != INTEGRATION or resource.pattern != REQUEST_RESPONSE:
         return None
     if resource.service.startswith(_SDK_PREFIX):
         service = _services.botocore_name(resource.service.removeprefix(_SDK_PREFIX))

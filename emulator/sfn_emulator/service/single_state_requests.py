@@ -14,8 +14,8 @@ from typing import Any
 from sfn_emulator.asl.json_reading import JsonTextError, read_json
 from sfn_emulator.asl.model import JSON, MapState, ParallelState, State, TaskState
 from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state
+from sfn_emulator.asl.task_targets import ACTIVITY, SYNC, SYNC2, WAIT_FOR_TASK_TOKEN
 from sfn_emulator.engine.single_state import StateConfiguration, find_state
-from sfn_emulator.resources.base import SYNC, SYNC2, WAIT_FOR_TASK_TOKEN, parse_resource
 from sfn_emulator.service.errors import InvalidDefinition, ValidationException
 from sfn_emulator.service.mock_result_schema import STRICT, check_mock_result
 
@@ -63,7 +63,7 @@ def check_mock(state: State, mock: dict[str, Any] | None, reveal_secrets: bool, 
             raise ValidationException("TestState does not support MapIterationFailureCount when a mock is not specified.")
         if isinstance(state, (MapState, ParallelState)):
             raise InvalidDefinition(NEEDS_A_MOCK)
-        if isinstance(state, TaskState) and (_has_task_token(state) or parse_resource(state.resource).kind == "activity"):
+        if isinstance(state, TaskState) and (_has_task_token(state) or state.target.kind == ACTIVITY):
             raise InvalidDefinition(TASK_NEEDS_A_MOCK)
         if isinstance(state, TaskState) and not role_arn:
             raise ValidationException("RoleArn must be specified when testing a Task state")
@@ -90,7 +90,7 @@ def check_mock(state: State, mock: dict[str, Any] | None, reveal_secrets: bool, 
             raise ValidationException(
                 "Mocked result must contain the same number of items as number of Parallel branches.")
     elif isinstance(state, TaskState):
-        check_mock_result(state.resource, result, mock.get("fieldValidationMode") or STRICT)
+        check_mock_result(state.target, result, mock.get("fieldValidationMode") or STRICT)
 
 
 def read_context(text: str | None, state: State, mock: dict[str, Any] | None) -> dict[str, JSON] | None:
@@ -125,7 +125,7 @@ def read_context(text: str | None, state: State, mock: dict[str, Any] | None) ->
 
 
 def _has_task_token(state: State) -> bool:
-    return isinstance(state, TaskState) and parse_resource(state.resource).pattern in _TOKEN_PATTERNS
+    return isinstance(state, TaskState) and state.target.pattern in _TOKEN_PATTERNS
 
 
 def read_variables(text: str | None) -> dict[str, JSON]:

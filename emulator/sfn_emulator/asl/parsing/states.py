@@ -55,6 +55,7 @@ from sfn_emulator.asl.parsing.rules import (
 )
 from sfn_emulator.asl.paths import compile_path
 from sfn_emulator.asl.state_io import joined
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.asl.validation import NO_PATH, PASS_RESULT_IS_STATIC, Scope, Transition
 
 TypeReader = Callable[[str, dict, str, Scope], "Callable[..., State] | None"]
@@ -220,6 +221,7 @@ class StateFields:
             **common,
             **table_fields,
             resource=resource,
+            target=parse_resource(resource),
             parameters=parameters,
             result_selector=result_selector,
             result_path=result_path,

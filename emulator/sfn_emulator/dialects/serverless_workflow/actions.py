@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import REQUEST_RESPONSE, parse_resource
 from sfn_emulator.dialects.functions import call_function as shared_call_function
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.events import await_events, produce
@@ -15,8 +16,7 @@ from sfn_emulator.dialects.serverless_workflow.expressions import merged
 from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, error_details, task_request
 from sfn_emulator.engine.effects import AwaitCompletion, Fork, Interpreter, Invoke
 from sfn_emulator.engine.frame import Frame, to_json_text
-from sfn_emulator.resources.base import REQUEST_RESPONSE, parse_resource
-from sfn_emulator.resources.outcomes import Pending
+from sfn_emulator.resources.outcomes import Pending, settled_result, unless_failed
 
 # A subflow waited for ends with the workflow waiting for it (the specification's `onParentComplete`
 # default, "terminate"): a stopped or failed parent stops the subflow it waits for, and so down a chain.
@@ -118,13 +118,13 @@ def subflow(workflow: WorkflowRun, workflow_id: str, wait: bool, data: JSON, fra
                {**ids, "region": execution.region, "parameters": to_json_text(payload)})
     frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
     try:
-        outcome = yield Invoke(request)
+        outcome = unless_failed((yield Invoke(request)))
         if isinstance(outcome, Pending):
             frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
                        {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
-            result = yield AwaitCompletion(request, outcome.submitted, stopped_when_cancelled=_PARENT_ENDED)
+            result = yield AwaitCompletion(request, outcome, stopped_when_cancelled=_PARENT_ENDED)
         else:
-            result = outcome.result
+            result = settled_result(outcome)
     except StatesError as error:
         frame.emit("TaskFailed", "taskFailedEventDetails", {**ids, **error_details(error)})
         raise sub_workflow_error(error) from None

@@ -7,9 +7,10 @@ from typing import Any
 from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import ResourceArn
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.engine.frame import Frame, Run
-from sfn_emulator.resources.base import ResourceArn, TaskRequest
+from sfn_emulator.resources.base import TaskRequest
 
 JSON = Any
 

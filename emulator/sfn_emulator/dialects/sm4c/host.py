@@ -30,6 +30,7 @@ from typing import Any
 
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.dialects.functions import call_function
 from sfn_emulator.dialects.sm4c.model import EventDefinition, InvokeFunctionAction, InvokeSubflowAction
@@ -37,8 +38,8 @@ from sfn_emulator.engine.cloudevents import REQUIRED_ATTRIBUTES, EventMatch
 from sfn_emulator.engine.effects import AwaitCompletion, AwaitEvent, Interpreter, Invoke, ProduceEvent
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.protocol.partitions import partition_for
-from sfn_emulator.resources.base import TaskRequest, parse_resource
-from sfn_emulator.resources.outcomes import Pending
+from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import Pending, settled_result, unless_failed
 
 JSON = Any
 CANCELLED = "SM4C.Cancelled"  # an action cancelled because its parent no longer needs it ('xor', 'n_of_m', a failure)
@@ -78,19 +79,19 @@ class Host:
             account=execution.account, region=execution.region, now=self.run.now(), test_case=execution.test_case,
             seed=self.run.request_seed())
         started_at = self.run.now()
-        outcome = yield Invoke(request)
+        outcome = unless_failed((yield Invoke(request)))
         if not action.wait_for_completion:
             return None
         if isinstance(outcome, Pending):
             try:
-                result = yield AwaitCompletion(request, outcome.submitted, action.timeout, counted_from=started_at,
+                result = yield AwaitCompletion(request, outcome, action.timeout, counted_from=started_at,
                                                stopped_when_cancelled=(CANCELLED, _SUBFLOW_CANCELLED))
             except StatesError as error:
                 if error.error == names.TIMEOUT:
                     return None
                 raise
         else:
-            result = outcome.result
+            result = settled_result(outcome)
         return result.get("Output") if isinstance(result, dict) and "Output" in result else result
 
     def await_event(self, definitions: tuple[EventDefinition, ...], correlations: dict[str, JSON],

@@ -22,7 +22,6 @@ from sfn_emulator.engine.run_time_limit import run_time_limit_seconds
 from sfn_emulator.engine.scheduling.callbacks import TokenWait
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
-from sfn_emulator.engine.task_questions import TaskQuestions
 from sfn_emulator.engine.variables import Variables
 
 
@@ -88,14 +87,13 @@ class Lifecycle:
     """Every execution the engine runs, from start to end. `began` hears of each execution that starts
     or is redriven (RUNNING from then on), `closed` of each that ends."""
 
-    def __init__(self, *, fibers: Fibers, timers: Timers, now: Callable[[], datetime], seed: int, tasks: TaskQuestions,
+    def __init__(self, *, fibers: Fibers, timers: Timers, now: Callable[[], datetime], seed: int,
                  began: Callable[[Execution], None], closed: Callable[[Execution], None],
                  interpreter_for: Callable[[Execution], Callable[[Run], Interpreter]] = lambda execution: run_execution) -> None:
         self._fibers = fibers
         self._timers = timers
         self._now = now
         self._seed = seed
-        self._tasks = tasks  # what each run's interpreter asks about its tasks
         self._began = began
         self._closed = closed
         self._interpreter_for = interpreter_for  # the execution's dialect's interpreter
@@ -202,7 +200,7 @@ class Lifecycle:
                                     "this definition language cannot be resumed after a restart.")
             return
         run = Run(execution, self._now,
-                  f"{self._seed}:{execution.arn}:{execution.redrive_count}:resumed:{len(execution.history)}", self._tasks)
+                  f"{self._seed}:{execution.arn}:{execution.redrive_count}:resumed:{len(execution.history)}")
         frame = Frame(run, run.execution.history[-1]["id"], variables=Variables(values=variables))
         machine = execution.machine
         if point is None:
@@ -227,7 +225,7 @@ class Lifecycle:
         """End a RUNNING execution a store loaded that cannot go on by itself (a map run's child:
         its parent's Map state starts a new run), as aborted with `cause`."""
         self._executions[execution.arn] = execution
-        self._runs[execution.arn] = Run(execution, self._now, tasks=self._tasks)
+        self._runs[execution.arn] = Run(execution, self._now)
         self.abort(execution, names.RUNTIME, cause)
 
     def restart_point(self, arn: str) -> tuple[str, Any] | None:
@@ -248,7 +246,7 @@ class Lifecycle:
 
     # -- internals -------------------------------------------------------------------------------
     def _new_run(self, execution: Execution) -> Run:
-        return Run(execution, self._now, f"{self._seed}:{execution.arn}:{execution.redrive_count}", self._tasks)
+        return Run(execution, self._now, f"{self._seed}:{execution.arn}:{execution.redrive_count}")
 
     def _launch(self, run: Run, gen: Interpreter) -> None:
         execution = run.execution

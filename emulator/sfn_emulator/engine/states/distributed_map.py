@@ -9,6 +9,7 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, ItemReader, MapState, ReaderConfig, ResultWriter
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.engine.effects import Interpreter, Invoke, RunMapRun
 from sfn_emulator.engine.execution import MapRun
 from sfn_emulator.engine.frame import Frame
@@ -31,9 +32,8 @@ from sfn_emulator.engine.states.processing import (
     error_details,
     item_selected,
 )
-from sfn_emulator.engine.states.tasks import task_resource
 from sfn_emulator.protocol.partitions import partition_for
-from sfn_emulator.resources.base import BINARY_BODY, TaskRequest
+from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import settled_result
 
 _GET_OBJECT = "arn:aws:states:::s3:getObject"
@@ -202,10 +202,10 @@ def _call_s3(resource: str, payload: JSON, frame: Frame, failure: str, *, binary
     run = frame.run
     execution = run.execution
     request = TaskRequest(
-        resource=task_resource(s3_call(resource)), payload=payload, execution_arn=execution.arn,
+        resource=parse_resource(s3_call(resource)), payload=payload, execution_arn=execution.arn,
         state_machine_name=execution.state_machine_name, state_name=frame.state_name,
         account=execution.account, region=execution.region, now=run.now(), seed=run.request_seed(),
-        extra={BINARY_BODY: True} if binary else {},
+        binary_body=binary,
     )
     try:
         return settled_result((yield Invoke(request)))

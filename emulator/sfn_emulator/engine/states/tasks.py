@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from typing import Any
 
 from sfn_emulator.asl import errors as names
@@ -14,9 +13,11 @@ from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, TaskState
+from sfn_emulator.asl.task_targets import ACTIVITY, LAMBDA_FUNCTION, WAIT_FOR_TASK_TOKEN, ResourceArn
 from sfn_emulator.engine.effects import (
     AwaitCompletion,
     AwaitToken,
+    FindActivityMock,
     Interpreter,
     Invoke,
     ScheduleActivity,
@@ -24,33 +25,19 @@ from sfn_emulator.engine.effects import (
 from sfn_emulator.engine.frame import Frame, to_json_text
 from sfn_emulator.engine.states.processing import error_details
 from sfn_emulator.process.randomness import Randomness
-from sfn_emulator.resources.base import (
-    SYNC,
-    SYNC2,
-    WAIT_FOR_TASK_TOKEN,
-    ResourceArn,
-    TaskRequest,
-    parse_resource,
-)
-from sfn_emulator.resources.http_trace import HTTP_EXCHANGE
-from sfn_emulator.resources.outcomes import Pending, settled_result
+from sfn_emulator.resources.base import TaskRequest
+from sfn_emulator.resources.outcomes import Pending, settled_result, unless_failed
 
 _ACCOUNT_ID = re.compile(r"\d{12}")
 
 # -- tasks -----------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=4096)
-def task_resource(arn: str) -> ResourceArn:
-    return parse_resource(arn)
-
-
 def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
-    resource = task_resource(state.resource)
+    resource = state.target
     run = frame.run
     # `$$.Task.Token` exists where someone may answer the task: activities, callbacks and `.sync` jobs
     # (AWS records a `.sync` task completed by SendTaskSuccess with the token it passed on)
-    needs_token = resource.kind == "activity" or resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2)
-    if needs_token:
+    if resource.waits:
         frame.task_token = frame.resumed_token or new_task_token(frame.run.randomness)
     # The attempt under way when the emulator stopped (`persistence.restore`): what it recorded is not
     # recorded again, and what it sent (a callback's message, an activity a worker took, a `.sync` job)
@@ -70,9 +57,9 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         test_case=run.execution.test_case, seed=run.request_seed(), place=frame.place,
     )
     credentials = {"taskCredentials": {"roleArn": role}} if role is not None else {}
-    if resource.kind == "activity":
+    if resource.kind == ACTIVITY:
         result = yield from _run_activity(resource, request, frame, timeout, heartbeat, attempt)
-    elif resource.kind == "lambda":
+    elif resource.kind == LAMBDA_FUNCTION:
         result = yield from _run_lambda_function(resource, request, frame, timeout, credentials)
     else:
         result = yield from _run_integration(resource, request, frame, timeout, heartbeat, credentials, attempt)
@@ -104,7 +91,7 @@ def new_task_token(randomness: Randomness) -> str:
 def _checked_size(result: JSON, resource: ResourceArn) -> str:
     """The result as JSON text, within the payload quota (named as AWS names the resource: the
     function ARN for a Lambda ARN, the service for an integration)."""
-    culprit = resource.arn if resource.kind == "lambda" else resource.resource_type or resource.arn
+    culprit = resource.arn if resource.kind == LAMBDA_FUNCTION else resource.resource_type or resource.arn
     return within_payload_limit(result, culprit)
 
 
@@ -146,19 +133,20 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
         frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
     submitted = attempt.get("TaskSubmitted")
     try:
-        if submitted is not None and resource.pattern in (WAIT_FOR_TASK_TOKEN, SYNC, SYNC2):
+        if submitted is not None and resource.waits:
             job = json.loads(submitted["taskSubmittedEventDetails"]["output"])
-            result = yield from _await_job(resource, request, job, timeout, heartbeat, started_at, frame.run.now())
+            resumed = Pending(job) if resource.pattern == WAIT_FOR_TASK_TOKEN \
+                else unless_failed((yield Invoke(request, timeout, submitted=job)))
+            result = yield from _await_job(resource, request, resumed, timeout, heartbeat, started_at, frame.run.now())
         else:
-            try:
-                outcome = yield Invoke(request, timeout)
-            finally:
-                if HTTP_EXCHANGE in request.extra:
-                    frame.inspect_http(request.extra[HTTP_EXCHANGE])
+            answered = yield Invoke(request, timeout)
+            if answered.http is not None:
+                frame.inspect_http(answered.http)
+            outcome = unless_failed(answered)
             if isinstance(outcome, Pending):
                 frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
                            {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
-                result = yield from _await_job(resource, request, outcome.submitted, timeout, heartbeat, started_at)
+                result = yield from _await_job(resource, request, outcome, timeout, heartbeat, started_at)
             else:
                 result = settled_result(outcome)
         text = _checked_size(result, resource)
@@ -170,22 +158,19 @@ def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, 
     return result
 
 
-def _await_job(resource: ResourceArn, request: TaskRequest, submitted: Any, timeout: float | None,
+def _await_job(resource: ResourceArn, request: TaskRequest, pending: Pending, timeout: float | None,
                heartbeat: float | None, started_at: Any, heartbeat_from: Any = None) -> Interpreter:
     """Wait for a submitted task's answer: its token's (`.waitForTaskToken`) or its job's end (`.sync`)."""
     if resource.pattern == WAIT_FOR_TASK_TOKEN:
         return (yield AwaitToken(request.task_token or "", timeout, heartbeat, counted_from=started_at,
                                  heartbeat_from=heartbeat_from))
-    return (yield AwaitCompletion(request, submitted, timeout, counted_from=started_at))
+    return (yield AwaitCompletion(request, pending, timeout, counted_from=started_at))
 
 
 def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
                   heartbeat: float | None, attempt: dict[str, Any]) -> Interpreter:
     text = to_json_text(request.payload)
-    run = frame.run
-    mocked = run.tasks.settles_whole_task(request, run.resources)
-    if not mocked:
-        run.tasks.check_activity(resource.arn, run.execution.arn)
+    mock = yield FindActivityMock(request)
     details: dict[str, Any] = {"resource": resource.arn, "input": text, "inputDetails": {"truncated": False}}
     if timeout is not None:
         details["timeoutInSeconds"] = int(timeout)
@@ -196,10 +181,10 @@ def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, tim
     token = frame.task_token or ""
     started = attempt.get("ActivityStarted")
     try:
-        if mocked:
+        if mock is not None:
             if started is None:
                 frame.emit("ActivityStarted", "activityStartedEventDetails", {})
-            result = settled_result((yield Invoke(request, timeout)))
+            result = settled_result((yield Invoke(request, timeout, call=mock)))
         elif started is not None:  # a worker took it before the restart, and may still answer with its token
             scheduled_at = attempt["ActivityScheduled"]["timestamp"]  # its timeout counts from there
             result = yield AwaitToken(token, timeout, heartbeat, counted_from=scheduled_at, heartbeat_from=frame.run.now())

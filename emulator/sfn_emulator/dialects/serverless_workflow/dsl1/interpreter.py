@@ -23,6 +23,7 @@ from msgspec import Struct, field
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.json_text import compact_json
+from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.dialects.functions import call_function
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
@@ -33,8 +34,7 @@ from sfn_emulator.engine.cloudevents import EventMatch
 from sfn_emulator.engine.effects import TRANSITION, AwaitEvent, Fork, Interpreter, Invoke, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.states.processing import map_iteration
-from sfn_emulator.resources.base import TaskRequest, parse_resource
-from sfn_emulator.resources.http_task import WITHOUT_CONNECTION
+from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import settled_result
 
 JSON = Any
@@ -373,7 +373,7 @@ def _http(task: m.Task, arguments: dict[str, JSON], data: JSON, frame: Frame) ->
                           state_machine_name=run.execution.state_machine_name, state_name=task.name,
                           account=run.execution.account, region=run.execution.region, attempt=frame.retry_count,
                           now=run.now(), test_case=run.execution.test_case, seed=run.request_seed(),
-                          extra={WITHOUT_CONNECTION: True})
+                          with_connection=False)
     ids = {"resourceType": "http", "resource": "invoke"}
     frame.emit("TaskScheduled", "taskScheduledEventDetails",
                {**ids, "region": run.execution.region, "parameters": to_json_text(payload)})
