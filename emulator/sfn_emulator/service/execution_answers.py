@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution, HistoryEvent
-from sfn_emulator.engine.frame import MAX_HISTORY_EVENTS
+from sfn_emulator.engine.scheduling.history_writer import MAX_HISTORY_EVENTS
 from sfn_emulator.service.store import DELETING
 
 REDRIVABLE_PERIOD = timedelta(days=14)
