@@ -15,8 +15,6 @@ its family's module in `sfn_emulator.engine.states` (chosen by a `match` on the 
 
 from __future__ import annotations
 
-from typing import Any
-
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
