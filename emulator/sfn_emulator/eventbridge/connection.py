@@ -29,6 +29,7 @@ from sfn_emulator.eventbridge.schedule_expressions import (
 )
 from sfn_emulator.eventbridge.status_events import PENDING_REDRIVE, status_change
 from sfn_emulator.protocol.errors import ApiError
+from sfn_emulator.protocol.history_events import EXECUTION_REDRIVEN
 from sfn_emulator.resources.aws import moto_state
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class EventBridge:
     # -- status changes ----------------------------------------------------------------------------
     def _started(self, execution: Execution) -> None:
         if execution.redrive_date is not None and execution.history and \
-                execution.history[-1]["type"] == "ExecutionRedriven":
+                execution.history[-1].type == EXECUTION_REDRIVEN:
             self._emit(execution, PENDING_REDRIVE, execution.redrive_date)
             self._emit(execution, execution.status, execution.redrive_date)
         else:

@@ -88,8 +88,8 @@ EVALUATION_FAILED: Final = "EvaluationFailed"
 STATE_TYPES: Final = ("Task", "Choice", "Fail", "Succeed", "Pass", "Wait", "Parallel", "Map")
 FAIL_STATE_ENTERED: Final = f"Fail{_ENTERED}"
 
-EXECUTION_ENDS: Final = frozenset({EXECUTION_SUCCEEDED, EXECUTION_FAILED, EXECUTION_TIMED_OUT, EXECUTION_ABORTED})
-"""The events that close an execution (in AWS's order of listing: success, failure, timeout, stop)."""
+EXECUTION_ENDS: Final = (EXECUTION_SUCCEEDED, EXECUTION_FAILED, EXECUTION_TIMED_OUT, EXECUTION_ABORTED)
+"""The events that close an execution: success, failure, timeout, stop."""
 EXECUTION_FAILURES: Final = frozenset({EXECUTION_FAILED, EXECUTION_TIMED_OUT, EXECUTION_ABORTED})
 EXECUTION_END_STATUS: Final = {EXECUTION_SUCCEEDED: "SUCCEEDED", EXECUTION_FAILED: "FAILED",
                                EXECUTION_TIMED_OUT: "TIMED_OUT", EXECUTION_ABORTED: "ABORTED"}
@@ -102,7 +102,16 @@ TASK_ATTEMPT_FAILURES: Final = frozenset({
     LAMBDA_FUNCTION_FAILED, LAMBDA_FUNCTION_TIMED_OUT, LAMBDA_FUNCTION_START_FAILED, LAMBDA_FUNCTION_SCHEDULE_FAILED,
     ACTIVITY_FAILED, ACTIVITY_TIMED_OUT, ACTIVITY_SCHEDULE_FAILED,
 })
+TASK_ATTEMPT_TIMEOUTS: Final = frozenset({TASK_TIMED_OUT, LAMBDA_FUNCTION_TIMED_OUT, ACTIVITY_TIMED_OUT})
 TASK_ATTEMPT_ENDS: Final = TASK_ATTEMPT_SUCCESSES | TASK_ATTEMPT_FAILURES
+
+BRANCHING_STATE_TYPES: Final = ("Parallel", "Map")
+BRANCHING_STATE_ENDS: Final = frozenset({
+    PARALLEL_STATE_SUCCEEDED, PARALLEL_STATE_FAILED, PARALLEL_STATE_ABORTED, f"Parallel{_EXITED}",
+    MAP_STATE_SUCCEEDED, MAP_STATE_FAILED, MAP_STATE_ABORTED, f"Map{_EXITED}",
+})
+"""The events that end a Parallel's or a Map's visit; AWS may link them to the last event of one
+of its branches or iterations."""
 
 EVENT_TYPES: Final = frozenset({
     EXECUTION_STARTED, *EXECUTION_ENDS, EXECUTION_REDRIVEN,
@@ -167,6 +176,24 @@ def entered_state_type(event_type: str) -> str | None:
 def exited_state_type(event_type: str) -> str | None:
     """The state type a `…StateExited` event leaves; None for any other event."""
     return event_type.removesuffix(_EXITED) if event_type.endswith(_EXITED) else None
+
+
+def state_type_of(event_type: str) -> str | None:
+    """The state type a state's own event is of: `Map` for `MapStateStarted` or `MapStateExited`,
+    `Task` for `TaskStateAborted`; None for any other event (`MapIterationStarted`, `TaskScheduled`)."""
+    prefix, state, _ = event_type.partition("State")
+    return prefix if state and prefix in STATE_TYPES else None
+
+
+def branching_state_type(event_type: str) -> str | None:
+    """`Parallel` or `Map` for an event of a Parallel's or a Map's own (its entry and exit, its start,
+    end, a Map's iterations), which AWS may link into one of its branches or iterations; None for any
+    other event (a map run's events are the run's)."""
+    if event_type.startswith("Parallel"):
+        return "Parallel"
+    if event_type.startswith("Map") and not event_type.startswith("MapRun"):
+        return "Map"
+    return None
 
 
 def is_state_event(event_type: str) -> bool:
