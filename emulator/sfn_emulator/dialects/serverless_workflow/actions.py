@@ -86,14 +86,10 @@ def call_function(workflow: WorkflowRun, action: m.Action, action_data: JSON, fr
         return function.expression.evaluate(payload)
     run = frame.run
     events = function_task(function.name)
-
-    def call(attempt: Attempt) -> Interpreter:
-        return (yield from shared_call_function(function.name, function.resource, payload, run=run,
-                                                state_name=action.name or frame.state_name, attempt=frame.retry_count,
-                                                timeout=action.timeout_seconds))
-
     scheduled = events.scheduled(run.execution.region, to_json_text(payload), action.timeout_seconds)
-    return (yield from task_attempt(frame, events, scheduled, call))
+    return (yield from task_attempt(frame, events, scheduled, lambda _attempt: shared_call_function(
+        function.name, function.resource, payload, run=run, state_name=action.name or frame.state_name,
+        attempt=frame.retry_count, timeout=action.timeout_seconds)))
 
 
 def subflow(workflow: WorkflowRun, workflow_id: str, wait: bool, data: JSON, frame: Frame) -> Interpreter:

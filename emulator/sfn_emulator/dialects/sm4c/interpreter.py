@@ -45,7 +45,6 @@ from sfn_emulator.dialects.sm4c.model import (
     Action,
     BaseAction,
     DelayAction,
-    EventDefinition,
     ForEachAction,
     InjectDataAction,
     InvokeFunctionAction,
@@ -62,7 +61,7 @@ from sfn_emulator.dialects.sm4c.expressions import Expression
 from sfn_emulator.dialects.task_events import AWAIT_EVENT_TASK, PRODUCE_EVENT_TASK, function_task
 from sfn_emulator.engine.effects import TRANSITION, Compute, Fork, Interpreter, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
-from sfn_emulator.engine.task_attempt import Attempt, task_attempt
+from sfn_emulator.engine.task_attempt import task_attempt
 from sfn_emulator.protocol.history_events import TaskEvents, state_entered, state_exited
 
 from sfn_emulator.dialects.sm4c.host import CANCELLED
@@ -196,7 +195,8 @@ class Instance:
                 max(remaining, 0) if remaining is not None else None)
             try:
                 definition, value = yield from task_attempt(
-                    frame, AWAIT_EVENT_TASK, scheduled, partial(self.awaited, definitions, remaining),
+                    frame, AWAIT_EVENT_TASK, scheduled,
+                    lambda _attempt: self.host.await_event(definitions, self.correlations, remaining),
                     output_text=lambda received: to_json_text(received[1]))
             except StatesError as error:
                 if error.error == names.TIMEOUT and on_timeout is not None:
@@ -213,10 +213,6 @@ class Instance:
                     for g, group in enumerate(transition.event_groups):
                         yield from self.merge(group.result_handler, matched[(transition.index, g)])
                     return transition
-
-    def awaited(self, definitions: tuple[EventDefinition, ...], remaining: float | None, attempt: Attempt) -> Interpreter:
-        """The first of `definitions` an event matches, and the event's value."""
-        return (yield from self.host.await_event(definitions, self.correlations, remaining))
 
     # -- actions ----------------------------------------------------------------------------------
     def perform(self, action: Action, data: JSON, state: State, frame: Frame) -> Interpreter:
@@ -248,12 +244,9 @@ class Instance:
         """One attempt of an action, between its task events."""
         events = self.task_events(action)
         given = yield from self.action_input(action, data)
-
-        def perform(_attempt: Attempt) -> Interpreter:
-            return (yield from self.execute(action, data, given, state, frame, attempt))
-
         return (yield from task_attempt(frame, events, events.scheduled(self.run.execution.region, to_json_text(given)),
-                                        perform, cancelled_as=StatesError(CANCELLED, CANCELLED_CAUSE)))
+                                        lambda _attempt: self.execute(action, data, given, state, frame, attempt),
+                                        cancelled_as=StatesError(CANCELLED, CANCELLED_CAUSE)))
 
     def task_events(self, action: Action) -> TaskEvents:
         """How an action is recorded: as the resource it calls where it calls one (a function, a

@@ -333,11 +333,9 @@ def _function(name: str, resource: str | None, task: m.Task, payload: JSON, fram
     under the function's name), written as the draft's function tasks."""
     run = frame.run
     events = function_task(name)
-
-    def call(attempt: Attempt) -> Interpreter:
-        return (yield from call_function(name, resource, payload, run=run, state_name=task.name, attempt=frame.retry_count))
-
-    return (yield from task_attempt(frame, events, events.scheduled(run.execution.region, to_json_text(payload)), call))
+    return (yield from task_attempt(
+        frame, events, events.scheduled(run.execution.region, to_json_text(payload)),
+        lambda _attempt: call_function(name, resource, payload, run=run, state_name=task.name, attempt=frame.retry_count)))
 
 
 def _mapped(task: m.Task, name: str, payload: JSON, frame: Frame, what: str) -> Interpreter:
