@@ -1,10 +1,10 @@
 """The one owner of Step Functions history events: every event type's name, its details key, the
 members of an event (`id`, `previousEventId`, ...) and a typed builder per event the emulator writes.
 
-A builder returns an `EventBody` (the type and details); the history writer (`engine.history_writer`,
-owned by the scheduler) gives it its id, time and `previousEventId`. Readers of histories (graphs,
-replay, coverage, the console, persistence, results) read events by the names and helpers below, so
-no other module spells an event type or a details key. (Amazon SWF's history is another service's and
+A builder returns an `EventBody` (the type and details); the history writer
+(`engine.scheduling.history_writer`, owned by the scheduler) gives it its id, time and
+`previousEventId`. Readers of histories (graphs, replay, the console, logs, persistence, results)
+read events by the names and helpers below, so no other module spells an event type or a details key. (Amazon SWF's history is another service's and
 keeps its own names in `swf.history`.)
 
 Details keep AWS's member order, as GetExecutionHistory answers with them.
