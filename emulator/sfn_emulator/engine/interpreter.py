@@ -94,8 +94,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
         (frame.entered_event_id, frame.entered_time), frame.resumed_entry = frame.resumed_entry, None
     else:
         frame.entered_time = frame.run.now()
-        frame.entered_event_id = frame.emit(state_entered(state.type, state.name,
-                                                                 frame.run.payload_text(state_input)))
+        frame.entered_event_id = frame.emit(state_entered(state.type, state.name, frame.run.payload_text(state_input)))
     if frame.interleave:
         yield Reschedule()
     retry: tuple[Retrier, ...] = getattr(state, "retry", ())

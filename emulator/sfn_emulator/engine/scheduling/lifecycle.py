@@ -1,7 +1,7 @@
 """The lifecycle of executions: start, succeed, fail, time out, abort (StopExecution), redrive and
 the end at AWS's history quota. It writes the Execution* events through each run's history writer
-(the interpreters write the rest through the same writer),
-keeps each execution's top-level fiber and run, and wakes `.sync` tasks waiting for an execution."""
+(the interpreters write the rest through the same writer), keeps each execution's top-level fiber
+and run, and wakes `.sync` tasks waiting for an execution."""
 
 from __future__ import annotations
 
