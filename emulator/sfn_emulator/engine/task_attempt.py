@@ -35,17 +35,18 @@ class Attempt:
         self.frame = frame
         self.events = events
         self.resumed = resumed
-        self.started_at: datetime = frame.run.now()
+        self.started_at: datetime | None = None  # once started
 
     def started(self, worker: str | None = None) -> None:
         """The attempt started (an activity: a worker took it, named when known); not written again
         when the history has it."""
-        started = self.resumed.get(self.events.started().type)
+        event = self.events.started(worker)
+        started = self.resumed.get(event.type) if self.resumed else None
         if started is not None:
             self.started_at = started[TIMESTAMP]
             return
         self.started_at = self.frame.run.now()
-        self.frame.emit(self.events.started(worker), timestamp=self.started_at)
+        self.frame.emit(event, timestamp=self.started_at)
 
     def submitted(self, job: JSON) -> None:
         """An integration's job (`.sync`) or callback (`.waitForTaskToken`) was submitted."""
