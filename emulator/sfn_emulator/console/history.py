@@ -19,6 +19,7 @@ from sfn_emulator.dialects import graph_of
 from sfn_emulator.engine.execution import Execution, HistoryEvent
 from sfn_emulator.engine.states.tasks import TASK_TOKEN_PATTERN
 from sfn_emulator.graphs import ExecutionTrace, Graph, Tracer
+from sfn_emulator.protocol.history_events import branching_state_type, entered_state_type, exited_state_type, is_state_event
 
 KEPT_DIGESTS = 4096  # executions whose digest is kept (the least recently read go first)
 _TOKEN = re.compile(TASK_TOKEN_PATTERN)
@@ -61,11 +62,11 @@ class HistoryDigest:
         """Take in the events added since the last call."""
         for event in history[len(self.states):]:
             details = event.details if event.details_key else None
-            named = details.get("name") if event.type.endswith(("StateEntered", "StateExited")) and details else None
+            named = details.get("name") if is_state_event(event.type) and details else None
             state = self._state_of(event, named)
             self.states.append(state)
-            self._inherited.append(None if event.type.endswith("StateExited") else state)
-            if event.type.endswith("StateEntered") and named is not None:
+            self._inherited.append(None if exited_state_type(event.type) is not None else state)
+            if entered_state_type(event.type) is not None and named is not None:
                 self.entered.append(named)
             if state is not None:
                 self.last_state = state
@@ -77,8 +78,7 @@ class HistoryDigest:
 
     def _state_of(self, event: HistoryEvent, named: str | None) -> str | None:
         kind = event.type
-        owner = "Parallel" if kind.startswith("Parallel") else \
-            "Map" if kind.startswith("Map") and not kind.startswith("MapRun") else None
+        owner = branching_state_type(kind)
         previous = event.previous_event_id
         if named is not None:
             state: str | None = named
@@ -86,11 +86,11 @@ class HistoryDigest:
             state = next((name for type_, name in reversed(self._open) if type_ == owner), None)
         else:
             state = self._inherited[previous - 1] if 0 < previous <= len(self._inherited) else None
-        if kind.endswith("StateEntered") and state is not None:
-            self._open.append((kind.removesuffix("StateEntered"), state))
-        elif kind.endswith("StateExited") and (kind.removesuffix("StateExited"), state) in self._open:
-            exited = (kind.removesuffix("StateExited"), state)
-            del self._open[len(self._open) - 1 - self._open[::-1].index(exited)]
+        entered, exited = entered_state_type(kind), exited_state_type(kind)
+        if entered is not None and state is not None:
+            self._open.append((entered, state))
+        elif exited is not None and (exited, state) in self._open:
+            del self._open[len(self._open) - 1 - self._open[::-1].index((exited, state))]
         return state
 
     def _note_child(self, details: dict[str, Any]) -> None:

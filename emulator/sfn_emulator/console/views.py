@@ -13,6 +13,7 @@ from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.coverage import CoverageRecorder
 from sfn_emulator.engine.outstanding import Outstanding
+from sfn_emulator.protocol.history_events import details_of
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.errors import ApiError
 from sfn_emulator.console.history import HistoryDigests
@@ -211,8 +212,7 @@ def event_rows(events: Sequence[Mapping[str, Any]], states: Sequence[str | None]
     execution's digest) and the milliseconds since the execution started."""
     rows = []
     for event, state in zip(events, states):
-        details_key = next((key for key in event if key.endswith("EventDetails")), None)
-        details = event.get(details_key, {}) if details_key else {}
+        details = details_of(event) or {}
         rows.append({"id": event["id"], "type": event["type"], "state": state, "timestamp": event["timestamp"],
                      "sinceStartMs": int((event["timestamp"] - start).total_seconds() * 1000),
                      "details": {key: _pretty(value) if key in ("input", "output", "cause", "parameters") else value

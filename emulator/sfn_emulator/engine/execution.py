@@ -12,6 +12,7 @@ from typing import Any
 from msgspec import UNSET, Struct, field
 
 from sfn_emulator.asl.model import StateMachine
+from sfn_emulator.protocol.history_events import EVENT_MEMBERS, ID, PREVIOUS_EVENT_ID, TIMESTAMP, TYPE
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"
@@ -75,20 +76,20 @@ class HistoryEvent(Mapping[str, Any]):
                 for key, value in zip(self._detail_keys, self._details)}
 
     def __getitem__(self, key: str) -> Any:
-        if key == "timestamp":
+        if key == TIMESTAMP:
             return self.timestamp
-        if key == "type":
+        if key == TYPE:
             return self.type
-        if key == "id":
+        if key == ID:
             return self.id
-        if key == "previousEventId":
+        if key == PREVIOUS_EVENT_ID:
             return self.previous_event_id
         if key == self.details_key and key is not None:
             return self.details
         raise KeyError(key)
 
     def __iter__(self) -> Iterator[str]:
-        yield from ("timestamp", "type", "id", "previousEventId")
+        yield from EVENT_MEMBERS
         if self.details_key is not None:
             yield self.details_key
 
@@ -97,7 +98,7 @@ class HistoryEvent(Mapping[str, Any]):
 
     def as_dict(self) -> dict[str, Any]:
         """The event as a new dict, as an API answer carries it."""
-        event = {"timestamp": self.timestamp, "type": self.type, "id": self.id, "previousEventId": self.previous_event_id}
+        event = {TIMESTAMP: self.timestamp, TYPE: self.type, ID: self.id, PREVIOUS_EVENT_ID: self.previous_event_id}
         if self.details_key is not None:
             event[self.details_key] = self.details
         return event

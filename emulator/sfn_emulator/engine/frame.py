@@ -1,17 +1,13 @@
 """Where an interpreter is: the execution it belongs to (`Run`) and its own branch (`Frame`).
 
-`Run.emit` appends AWS history events. Each event's ``previousEventId`` is the last event of the
-same branch, so events of Parallel branches and Map iterations link back through their own
-branch, as in AWS's histories (checked against every history AWS recorded for the conformance
+`Frame.emit` appends AWS history events (built by `sfn_emulator.protocol.history_events`) through
+the run's writer (`engine.scheduling.history_writer`). Each event's ``previousEventId`` is the last
+event of the same branch, so events of Parallel branches and Map iterations link back through their
+own branch, as in AWS's histories (checked against every history AWS recorded for the conformance
 cases, LocalStack's AWS-validated snapshots): the first state's entered event links to no event
 (0); a few bookkeeping events (`MapIterationSucceeded`/`Failed`/`Aborted`, `TaskStateAborted`,
 `MapStateSucceeded`) link back but are not linked to (`advance=False`), so what follows a Map
 iteration, a failed branch or a Map links to the last event of the work itself.
-
-A STANDARD execution's history holds at most 25,000 events, counted across its Parallel branches
-and inline Map iterations (AWS's quota, which also bounds its memory):
-once 24,999 are written, only an execution-closing event may follow; any other raises
-`HistoryLimitReached` and the scheduler fails the execution with `HISTORY_LIMIT_CAUSE`.
 
 A `Frame` is also the `Scope` expressions read: the Context Object (built only when a `$$` path
 asks for it) and workflow variables.
@@ -25,25 +21,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.clock.virtual_clock import format_time
-from sfn_emulator.engine.execution import Execution, HistoryEvent
+from sfn_emulator.engine.execution import Execution
+from sfn_emulator.engine.scheduling.history_writer import HistoryWriter
 from sfn_emulator.engine.variables import Variables
 from sfn_emulator.process.randomness import Randomness
+from sfn_emulator.protocol.history_events import EventBody
 from sfn_emulator.resources.base import TaskResources
 
 if TYPE_CHECKING:
     from sfn_emulator.engine.effects import Interpreter
 
 JSON = Any
-
-MAX_HISTORY_EVENTS = 25_000
-HISTORY_LIMIT_CAUSE = f"The execution reached the maximum number of history events ({MAX_HISTORY_EVENTS})."
-CLOSING_EVENTS = frozenset({"ExecutionSucceeded", "ExecutionFailed", "ExecutionAborted", "ExecutionTimedOut"})
-
-
-class HistoryLimitReached(BaseException):
-    """The history is one event short of the quota and the next event does not close the execution.
-    A BaseException so that no Catch, Retry or `except Exception` in the interpreter can hold it:
-    it ends the whole execution, not a state."""
 
 
 def to_json_text(value: JSON) -> str:
@@ -54,13 +42,14 @@ def to_json_text(value: JSON) -> str:
 class Run:
     """One execution's shared interpreter state."""
 
-    __slots__ = ("execution", "now", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
+    __slots__ = ("execution", "now", "history", "_seed", "_random", "_randomness", "execution_context", "state_machine_context", "restart_point",
                  "top_frame",
                  "resources", "item_reader_data", "on_timeout", "_last_payload")
 
     def __init__(self, execution: Execution, now: Callable[[], datetime], seed: str | None = None) -> None:
         self.execution = execution
         self.now = now
+        self.history = HistoryWriter(execution, now)
         self._seed = seed if seed is not None else execution.arn
         self._random: random.Random | None = None
         self._randomness: Randomness | None = None
@@ -119,24 +108,6 @@ class Run:
             self._last_payload = (value, text)
         return text
 
-    def emit(self, frame: Frame | None, event_type: str, details_key: str | None = None, details: dict | None = None,
-             *, timestamp: datetime | None = None, previous: int | None = None, advance: bool = True) -> int:
-        history = self.execution.history
-        event_id = len(history) + 1
-        if event_id >= MAX_HISTORY_EVENTS and event_type not in CLOSING_EVENTS and self.execution.type == "STANDARD":
-            raise HistoryLimitReached
-        stamp = timestamp or self.now()
-        if history and history[-1].timestamp == stamp:  # one instant, one object: events share it
-            stamp = history[-1].timestamp
-        history.append(HistoryEvent(
-            stamp, event_type, event_id,
-            previous if previous is not None else frame.prev_event_id if frame else max(0, event_id - 1),
-            details_key or None, (details if details is not None else {}) if details_key else None,
-        ))
-        if frame is not None and advance:
-            frame.prev_event_id = event_id
-        return event_id
-
 
 class Frame:
     """One line of control: the top level of an execution, a Parallel branch or a Map iteration."""
@@ -191,12 +162,15 @@ class Frame:
         return Frame(self.run, self.prev_event_id, nested=True, interleave=interleave, map_item=map_item,
                      variables=self.variables.inner(), place=self.place + (place,) if place else self.place)
 
-    def emit(self, event_type: str, details_key: str | None = None, details: dict | None = None, *,
-             timestamp: datetime | None = None, previous: int | None = None, advance: bool = True) -> int:
+    def emit(self, event: EventBody, *, timestamp: datetime | None = None, previous: int | None = None,
+             advance: bool = True) -> int:
         """Append an event linked to this line's last one (or to `previous`); unless `advance` is
         False, it becomes the event the line's next one links to."""
-        return self.run.emit(self, event_type, details_key, details, timestamp=timestamp, previous=previous,
-                             advance=advance)
+        event_id = self.run.history.append(event, previous if previous is not None else self.prev_event_id,
+                                           timestamp=timestamp)
+        if advance:
+            self.prev_event_id = event_id
+        return event_id
 
     # -- Scope ---------------------------------------------------------------------------------
     @property

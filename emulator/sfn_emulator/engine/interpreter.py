@@ -15,8 +15,6 @@ its family's module in `sfn_emulator.engine.states` (chosen by a `match` on the 
 
 from __future__ import annotations
 
-from typing import Any
-
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
@@ -53,6 +51,14 @@ from sfn_emulator.engine.states.parallel import run_parallel
 from sfn_emulator.engine.states.processing import BranchFailure, note_rule
 from sfn_emulator.engine.states.tasks import run_task
 from sfn_emulator.engine.states.waiting import run_wait
+from sfn_emulator.protocol.history_events import (
+    PREVIOUS_EVENT_ID,
+    evaluation_failed,
+    state_aborted,
+    state_entered,
+    state_exited,
+    state_failed,
+)
 
 RUNTIME_PREFIX = "An error occurred while executing the state"
 _PREFIXED = (names.RUNTIME, names.QUERY_EVALUATION_ERROR)
@@ -88,10 +94,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
         (frame.entered_event_id, frame.entered_time), frame.resumed_entry = frame.resumed_entry, None
     else:
         frame.entered_time = frame.run.now()
-        frame.entered_event_id = frame.emit(
-            f"{state.type}StateEntered", "stateEnteredEventDetails",
-            {"name": state.name, "input": frame.run.payload_text(state_input), "inputDetails": {"truncated": False}},
-        )
+        frame.entered_event_id = frame.emit(state_entered(state.type, state.name, frame.run.payload_text(state_input)))
     if frame.interleave:
         yield Reschedule()
     retry: tuple[Retrier, ...] = getattr(state, "retry", ())
@@ -118,11 +121,11 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
                         yield Sleep(after(frame.run.now(), delay))
                     continue
             if isinstance(raised, BranchFailure):
-                frame.emit(f"{state.type}StateFailed")
+                frame.emit(state_failed(state.type))
             catcher = matching_catcher(state, error)
             if catcher is None:
                 if frame.nested and isinstance(state, TaskState):
-                    frame.emit("TaskStateAborted", advance=False)  # as AWS records a Task failing inside a branch
+                    frame.emit(state_aborted(state.type), advance=False)  # as AWS records a Task failing inside a branch
                 raise error from None
             note_rule(frame, f"Catch[{getattr(state, 'catch').index(catcher)}]")
             try:
@@ -138,7 +141,7 @@ def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
             return output, catcher.next
         except Aborted:
             if state.type in ABORTABLE:
-                frame.emit(f"{state.type}StateAborted")
+                frame.emit(state_aborted(state.type))
             raise
         _exit(state, output, frame, output_text)  # (a Fail state never gets here: it raises)
         return output, next_name
@@ -201,29 +204,23 @@ def matching_catcher(state: BaseState, error: StatesError) -> Catcher | None:
 
 def _exit(state: BaseState, output: JSON, frame: Frame, output_text: str | None = None) -> None:
     """Leave the state: bind what its Assign evaluated to (AWS lists it in the exit event)."""
-    details: dict[str, Any] = {"name": state.name, "output": frame.run.payload_text(output, known=output_text),
-                               "outputDetails": {"truncated": False}}
+    assigned = None
     if frame.assigned is not None:
         frame.variables.assign(frame.assigned)
-        if frame.assigned:
-            details["assignedVariables"] = {name: to_json_text(value) for name, value in frame.assigned.items()}
-            details["assignedVariablesDetails"] = {"truncated": False}
+        assigned = {name: to_json_text(value) for name, value in frame.assigned.items()}
         frame.assigned = None
-    frame.emit(f"{state.type}StateExited", "stateExitedEventDetails", details)
+    frame.emit(state_exited(state.type, state.name, frame.run.payload_text(output, known=output_text), assigned))
 
 
 def _evaluation_failed(state: BaseState, error: StatesError, location: str | None, frame: Frame) -> None:
     """AWS records a JSONata failure as an EvaluationFailed event; a Map or Parallel state then fails."""
-    details = {"error": error.error, "cause": error.cause, "state": state.name}
-    if location:
-        details["location"] = location
     # Linked as AWS's recordings link it: a Wait's to its WaitStateEntered (5 cases), a Pass's or
     # Map's to where its ...StateEntered links (7 cases); no other state's is on record.
     entered = frame.run.execution.history[frame.entered_event_id - 1] if frame.entered_event_id else None
-    frame.emit("EvaluationFailed", "evaluationFailedEventDetails", details,
-               previous=entered["previousEventId"] if entered is not None and state.type != "Wait" else None)
+    frame.emit(evaluation_failed(error.error, error.cause, state.name, location),
+               previous=entered[PREVIOUS_EVENT_ID] if entered is not None and state.type != "Wait" else None)
     if state.type in ("Map", "Parallel"):
-        frame.emit(f"{state.type}StateFailed")
+        frame.emit(state_failed(state.type))
 
 
 def with_runtime_prefix(error: StatesError, frame: Frame) -> StatesError:

@@ -30,6 +30,7 @@ from sfn_emulator.eventbridge.schedule_expressions import (
 )
 from sfn_emulator.eventbridge.status_events import PENDING_REDRIVE, status_change
 from sfn_emulator.protocol.errors import ApiError
+from sfn_emulator.protocol.history_events import EXECUTION_REDRIVEN
 from sfn_emulator.resources.aws import moto_state
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ class EventBridge(EngineObserver, moto_state.JournalObserver):
     # -- status changes ----------------------------------------------------------------------------
     def execution_started(self, execution: Execution) -> None:
         if execution.redrive_date is not None and execution.history and \
-                execution.history[-1]["type"] == "ExecutionRedriven":
+                execution.history[-1].type == EXECUTION_REDRIVEN:
             self._emit(execution, PENDING_REDRIVE, execution.redrive_date)
             self._emit(execution, execution.status, execution.redrive_date)
         else:

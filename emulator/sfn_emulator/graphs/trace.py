@@ -30,9 +30,18 @@ from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import error_equals_matches
 from sfn_emulator.graphs.structure import CATCH, CHOICE, DEFAULT, END, NEXT, RETRY, START, Edge, Graph
+from sfn_emulator.protocol.history_events import (
+    EVALUATION_FAILED,
+    EVALUATION_FAILED_DETAILS,
+    EXECUTION_FAILURES,
+    PREVIOUS_EVENT_ID,
+    branching_state_type,
+    details_of,
+    entered_state_type,
+    exited_state_type,
+)
 
 JSON = Any
-_TERMINAL_FAILURES = frozenset({"ExecutionFailed", "ExecutionTimedOut", "ExecutionAborted"})
 _NOTE = re.compile(r"(Choices|Retry|Catch)\[(\d+)\]|Default")
 _NOTE_KINDS = {"Choices": CHOICE, "Retry": RETRY, "Catch": CATCH}
 
@@ -97,13 +106,12 @@ class Tracer:
         own event linked into a branch or iteration, the line of that Parallel or Map; for an
         `EvaluationFailed`, the line of the state it names."""
         kind: str = event["type"]
-        if kind == "EvaluationFailed":
-            state = (event.get("evaluationFailedEventDetails") or {}).get("state")
+        if kind == EVALUATION_FAILED:
+            state = (event.get(EVALUATION_FAILED_DETAILS) or {}).get("state")
             if state in self._open_entries:
                 return self._lines.get(self._open_entries[state], _Line())
-        line = self._lines.get(event.get("previousEventId") or 0, _Line())
-        owner = "Parallel" if kind.startswith("Parallel") else \
-            "Map" if kind.startswith("Map") and not kind.startswith("MapRun") else None
+        line = self._lines.get(event.get(PREVIOUS_EVENT_ID) or 0, _Line())
+        owner = branching_state_type(kind)
         while owner is not None and line.parent is not None and line.inside_type != owner:
             line = line.parent
         return line
@@ -130,8 +138,9 @@ class Tracer:
     def _step(self, line: _Line, event: Mapping[str, JSON]) -> _Line:
         graph, result = self._graph, self._result
         kind: str = event["type"]
-        details = next((value for key, value in event.items() if key.endswith("EventDetails")), None) or {}
-        if kind.endswith("StateEntered"):
+        details = details_of(event) or {}
+        entered_type = entered_state_type(kind)
+        if entered_type is not None:
             name = details.get("name", "")
             result.entered[name] += 1
             self._open_entries[name] = event["id"]
@@ -140,8 +149,8 @@ class Tracer:
             if edge is not None:
                 result.taken[edge] += 1
             parent = line if line.inside_type in ("Parallel", "Map") else line.parent  # a branch's or iteration's start
-            return _Line(inside=name, entry=event["id"], inside_type=kind.removesuffix("StateEntered"), parent=parent)
-        if kind.endswith("StateExited"):
+            return _Line(inside=name, entry=event["id"], inside_type=entered_type, parent=parent)
+        if exited_state_type(kind) is not None:
             name = details.get("name", "")
             self._open_entries.pop(name, None)
             notes = self._notes(line.entry)
@@ -154,7 +163,7 @@ class Tracer:
                 if end is not None:
                     result.taken[end] += 1
             return _Line(left=name, error=line.error, exit_rule=exit_rule, parent=line.parent)
-        if kind in _TERMINAL_FAILURES:
+        if kind in EXECUTION_FAILURES:
             result.failed = True
             return line
         if line.inside is None or self._rules_taken is not None:  # between states, or the notes say it all

@@ -15,6 +15,7 @@ from typing import Any
 from sfn_emulator.asl.model import StateMachine, distributed_map_processors
 from sfn_emulator.engine.execution import Execution, HistoryEvent, MapRun
 from sfn_emulator.persistence import checks
+from sfn_emulator.protocol.history_events import EVENT_MEMBERS, PREVIOUS_EVENT_ID
 from sfn_emulator.service.definitions import parse_or_raise
 from sfn_emulator.service.store import Alias, ActivityRecord, ExecutionEntry, Revision, StateMachineRecord, Version
 
@@ -24,7 +25,6 @@ STATE_MACHINE_STATUSES = frozenset({"ACTIVE", "DELETING"})
 EXECUTION_STATUSES = frozenset({"RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"})
 MAP_RUN_STATUSES = frozenset({"RUNNING", "SUCCEEDED", "FAILED", "ABORTED"})
 _TIME_TAG = "$time"  # a datetime inside event details: {"$time": ISO-8601}
-_EVENT_KEYS = ("timestamp", "type", "id", "previousEventId")
 
 
 def dumps(document: Any) -> str:
@@ -176,10 +176,10 @@ def event_document(event: HistoryEvent) -> Document:
 
 
 def event_from(document: Document) -> HistoryEvent:
-    details_key = next((key for key in document if key not in _EVENT_KEYS), None)
+    details_key = next((key for key in document if key not in EVENT_MEMBERS), None)
     return HistoryEvent(checks.time(document["timestamp"], "event timestamp"), checks.string(document["type"], "event type"),
                         checks.count(document["id"], "event id", least=1),
-                        checks.count(document["previousEventId"], "event previousEventId"),
+                        checks.count(document[PREVIOUS_EVENT_ID], f"event {PREVIOUS_EVENT_ID}"),
                         details_key, document[details_key] if details_key is not None else None)
 
 

@@ -18,9 +18,15 @@ from typing import Any
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.clock.virtual_clock import parse_time
+from sfn_emulator.protocol.history_events import (
+    EXECUTION_ENDS,
+    EXECUTION_STARTED,
+    EXECUTION_STARTED_DETAILS,
+    PREVIOUS_EVENT_ID,
+    is_details_key,
+)
 
 _ACCOUNT = re.compile(r"\d{12}")
-CLOSING_EVENTS = ("ExecutionSucceeded", "ExecutionFailed", "ExecutionTimedOut", "ExecutionAborted")
 
 
 class HistoryError(ValueError):
@@ -50,12 +56,12 @@ def recorded_account_and_region(events: Sequence[Mapping[str, Any]]) -> tuple[st
     """The account and region the recording ran in, as far as its ARNs tell (the role's account, a
     Lambda function's or a Task's region); None for what none tells."""
     account = region = None
-    role = split_arn(str((events[0].get("executionStartedEventDetails") or {}).get("roleArn", "")))
+    role = split_arn(str((events[0].get(EXECUTION_STARTED_DETAILS) or {}).get("roleArn", "")))
     if role is not None and _ACCOUNT.fullmatch(role.account):
         account = role.account
     for event in events:
         for key, details in event.items():
-            if not key.endswith("EventDetails") or not isinstance(details, Mapping):
+            if not is_details_key(key) or not isinstance(details, Mapping):
                 continue
             if isinstance(details.get("region"), str) and details["region"]:
                 return account, details["region"]
@@ -107,10 +113,10 @@ def _event(raw: Any, position: int) -> dict[str, Any]:
             raise HistoryError(f"event #{position + 1} of the history has no {key!r}")
     event = dict(raw)
     for key, details in raw.items():
-        if key.endswith("EventDetails") and not isinstance(details, Mapping):
+        if is_details_key(key) and not isinstance(details, Mapping):
             raise HistoryError(f"event {raw['id']}'s {key} is not an object")
     event["timestamp"] = _timestamp(raw.get("timestamp"), raw["id"])
-    event.setdefault("previousEventId", 0)
+    event.setdefault(PREVIOUS_EVENT_ID, 0)
     return event
 
 
@@ -144,22 +150,22 @@ def _checked(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         first = next(index for index in range(1, len(ids)) if ids[index] <= ids[index - 1])
         raise HistoryError(f"the history's events are out of order: event {ids[first]} comes after event "
                            f"{ids[first - 1]} (give the pages in the order GetExecutionHistory returned them)")
-    if ids[0] != 1 or events[0]["type"] != "ExecutionStarted":
+    if ids[0] != 1 or events[0]["type"] != EXECUTION_STARTED:
         raise HistoryError(f"the history is truncated: it starts with event {ids[0]} ({events[0]['type']}), "
                            "not with event 1 (ExecutionStarted): give every page")
     missing = next((expected for expected, found in enumerate(ids, 1) if expected != found), None)
     if missing is not None:
         raise HistoryError(f"the history is truncated: event {missing} is missing (give every page)")
     for event in events:
-        previous = event["previousEventId"]
+        previous = event[PREVIOUS_EVENT_ID]
         if not isinstance(previous, int) or previous >= event["id"] or previous < 0:
             raise HistoryError(f"event {event['id']} ({event['type']}) points to event {previous!r} as its previous "
                                "event, which is not an earlier one: the history is corrupted")
-    if not any(event["type"] in CLOSING_EVENTS for event in events):
+    if not any(event["type"] in EXECUTION_ENDS for event in events):
         last = events[-1]
         raise HistoryError(f"the history is truncated: it ends with event {last['id']} ({last['type']}) before the "
-                           f"execution ended ({', '.join(CLOSING_EVENTS)}); give every page of a finished execution")
-    if "input" not in (events[0].get("executionStartedEventDetails") or {}):
+                           f"execution ended ({', '.join(EXECUTION_ENDS)}); give every page of a finished execution")
+    if "input" not in (events[0].get(EXECUTION_STARTED_DETAILS) or {}):
         raise HistoryError("the history holds no execution data (ExecutionStarted has no input): fetch it with "
                            "includeExecutionData=true, the default")
     return events

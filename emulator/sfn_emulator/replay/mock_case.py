@@ -21,12 +21,11 @@ from typing import Any
 
 from msgspec import Struct
 
+from sfn_emulator.protocol.history_events import EXECUTION_END_STATUS, EXECUTION_SUCCEEDED, details_of
 from sfn_emulator.replay.recording import read_recording
 
 MOCK_CONFIG_FILE = "MockConfigFile.json"
 TEST_SUFFIX = ".test.json"
-_STATUS = {"ExecutionSucceeded": "SUCCEEDED", "ExecutionFailed": "FAILED", "ExecutionTimedOut": "TIMED_OUT",
-           "ExecutionAborted": "ABORTED"}
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -66,9 +65,9 @@ def mock_case_documents(events: Sequence[Mapping[str, Any]], *, state_machine: s
         del mocked[name]
     mocked.update(responses)
     end = recording.end
-    details = next((value for key, value in end.items() if key.endswith("EventDetails")), None) or {}
-    expect: dict[str, Any] = {"status": _STATUS[end["type"]]}
-    if end["type"] == "ExecutionSucceeded":
+    details = details_of(end) or {}
+    expect: dict[str, Any] = {"status": EXECUTION_END_STATUS[end["type"]]}
+    if end["type"] == EXECUTION_SUCCEEDED:
         expect["output"] = json.loads(details["output"]) if "output" in details else None
     else:
         expect.update({key: details[key] for key in ("error", "cause") if key in details})

@@ -20,26 +20,38 @@ from typing import Any
 
 from msgspec import Struct
 
-from sfn_emulator.replay.history import CLOSING_EVENTS, HistoryError
+from sfn_emulator.protocol.history_events import (
+    BRANCHING_STATE_ENDS,
+    BRANCHING_STATE_TYPES,
+    EXECUTION_ENDS,
+    EXECUTION_REDRIVEN,
+    EXECUTION_STARTED_DETAILS,
+    EXECUTION_SUCCEEDED,
+    MAP_ITERATION_STARTED,
+    MAP_ITERATION_STARTED_DETAILS,
+    MAP_STATE_STARTED,
+    MAP_STATE_STARTED_DETAILS,
+    PARALLEL_STATE_STARTED,
+    PREVIOUS_EVENT_ID,
+    STATE_ENTERED_DETAILS,
+    STATE_EXITED_DETAILS,
+    TASK_ATTEMPT_FAILURES,
+    TASK_ATTEMPT_STARTS,
+    TASK_ATTEMPT_SUCCESSES,
+    TASK_ATTEMPT_TIMEOUTS,
+    details_key,
+    details_of,
+    entered_state_type,
+    exited_state_type,
+    state_name_of,
+    state_type_of,
+)
+from sfn_emulator.replay.history import HistoryError
 
 JSON = Any
 PlaceStep = tuple[str, "int | str"]  # (Map or Parallel state, iteration index or branch's first state)
 Place = tuple[PlaceStep, ...]
 
-_SCHEDULED = {"TaskScheduled": "taskScheduledEventDetails", "LambdaFunctionScheduled": "lambdaFunctionScheduledEventDetails",
-              "ActivityScheduled": "activityScheduledEventDetails"}
-_SUCCEEDED = {"TaskSucceeded": "taskSucceededEventDetails", "LambdaFunctionSucceeded": "lambdaFunctionSucceededEventDetails",
-              "ActivitySucceeded": "activitySucceededEventDetails"}
-_FAILED = {"TaskFailed": "taskFailedEventDetails", "TaskTimedOut": "taskTimedOutEventDetails",
-           "TaskStartFailed": "taskStartFailedEventDetails", "TaskSubmitFailed": "taskSubmitFailedEventDetails",
-           "LambdaFunctionFailed": "lambdaFunctionFailedEventDetails",
-           "LambdaFunctionTimedOut": "lambdaFunctionTimedOutEventDetails",
-           "LambdaFunctionStartFailed": "lambdaFunctionStartFailedEventDetails",
-           "LambdaFunctionScheduleFailed": "lambdaFunctionScheduleFailedEventDetails",
-           "ActivityFailed": "activityFailedEventDetails", "ActivityTimedOut": "activityTimedOutEventDetails",
-           "ActivityScheduleFailed": "activityScheduleFailedEventDetails"}
-_CONTAINERS = ("Parallel", "Map")
-_CONTAINER_ENDS = ("StateSucceeded", "StateFailed", "StateAborted", "StateExited")
 
 
 class AnswerKey(Struct, frozen=True):
@@ -82,7 +94,7 @@ class Recording(Struct, frozen=True):
 
     @property
     def input(self) -> JSON:
-        return _json(self.events[0]["executionStartedEventDetails"]["input"])
+        return _json(self.events[0][EXECUTION_STARTED_DETAILS]["input"])
 
     @property
     def start_time(self) -> Any:
@@ -90,12 +102,12 @@ class Recording(Struct, frozen=True):
 
     @property
     def role_arn(self) -> str | None:
-        role = self.events[0]["executionStartedEventDetails"].get("roleArn")
+        role = self.events[0][EXECUTION_STARTED_DETAILS].get("roleArn")
         return role if isinstance(role, str) else None
 
     @property
     def end(self) -> dict[str, Any]:
-        return next(event for event in self.events if event["type"] in CLOSING_EVENTS)
+        return next(event for event in self.events if event["type"] in EXECUTION_ENDS)
 
 
 def read_recording(events: Sequence[Mapping[str, Any]]) -> Recording:
@@ -103,15 +115,15 @@ def read_recording(events: Sequence[Mapping[str, Any]]) -> Recording:
     execution's first end; the answers of its redrives (after ExecutionRedriven) are kept, as the
     next visits of the states they entered again, for a replay's redrive."""
     events = [dict(event) for event in events]
-    end = next(index for index, event in enumerate(events) if event["type"] in CLOSING_EVENTS)
+    end = next(index for index, event in enumerate(events) if event["type"] in EXECUTION_ENDS)
     places = _places(events)
     return Recording(events[: end + 1], _answers(events, places), _steps(events[: end + 1], places), places,
                      _last_redrive_end(events[end + 1:]))
 
 
 def _last_redrive_end(after_end: list[dict[str, Any]]) -> dict[str, Any] | None:
-    redriven = any(event["type"] == "ExecutionRedriven" for event in after_end)
-    ends = [event for event in after_end if event["type"] in CLOSING_EVENTS]
+    redriven = any(event["type"] == EXECUTION_REDRIVEN for event in after_end)
+    ends = [event for event in after_end if event["type"] in EXECUTION_ENDS]
     return ends[-1] if redriven and ends else None
 
 
@@ -129,23 +141,24 @@ def _places(events: list[dict[str, Any]]) -> dict[int, Place]:
     places: dict[int, Place] = {}
     open_containers: list[tuple[str, str, Place]] = []  # (type, state name, place) of Parallel/Map states entered
     for event in events:
-        kind, previous = event["type"], event["previousEventId"]
+        kind, previous = event["type"], event[PREVIOUS_EVENT_ID]
         place = places.get(previous, ())
         before = by_id.get(previous)
-        if kind == "MapIterationStarted":  # AWS links it to the Map's start or to the iteration before
-            details = event.get("mapIterationStartedEventDetails") or {}
+        entered = entered_state_type(kind)
+        if kind == MAP_ITERATION_STARTED:  # AWS links it to the Map's start or to the iteration before
+            details = event.get(MAP_ITERATION_STARTED_DETAILS) or {}
             name, index = str(details.get("name", "")), details.get("index")
             if not isinstance(index, int) or isinstance(index, bool):
-                raise HistoryError(f"event {event['id']} (MapIterationStarted) has no iteration index")
-            place = _container_place("MapStateStarted", name, place, open_containers) + ((name, index),)
-        elif kind.endswith("StateEntered") and before is not None and before["type"] == "ParallelStateStarted":
+                raise HistoryError(f"event {event['id']} ({MAP_ITERATION_STARTED}) has no iteration index")
+            place = _container_place(MAP_STATE_STARTED, name, place, open_containers) + ((name, index),)
+        elif entered is not None and before is not None and before["type"] == PARALLEL_STATE_STARTED:
             # a branch's first state: ParallelStateStarted follows its state's ParallelStateEntered
-            parallel = by_id.get(before["previousEventId"])
+            parallel = by_id.get(before[PREVIOUS_EVENT_ID])
             place = place + ((_state_name(parallel) if parallel else "", _state_name(event)),)
-        elif kind.startswith(_CONTAINERS) and kind.endswith(_CONTAINER_ENDS):
+        elif kind in BRANCHING_STATE_ENDS:
             place = _container_place(kind, _state_name(event), place, open_containers)
-        if kind.endswith("StateEntered") and kind.startswith(_CONTAINERS):
-            open_containers.append((kind.removesuffix("StateEntered"), _state_name(event), place))
+        if entered in BRANCHING_STATE_TYPES:
+            open_containers.append((entered, _state_name(event), place))
         places[event["id"]] = place
     return places
 
@@ -154,19 +167,18 @@ def _container_place(kind: str, name: str, place: Place, open_containers: list[t
     """A Parallel's or Map's closing event, or a Map iteration's start, may follow the last event of
     one of its branches or iterations (`place`): the state's own place is that of the innermost such
     state entered, still open, around `place`."""
-    container = kind.split("State")[0]
+    container = state_type_of(kind)
     for index in range(len(open_containers) - 1, -1, -1):
         kind_open, name_open, place_open = open_containers[index]
         if kind_open == container and (not name or name == name_open) and place[: len(place_open)] == place_open:
-            if kind.endswith("StateExited"):
+            if exited_state_type(kind) is not None:
                 del open_containers[index]
             return place_open
     return place
 
 
 def _state_name(event: Mapping[str, Any]) -> str:
-    details = event.get("stateEnteredEventDetails") or event.get("stateExitedEventDetails") or {}
-    return str(details.get("name", ""))
+    return str(state_name_of(event) or "")
 
 
 class _Visits:
@@ -199,23 +211,23 @@ def _answers(events: list[dict[str, Any]], places: dict[int, Place]) -> dict[Ans
     answers: dict[AnswerKey, Answer] = {}
     for event in events:
         kind, place = event["type"], places[event["id"]]
-        if kind.endswith("StateEntered"):
+        if entered_state_type(kind) is not None:
             visits.enter(place, _state_name(event))
-        elif kind in _SCHEDULED:
-            details = event.get(_SCHEDULED[kind]) or {}
+        elif kind in TASK_ATTEMPT_STARTS:
+            details = event.get(details_key(kind)) or {}
             parameters = _json(details.get("parameters", details.get("input")))
             pending[place] = (visits.schedule(place, event["id"]), event["id"], parameters)
-        elif kind in _SUCCEEDED and place in pending:
+        elif kind in TASK_ATTEMPT_SUCCESSES and place in pending:
             key, scheduled, parameters = pending.pop(place)
-            details = event.get(_SUCCEEDED[kind]) or {}
+            details = event.get(details_key(kind)) or {}
             if "output" not in details:
                 raise HistoryError(f"event {event['id']} ({kind}) has no output: fetch the history with "
                                    "includeExecutionData=true")
             answers[key] = Answer(scheduled, parameters, result=_json(details["output"]))
-        elif kind in _FAILED and place in pending:
+        elif kind in TASK_ATTEMPT_FAILURES and place in pending:
             key, scheduled, parameters = pending.pop(place)
-            details = event.get(_FAILED[kind]) or {}
-            error = details.get("error") or ("States.Timeout" if kind.endswith("TimedOut") else "States.TaskFailed")
+            details = event.get(details_key(kind)) or {}
+            error = details.get("error") or ("States.Timeout" if kind in TASK_ATTEMPT_TIMEOUTS else "States.TaskFailed")
             answers[key] = Answer(scheduled, parameters, error=error, cause=details.get("cause"))
     return answers
 
@@ -236,23 +248,24 @@ def _steps(events: list[dict[str, Any]], places: dict[int, Place]) -> dict[Place
 
 def _step(event: Mapping[str, Any], state: str) -> Step | None:
     kind, event_id = event["type"], event["id"]
-    if kind.endswith("StateEntered"):
-        details = event.get("stateEnteredEventDetails") or {}
-        return Step(event_id, "entered", _state_name(event), _json(details.get("input")), kind.removesuffix("StateEntered"))
-    if kind.endswith("StateExited"):
-        details = event.get("stateExitedEventDetails") or {}
+    entered = entered_state_type(kind)
+    if entered is not None:
+        details = event.get(STATE_ENTERED_DETAILS) or {}
+        return Step(event_id, "entered", _state_name(event), _json(details.get("input")), entered)
+    if exited_state_type(kind) is not None:
+        details = event.get(STATE_EXITED_DETAILS) or {}
         return Step(event_id, "exited", _state_name(event), _json(details.get("output")))
-    if kind in _SCHEDULED:
-        details = event.get(_SCHEDULED[kind]) or {}
+    if kind in TASK_ATTEMPT_STARTS:
+        details = event.get(details_key(kind)) or {}
         resource = details.get("resource", "")
         if "resourceType" in details:
             resource = f"{details['resourceType']}:{resource}"
         return Step(event_id, "scheduled", state, _json(details.get("parameters", details.get("input"))), resource)
-    if kind == "MapStateStarted":
-        return Step(event_id, "map", state, (event.get("mapStateStartedEventDetails") or {}).get("length"))
-    if kind in CLOSING_EVENTS:
-        details = next((value for key, value in event.items() if key.endswith("EventDetails")), None) or {}
-        value = ({"output": _json(details.get("output"))} if kind == "ExecutionSucceeded"
+    if kind == MAP_STATE_STARTED:
+        return Step(event_id, "map", state, (event.get(MAP_STATE_STARTED_DETAILS) or {}).get("length"))
+    if kind in EXECUTION_ENDS:
+        details = details_of(event) or {}
+        value = ({"output": _json(details.get("output"))} if kind == EXECUTION_SUCCEEDED
                  else {"error": details.get("error"), "cause": details.get("cause")})
         return Step(event_id, "end", "", value, kind)
     return None

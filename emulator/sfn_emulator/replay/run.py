@@ -11,6 +11,7 @@ from msgspec import Struct
 
 from sfn_emulator.protocol.errors import ApiError
 from sfn_emulator.process.randomness import Randomness
+from sfn_emulator.protocol.history_events import EXECUTION_END_STATUS
 from sfn_emulator.replay.answers import RecordedAnswers
 from sfn_emulator.replay.comparison import Divergence, StepComparison, compare
 from sfn_emulator.replay.recording import Recording, read_recording
@@ -18,8 +19,6 @@ from sfn_emulator.resources.base import TaskResource, TaskResources
 
 JSON = Any
 MACHINE_NAME = "Replay"
-_STATUS_OF_END = {"ExecutionSucceeded": "SUCCEEDED", "ExecutionFailed": "FAILED", "ExecutionTimedOut": "TIMED_OUT",
-                  "ExecutionAborted": "ABORTED"}
 _HISTORY_PAGE = 1000
 DIVERGED = "SfnEmulator.ReplayDiverged"
 
@@ -149,7 +148,7 @@ def replay(host: ReplayHost, events: Sequence[Mapping[str, Any]], definition: st
     if options.until_divergence and divergence is not None:
         comparisons = [step for step in comparisons if _before(step, divergence)]
     redrive = _check_redrive(host, execution_arn, recording, options.timeout) if options.check_redrive else None
-    return ReplayResult(divergence is None, divergence, execution_arn, status, _STATUS_OF_END[recording.end["type"]],
+    return ReplayResult(divergence is None, divergence, execution_arn, status, EXECUTION_END_STATUS[recording.end["type"]],
                         history, comparisons, host.coverage.json(), list(answers.unanswered), redrive)
 
 
@@ -186,8 +185,8 @@ def _history(host: ReplayHost, execution_arn: str) -> list[dict[str, Any]]:
 
 def _check_redrive(host: ReplayHost, execution_arn: str, recording: Recording, timeout: float) -> RedriveCheck:
     """RedriveExecution of the replayed execution, by the service's (AWS's) rules, and the redrive's end."""
-    recorded = _STATUS_OF_END[recording.end["type"]]
-    redriven = _STATUS_OF_END[recording.redrive_end["type"]] if recording.redrive_end is not None else None
+    recorded = EXECUTION_END_STATUS[recording.end["type"]]
+    redriven = EXECUTION_END_STATUS[recording.redrive_end["type"]] if recording.redrive_end is not None else None
     if recorded == "SUCCEEDED":
         return RedriveCheck(False, "ExecutionNotRedrivable",
                             "the recording SUCCEEDED: only FAILED, TIMED_OUT or ABORTED executions can be redriven")

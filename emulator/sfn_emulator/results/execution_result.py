@@ -10,8 +10,9 @@ from typing import Any, Mapping, Sequence
 
 from msgspec import Struct
 
-from sfn_emulator.results.history_tokens import open_token_waits, task_token
+from sfn_emulator.protocol.history_events import STATE_ENTERED_DETAILS, STATE_EXITED_DETAILS, entered_state_type
 from sfn_emulator.protocol.json_diff import describe_differences, json_equal
+from sfn_emulator.results.history_tokens import open_token_waits, task_token
 
 RUNNING = "RUNNING"
 SUCCEEDED = "SUCCEEDED"
@@ -70,7 +71,7 @@ class ExecutionResult(Struct, frozen=True):
     @property
     def visits(self) -> tuple[StateVisit, ...]:
         """Every entry into a state, in history order (states inside Parallel and Map included)."""
-        return tuple(_visit(event) for event in self.history if "stateEnteredEventDetails" in event)
+        return tuple(_visit(event) for event in self.history if STATE_ENTERED_DETAILS in event)
 
     @property
     def visited_states(self) -> list[str]:
@@ -85,10 +86,10 @@ class ExecutionResult(Struct, frozen=True):
             return None
         open_visits: list[tuple[int, StateVisit]] = []
         for event in self.history:
-            if "stateEnteredEventDetails" in event:
+            if STATE_ENTERED_DETAILS in event:
                 open_visits.append((event["id"], _visit(event)))
-            elif "stateExitedEventDetails" in event:
-                name = event["stateExitedEventDetails"]["name"]
+            elif STATE_EXITED_DETAILS in event:
+                name = event[STATE_EXITED_DETAILS]["name"]
                 for index in range(len(open_visits) - 1, -1, -1):
                     if open_visits[index][1].name == name:
                         del open_visits[index]
@@ -187,8 +188,8 @@ class ExecutionResult(Struct, frozen=True):
 
 
 def _visit(event: Mapping[str, Any]) -> StateVisit:
-    details = event["stateEnteredEventDetails"]
-    return StateVisit(details["name"], event["type"].removesuffix("StateEntered"), _parse(details.get("input")),
+    details = event[STATE_ENTERED_DETAILS]
+    return StateVisit(details["name"], entered_state_type(event["type"]) or "", _parse(details.get("input")),
                       event["timestamp"])
 
 

@@ -13,6 +13,17 @@ import json
 import re
 from typing import Any, Iterator, Mapping, Sequence
 
+from sfn_emulator.protocol.history_events import (
+    PREVIOUS_EVENT_ID,
+    STATE_ENTERED_DETAILS,
+    TASK_FAILED,
+    TASK_SCHEDULED,
+    TASK_SCHEDULED_DETAILS,
+    TASK_STATE_ABORTED,
+    TASK_SUCCEEDED,
+    TASK_TIMED_OUT,
+)
+
 Event = Mapping[str, Any]
 
 
@@ -24,12 +35,12 @@ def task_token(history: Sequence[Event], state_name: str) -> str:
     """The token of the latest task scheduled in state `state_name`."""
     by_id = _by_id(history)
     scheduled = [event for event in history
-                 if event["type"] == "TaskScheduled" and _state_of(event, by_id) == state_name]
+                 if event["type"] == TASK_SCHEDULED and _state_of(event, by_id) == state_name]
     if not scheduled:
         entered = list(dict.fromkeys(name for event in history if (name := _entered_name(event)) is not None))
         raise NoTaskToken(f"no task was scheduled in state {state_name!r}; states entered: "
                           f"{', '.join(entered) or '(none)'}")
-    tokens = _tokens_in(scheduled[-1]["taskScheduledEventDetails"].get("parameters"))
+    tokens = _tokens_in(scheduled[-1][TASK_SCHEDULED_DETAILS].get("parameters"))
     if not tokens:
         raise NoTaskToken(f"the task of state {state_name!r} was given no task token: its parameters do not "
                           "hold $$.Task.Token (an activity's token goes to the worker, by GetActivityTask)")
@@ -42,16 +53,16 @@ def open_token_waits(history: Sequence[Event]) -> dict[str, str]:
     ended = {_scheduled_of(event, by_id) for event in history if event["type"] in _TASK_ENDS}
     waits: dict[str, str] = {}
     for event in history:
-        if event["type"] != "TaskScheduled" or event["id"] in ended:
+        if event["type"] != TASK_SCHEDULED or event["id"] in ended:
             continue
-        tokens = _tokens_in(event["taskScheduledEventDetails"].get("parameters"))
+        tokens = _tokens_in(event[TASK_SCHEDULED_DETAILS].get("parameters"))
         state = _state_of(event, by_id)
         if tokens and state is not None:
             waits[state] = tokens[0]
     return waits
 
 
-_TASK_ENDS = {"TaskSucceeded", "TaskFailed", "TaskTimedOut", "TaskStateAborted"}
+_TASK_ENDS = {TASK_SUCCEEDED, TASK_FAILED, TASK_TIMED_OUT, TASK_STATE_ABORTED}
 
 
 def _by_id(history: Sequence[Event]) -> dict[int, Event]:
@@ -62,9 +73,9 @@ def _scheduled_of(event: Event, by_id: Mapping[int, Event]) -> int | None:
     """The id of the TaskScheduled event an ending event's chain leads back to."""
     current: Event | None = event
     while current is not None and _entered_name(current) is None:
-        if current["type"] == "TaskScheduled":
+        if current["type"] == TASK_SCHEDULED:
             return int(current["id"])
-        current = by_id.get(current.get("previousEventId", 0))
+        current = by_id.get(current.get(PREVIOUS_EVENT_ID, 0))
     return None
 
 
@@ -74,12 +85,12 @@ def _state_of(event: Event, by_id: Mapping[int, Event]) -> str | None:
         name = _entered_name(current)
         if name is not None:
             return name
-        current = by_id.get(current.get("previousEventId", 0))
+        current = by_id.get(current.get(PREVIOUS_EVENT_ID, 0))
     return None
 
 
 def _entered_name(event: Event) -> str | None:
-    details = event.get("stateEnteredEventDetails")
+    details = event.get(STATE_ENTERED_DETAILS)
     return str(details["name"]) if details else None
 
 

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sfn_emulator.engine.execution import RUNNING, SUCCEEDED, Execution, HistoryEvent
-from sfn_emulator.engine.frame import MAX_HISTORY_EVENTS
+from sfn_emulator.engine.scheduling.history_writer import MAX_HISTORY_EVENTS
+from sfn_emulator.protocol.history_events import is_details_key
 from sfn_emulator.service.store import DELETING
 
 REDRIVABLE_PERIOD = timedelta(days=14)
@@ -82,6 +83,6 @@ def billing(execution: Execution) -> dict[str, int]:
 def without_execution_data(event: HistoryEvent) -> dict[str, Any]:
     stripped = event.as_dict()
     for key, value in stripped.items():
-        if key.endswith("EventDetails") and isinstance(value, dict):
+        if is_details_key(key) and isinstance(value, dict):
             stripped[key] = {k: v for k, v in value.items() if k not in _EXECUTION_DATA_KEYS}
     return stripped

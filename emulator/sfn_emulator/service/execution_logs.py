@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.engine.observers import EngineObserver
+from sfn_emulator.protocol.history_events import EXECUTION_FAILURES, FAIL_STATE_ENTERED, details_of
 from sfn_emulator.service.execution_answers import without_execution_data
 from sfn_emulator.service.logging_configuration import LogGroup, LogGroups, destination_group
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 _LOG = logging.getLogger(__name__)
 ERROR_ENDINGS = ("Failed", "TimedOut", "Aborted")
-FATAL_TYPES = frozenset({"ExecutionFailed", "ExecutionTimedOut", "ExecutionAborted"})
 
 
 def is_logged(level: str, event_type: str) -> bool:
@@ -40,16 +40,16 @@ def is_logged(level: str, event_type: str) -> bool:
     if level == "ALL":
         return True
     if level == "ERROR":
-        return event_type.endswith(ERROR_ENDINGS) or event_type == "FailStateEntered"
+        return event_type.endswith(ERROR_ENDINGS) or event_type == FAIL_STATE_ENTERED
     if level == "FATAL":
-        return event_type in FATAL_TYPES
+        return event_type in EXECUTION_FAILURES
     return False
 
 
 def log_message(event: HistoryEvent, execution: Execution, include_execution_data: bool) -> str:
     """One history event as AWS writes it to CloudWatch Logs."""
     described = event.as_dict() if include_execution_data else without_execution_data(event)
-    details = next((value for key, value in described.items() if key.endswith("EventDetails")), None)
+    details = details_of(described)
     message: dict[str, Any] = {"id": str(event.id), "type": event.type}
     if details is not None:
         message["details"] = details

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from msgspec import Struct
 

@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.task_targets import REQUEST_RESPONSE, parse_resource
 from sfn_emulator.dialects.functions import call_function as shared_call_function
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.events import await_events, produce
 from sfn_emulator.dialects.serverless_workflow.expressions import merged
-from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, error_details, task_request
+from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, task_request
+from sfn_emulator.dialects.task_events import function_task
 from sfn_emulator.engine.effects import AwaitCompletion, Fork, Interpreter, Invoke
 from sfn_emulator.engine.frame import Frame, to_json_text
+from sfn_emulator.engine.task_attempt import Attempt, task_attempt
+from sfn_emulator.protocol.history_events import TaskEvents
 from sfn_emulator.resources.outcomes import Pending, settled_result, unless_failed
 
 # A subflow waited for ends with the workflow waiting for it (the specification's `onParentComplete`
@@ -83,23 +85,11 @@ def call_function(workflow: WorkflowRun, action: m.Action, action_data: JSON, fr
     if function.expression is not None:
         return function.expression.evaluate(payload)
     run = frame.run
-    ids = {"resourceType": "function", "resource": function.name}
-    scheduled: dict[str, Any] = {**ids, "region": run.execution.region, "parameters": to_json_text(payload)}
-    if action.timeout_seconds is not None:
-        scheduled["timeoutInSeconds"] = int(action.timeout_seconds)
-    frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
-    try:
-        result = yield from shared_call_function(function.name, function.resource, payload, run=run,
-                                                 state_name=action.name or frame.state_name, attempt=frame.retry_count,
-                                                 timeout=action.timeout_seconds)
-        text = to_json_text(result)
-    except StatesError as error:
-        kind = "TaskTimedOut" if error.error == names.TIMEOUT else "TaskFailed"
-        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **error_details(error)})
-        raise error from None
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails", {**ids, "output": text, "outputDetails": {"truncated": False}})
-    return result
+    events = function_task(function.name)
+    scheduled = events.scheduled(run.execution.region, to_json_text(payload), action.timeout_seconds)
+    return (yield from task_attempt(frame, events, scheduled, lambda _attempt: shared_call_function(
+        function.name, function.resource, payload, run=run, state_name=action.name or frame.state_name,
+        attempt=frame.retry_count, timeout=action.timeout_seconds)))
 
 
 def subflow(workflow: WorkflowRun, workflow_id: str, wait: bool, data: JSON, frame: Frame) -> Interpreter:
@@ -113,23 +103,19 @@ def subflow(workflow: WorkflowRun, workflow_id: str, wait: bool, data: JSON, fra
     resource = parse_resource(f"arn:{partition}:states:::states:startExecution" + (".sync:2" if wait else ""))
     payload = {"StateMachineArn": target, "Input": data}
     request = task_request(resource, payload, frame.state_name, run, frame, None)
-    ids = {"resourceType": resource.resource_type, "resource": resource.resource}
-    frame.emit("TaskScheduled", "taskScheduledEventDetails",
-               {**ids, "region": execution.region, "parameters": to_json_text(payload)})
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
-    try:
+    events = TaskEvents(resource.resource_type, resource.resource)
+
+    def start(attempt: Attempt) -> Interpreter:
         outcome = unless_failed((yield Invoke(request)))
         if isinstance(outcome, Pending):
-            frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
-                       {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
-            result = yield AwaitCompletion(request, outcome, stopped_when_cancelled=_PARENT_ENDED)
-        else:
-            result = settled_result(outcome)
+            attempt.submitted(outcome.submitted)
+            return (yield AwaitCompletion(request, outcome, stopped_when_cancelled=_PARENT_ENDED))
+        return settled_result(outcome)
+
+    try:
+        result = yield from task_attempt(frame, events, events.scheduled(execution.region, to_json_text(payload)), start)
     except StatesError as error:
-        frame.emit("TaskFailed", "taskFailedEventDetails", {**ids, **error_details(error)})
         raise sub_workflow_error(error) from None
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-               {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
     if resource.pattern == REQUEST_RESPONSE:
         return result
     output = result.get("Output") if isinstance(result, dict) else None

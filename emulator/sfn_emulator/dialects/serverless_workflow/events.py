@@ -5,42 +5,39 @@ from __future__ import annotations
 
 from typing import Any
 
-from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.clock.virtual_clock import format_time
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.expressions import merged
-from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, error_details
+from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun
+from sfn_emulator.dialects.task_events import AWAIT_EVENT_TASK, PRODUCE_EVENT_TASK
 from sfn_emulator.engine.cloudevents import EventMatch
 from sfn_emulator.engine.effects import AwaitEvent, Interpreter, ProduceEvent
 from sfn_emulator.engine.frame import Frame, to_json_text
+from sfn_emulator.engine.task_attempt import Attempt, task_attempt
 
 JSON = Any
-EVENTS_RESOURCE = "events"
 
 
 def await_events(workflow: WorkflowRun, refs: tuple[str, ...], all_of: bool, timeout: float | None,
            frame: Frame) -> Interpreter:
     """Wait for events by their definitions' names; {index in refs: event}. Written as a task of the
     `events` resource: TaskScheduled, TaskStarted, then TaskSucceeded (the events) or TaskTimedOut."""
-    ids = {"resourceType": EVENTS_RESOURCE, "resource": "awaitEvent"}
-    scheduled: dict[str, Any] = {**ids, "region": frame.run.execution.region,
-                                 "parameters": to_json_text({"eventRefs": list(refs), "all": all_of})}
-    if timeout is not None:
-        scheduled["timeoutInSeconds"] = int(timeout)
-    frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
     matches = tuple(event_match(workflow, ref) for ref in refs)
-    try:
+
+    def receive(attempt: Attempt) -> Interpreter:
         received = yield AwaitEvent(matches, all_of, timeout)
-    except StatesError as error:
-        frame.emit("TaskTimedOut", "taskTimedOutEventDetails", {**ids, **error_details(error)})
-        raise
-    for index, event in received.items():
-        fix_correlation(workflow, refs[index], event)
-    consumed = [received[index] for index in sorted(received)]
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-               {**ids, "output": to_json_text(consumed), "outputDetails": {"truncated": False}})
-    return received
+        for index, event in received.items():
+            fix_correlation(workflow, refs[index], event)
+        return received
+
+    scheduled = AWAIT_EVENT_TASK.scheduled(frame.run.execution.region,
+                                           to_json_text({"eventRefs": list(refs), "all": all_of}), timeout)
+    return (yield from task_attempt(frame, AWAIT_EVENT_TASK, scheduled, receive, output_text=_consumed_text))
+
+
+def _consumed_text(received: dict[int, JSON]) -> str:
+    """The events a wait consumed, in the order of their definitions."""
+    return to_json_text([received[index] for index in sorted(received)])
 
 
 def event_match(workflow: WorkflowRun, ref: str) -> EventMatch:
@@ -94,11 +91,9 @@ def produce(workflow: WorkflowRun, produced: m.ProducedEvent, data: JSON, frame:
 def publish(event: dict[str, JSON], frame: Frame) -> Interpreter:
     """Deliver a produced CloudEvent, written as a task of the `events` resource (every workflow
     version writes it so); resumes with the ARNs of the executions that consumed it."""
-    ids = {"resourceType": EVENTS_RESOURCE, "resource": "produceEvent"}
-    frame.emit("TaskScheduled", "taskScheduledEventDetails",
-               {**ids, "region": frame.run.execution.region, "parameters": to_json_text(event)})
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
-    consumers = yield ProduceEvent(event)
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-               {**ids, "output": to_json_text({"consumedBy": consumers}), "outputDetails": {"truncated": False}})
-    return consumers
+    def deliver(attempt: Attempt) -> Interpreter:
+        return (yield ProduceEvent(event))
+
+    scheduled = PRODUCE_EVENT_TASK.scheduled(frame.run.execution.region, to_json_text(event))
+    return (yield from task_attempt(frame, PRODUCE_EVENT_TASK, scheduled, deliver,
+                                    output_text=lambda consumers: to_json_text({"consumedBy": consumers})))

@@ -23,6 +23,15 @@ from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, 
 from sfn_emulator.engine.effects import TRANSITION, Aborted, Fork, Interpreter, Reschedule, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.states.processing import map_iteration
+from sfn_emulator.protocol.history_events import (
+    map_state_started,
+    map_state_succeeded,
+    parallel_state_started,
+    parallel_state_succeeded,
+    state_aborted,
+    state_entered,
+    state_exited,
+)
 
 JSON = Any
 ENTERED = {m.EVENT: "Task", m.OPERATION: "Task", m.CALLBACK: "Task", m.SUBFLOW: "Task", m.SWITCH: "Choice",
@@ -48,8 +57,7 @@ def _run_state(workflow: WorkflowRun, state: m.State, raw: JSON, frame: Frame) -
     yield TRANSITION
     kind = ENTERED[state.type]
     frame.state_name, frame.entered_time, frame.retry_count = state.name, frame.run.now(), 0
-    frame.entered_event_id = frame.emit(f"{kind}StateEntered", "stateEnteredEventDetails",
-                                        {"name": state.name, "input": to_json_text(raw), "inputDetails": {"truncated": False}})
+    frame.entered_event_id = frame.emit(state_entered(kind, state.name, to_json_text(raw)))
     if frame.interleave:
         yield Reschedule()
     data = _filtered(state.data_input_path, raw)
@@ -82,7 +90,7 @@ def _run_state(workflow: WorkflowRun, state: m.State, raw: JSON, frame: Frame) -
             break
         except Aborted:
             if kind in ("Parallel", "Map", "Task"):
-                frame.emit(f"{kind}StateAborted")
+                frame.emit(state_aborted(kind))
             raise
     next_name = yield from _leave(workflow, state, exit_, output, frame)
     return output, next_name
@@ -96,8 +104,7 @@ def _leave(workflow: WorkflowRun, state: m.State, exit_: m.Exit, output: JSON, f
                                          "by its expression, which the state's output does not satisfy")
     if exit_.produce_event is not None:
         yield from produce(workflow, exit_.produce_event, output, frame)
-    frame.emit(f"{ENTERED[state.type]}StateExited", "stateExitedEventDetails",
-               {"name": state.name, "output": to_json_text(output), "outputDetails": {"truncated": False}})
+    frame.emit(state_exited(ENTERED[state.type], state.name, to_json_text(output)))
     if isinstance(exit_, m.Transition):
         return exit_.next_state
     return None
@@ -174,11 +181,11 @@ def _event_state(workflow: WorkflowRun, body: m.EventBody, data: JSON, frame: Fr
 def _parallel(workflow: WorkflowRun, state: m.State, body: m.ParallelBody, data: JSON, frame: Frame) -> Interpreter:
     """Every branch gets the state data; `and` waits for all, `xor` for the first, `n_of_m` for `n`;
     the results of the branches that completed are merged in branch order."""
-    frame.emit("ParallelStateStarted")
+    frame.emit(parallel_state_started())
     needed = {m.AND: None, m.XOR: 1, m.N_OF_M: body.n}[body.completion_type]
     runners = [_branch_runner(workflow, branch, data, frame) for branch in body.branches]
     results = yield Fork(runners, interleave=True, needed=needed)
-    frame.emit("ParallelStateSucceeded")
+    frame.emit(parallel_state_succeeded())
     for result in results:
         if result is not None:
             data = merged(data, result)
@@ -200,10 +207,10 @@ def _foreach(workflow: WorkflowRun, state: m.State, body: m.ForEachBody, data: J
     items = body.input_collection.evaluate(data)
     if not isinstance(items, list):
         raise StatesError(names.RUNTIME, f"The inputCollection of '{state.name}' selects {to_json_text(items)}, not an array")
-    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
+    frame.emit(map_state_started(len(items)))
     runners = [_iteration_runner(workflow, state, body, data, index, item, frame) for index, item in enumerate(items)]
     results = yield Fork(runners, max_concurrency=body.max or 0)
-    frame.emit("MapStateSucceeded")
+    frame.emit(map_state_succeeded())
     if body.output_collection is None:
         return data
     existing = data.get(body.output_collection)

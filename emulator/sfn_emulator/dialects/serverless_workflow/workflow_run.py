@@ -6,7 +6,6 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.task_targets import ResourceArn
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.engine.frame import Frame, Run
@@ -22,10 +21,6 @@ class WorkflowRun(Struct):
     run: Run
     input: JSON  # what top-level expressions (a correlation's contextAttributeValue) read, as the draft says
     correlation: dict[str, JSON] = field(default_factory=dict)
-
-
-def error_details(error: StatesError) -> dict[str, str]:
-    return {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
 
 
 def note_rule(frame: Frame, rule: str) -> None:

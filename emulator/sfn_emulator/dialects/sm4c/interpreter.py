@@ -58,8 +58,11 @@ from sfn_emulator.dialects.sm4c.model import (
     Transition,
 )
 from sfn_emulator.dialects.sm4c.expressions import Expression
-from sfn_emulator.engine.effects import TRANSITION, Aborted, Compute, Fork, Interpreter, Sleep
+from sfn_emulator.dialects.task_events import AWAIT_EVENT_TASK, PRODUCE_EVENT_TASK, function_task
+from sfn_emulator.engine.effects import TRANSITION, Compute, Fork, Interpreter, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
+from sfn_emulator.engine.task_attempt import task_attempt
+from sfn_emulator.protocol.history_events import TaskEvents, state_entered, state_exited
 
 from sfn_emulator.dialects.sm4c.host import CANCELLED
 
@@ -68,7 +71,7 @@ if TYPE_CHECKING:
 
 JSON = Any
 RESOURCE_TYPE = "sm4c"
-EVENTS_RESOURCE = "events"  # the events bus, as Serverless Workflow records it too
+STATE_TYPE = "Task"  # the Step Functions state type a state is written as
 NO_TRANSITION = "SM4C.NoTransition"
 UNFILTERED = object()  # a state without an inputFilter: its actions and conditions read the live data
 CANCELLED_CAUSE = "The action was cancelled: its parent action no longer needs its result."
@@ -119,8 +122,7 @@ class Instance:
         frame.state_name = state.name
         frame.entered_time = self.run.now()
         self.state = state
-        frame.emit("TaskStateEntered", "stateEnteredEventDetails",
-                   {"name": state.name, "input": to_json_text(self.data), "inputDetails": {"truncated": False}})
+        frame.emit(state_entered(STATE_TYPE, state.name, to_json_text(self.data)))
         filtered = (yield from evaluated(state.input_filter, self.data)) if state.input_filter is not None \
             else UNFILTERED
         if state.enter_action is not None:
@@ -147,8 +149,7 @@ class Instance:
         return self.machine.states_by_name[transition.next_state]
 
     def exited(self, state: State, frame: Frame) -> None:
-        frame.emit("TaskStateExited", "stateExitedEventDetails",
-                   {"name": state.name, "output": to_json_text(self.data), "outputDetails": {"truncated": False}})
+        frame.emit(state_exited(STATE_TYPE, state.name, to_json_text(self.data)))
 
     def view(self, filtered: JSON) -> JSON:
         """What a state's actions and conditions read (step 2): its `inputFilter`'s result, taken once
@@ -188,22 +189,19 @@ class Instance:
                       if (t.index, g) not in matched for definition in group.events]
             remaining = (deadline - self.run.now()).total_seconds() if deadline is not None else None
             definitions = tuple(dict.fromkeys(definition for _, _, definition in wanted))
-            ids = {"resourceType": EVENTS_RESOURCE, "resource": "awaitEvent"}
-            scheduled: dict[str, JSON] = {**ids, "region": self.run.execution.region, "parameters": to_json_text(
-                {"eventRefs": [definition.name for definition in definitions], "all": False})}
-            if remaining is not None:
-                scheduled["timeoutInSeconds"] = int(max(remaining, 0))
-            frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
-            frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
+            scheduled = AWAIT_EVENT_TASK.scheduled(
+                self.run.execution.region,
+                to_json_text({"eventRefs": [definition.name for definition in definitions], "all": False}),
+                max(remaining, 0) if remaining is not None else None)
             try:
-                definition, value = yield from self.host.await_event(definitions, self.correlations, remaining)
+                definition, value = yield from task_attempt(
+                    frame, AWAIT_EVENT_TASK, scheduled,
+                    lambda _attempt: self.host.await_event(definitions, self.correlations, remaining),
+                    output_text=lambda received: to_json_text(received[1]))
             except StatesError as error:
-                task_failed(frame, ids, error)
                 if error.error == names.TIMEOUT and on_timeout is not None:
                     return on_timeout
                 raise
-            frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-                       {**ids, "output": to_json_text(value), "outputDetails": {"truncated": False}})
             for transition_index, group_index, candidate in wanted:
                 if candidate != definition:
                     continue
@@ -244,34 +242,23 @@ class Instance:
 
     def recorded(self, action: Action, data: JSON, state: State, frame: Frame, attempt: int) -> Interpreter:
         """One attempt of an action, between its task events."""
-        ids = self.task_ids(action)
+        events = self.task_events(action)
         given = yield from self.action_input(action, data)
-        frame.emit("TaskScheduled", "taskScheduledEventDetails",
-                   {**ids, "region": self.run.execution.region, "parameters": to_json_text(given)})
-        frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
-        try:
-            result = yield from self.execute(action, data, given, state, frame, attempt)
-        except StatesError as error:
-            task_failed(frame, ids, error)
-            raise
-        except Aborted:
-            task_failed(frame, ids, StatesError(CANCELLED, CANCELLED_CAUSE))
-            raise
-        frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-                   {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
-        return result
+        return (yield from task_attempt(frame, events, events.scheduled(self.run.execution.region, to_json_text(given)),
+                                        lambda _attempt: self.execute(action, data, given, state, frame, attempt),
+                                        cancelled_as=StatesError(CANCELLED, CANCELLED_CAUSE)))
 
-    def task_ids(self, action: Action) -> dict[str, str]:
+    def task_events(self, action: Action) -> TaskEvents:
         """How an action is recorded: as the resource it calls where it calls one (a function, a
         nested execution, the events bus), else as a task of the `sm4c` resource named by its type."""
         match action:
             case InvokeFunctionAction():
-                return {"resourceType": "function", "resource": action.function.name}
+                return function_task(action.function.name)
             case InvokeSubflowAction():
-                return {"resourceType": "states", "resource": self.host.subflow_resource(action)}
+                return TaskEvents("states", self.host.subflow_resource(action))
             case SendEventAction():
-                return {"resourceType": EVENTS_RESOURCE, "resource": "produceEvent"}
-        return {"resourceType": RESOURCE_TYPE, "resource": action.kind}
+                return PRODUCE_EVENT_TASK
+        return TaskEvents(RESOURCE_TYPE, action.kind)
 
     def action_input(self, action: Action, data: JSON) -> Interpreter:
         """What an action is given, as its `TaskScheduled` shows it."""
@@ -376,12 +363,6 @@ def error_value(error: StatesError) -> dict[str, JSON]:
         if isinstance(trace, list) and all(isinstance(line, str) for line in trace):
             value["StackTraceString"] = "".join(trace)
     return value
-
-
-def task_failed(frame: Frame, ids: dict[str, str], error: StatesError) -> None:
-    kind = "TaskTimedOut" if error.error == names.TIMEOUT else "TaskFailed"
-    details = {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
-    frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **details})
 
 
 def _key(action: BaseAction, index: int) -> str:

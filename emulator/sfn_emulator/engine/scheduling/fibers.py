@@ -21,7 +21,8 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.clock.virtual_clock import wall_monotonic
 from sfn_emulator.engine.effects import Aborted, Effect, Fork, Interpreter, Reschedule, Transition
-from sfn_emulator.engine.frame import HistoryLimitReached, Run
+from sfn_emulator.engine.frame import Run
+from sfn_emulator.engine.scheduling.history_writer import HistoryLimitReached
 
 log = logging.getLogger(__name__)
 

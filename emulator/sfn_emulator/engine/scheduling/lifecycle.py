@@ -1,6 +1,7 @@
 """The lifecycle of executions: start, succeed, fail, time out, abort (StopExecution), redrive and
-the end at AWS's history quota. It writes the Execution* events (the interpreter writes the rest),
-keeps each execution's top-level fiber and run, and wakes `.sync` tasks waiting for an execution."""
+the end at AWS's history quota. It writes the Execution* events through each run's history writer
+(the interpreters write the rest through the same writer), keeps each execution's top-level fiber
+and run, and wakes `.sync` tasks waiting for an execution."""
 
 from __future__ import annotations
 
@@ -15,46 +16,52 @@ from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.clock.virtual_clock import after
 from sfn_emulator.engine.effects import Interpreter
 from sfn_emulator.engine.errors import NotRedrivable
-from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution
-from sfn_emulator.engine.frame import HISTORY_LIMIT_CAUSE, MAX_HISTORY_EVENTS, Frame, Run, to_json_text
+from sfn_emulator.engine.execution import ABORTED, FAILED, RUNNING, SUCCEEDED, TIMED_OUT, Execution, HistoryEvent
+from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.interpreter import run_execution, run_machine
 from sfn_emulator.engine.run_time_limit import run_time_limit_seconds
 from sfn_emulator.engine.scheduling.callbacks import TokenWait
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
+from sfn_emulator.engine.scheduling.history_writer import HISTORY_LIMIT_CAUSE, MAX_HISTORY_EVENTS
 from sfn_emulator.engine.scheduling.timers import Timer, Timers
 from sfn_emulator.engine.variables import Variables
+from sfn_emulator.protocol.history_events import (
+    TASK_ATTEMPT_ENDS,
+    TASK_ATTEMPT_STARTS,
+    entered_state_type,
+    execution_aborted,
+    execution_failed,
+    execution_redriven,
+    execution_started,
+    execution_succeeded,
+    execution_timed_out,
+    is_state_event,
+    state_name_of,
+)
 
 
-def _open_entry(history: list[Any], state_name: str) -> tuple[int, datetime] | None:
+def _open_entry(history: list[HistoryEvent], state_name: str) -> tuple[int, datetime] | None:
     """(id, time) of the …StateEntered event of `state_name`'s current visit, if the history has it:
     its last entry, when no …StateExited of it follows (else the stop came before it was entered)."""
     for event in reversed(history):
-        event_type = event["type"]
-        if event_type.endswith(("StateEntered", "StateExited")):
-            key = "stateEnteredEventDetails" if event_type.endswith("Entered") else "stateExitedEventDetails"
-            if event[key].get("name") == state_name:
-                return (event["id"], event["timestamp"]) if event_type.endswith("Entered") else None
+        if is_state_event(event.type) and state_name_of(event) == state_name:
+            return (event.id, event.timestamp) if entered_state_type(event.type) is not None else None
     return None
 
 
-_ATTEMPT_STARTS = ("TaskScheduled", "ActivityScheduled", "LambdaFunctionScheduled")
-_ATTEMPT_ENDS = ("Succeeded", "Failed", "TimedOut", "StartFailed", "SubmitFailed", "ScheduleFailed")
-
-
-def resumed_attempt(history: list[Any], entered_event_id: int) -> dict[str, Any] | None:
+def resumed_attempt(history: list[HistoryEvent], entered_event_id: int) -> dict[str, HistoryEvent] | None:
     """The events of the Task attempt under way in the state entered at `entered_event_id`, by type
     (TaskScheduled, TaskStarted, TaskSubmitted, ActivityScheduled, ActivityStarted, ...); None when
     no attempt is under way (none began, or the last one ended, as before a retry)."""
-    attempt: dict[str, Any] | None = None
+    attempt: dict[str, HistoryEvent] | None = None
     for event in history:
-        if event["id"] <= entered_event_id:
+        if event.id <= entered_event_id:
             continue
-        event_type = event["type"]
-        if event_type in _ATTEMPT_STARTS:
+        if event.type in TASK_ATTEMPT_STARTS:
             attempt = {}
         if attempt is not None:
-            attempt[event_type] = event
-            if event_type.endswith(_ATTEMPT_ENDS):
+            attempt[event.type] = event
+            if event.type in TASK_ATTEMPT_ENDS:
                 attempt = None
     return attempt
 
@@ -117,13 +124,8 @@ class Lifecycle:
     def start(self, execution: Execution) -> None:
         self._executions[execution.arn] = execution
         run = self._new_run(execution)
-        details: dict[str, Any] = {"input": execution.input, "inputDetails": {"truncated": False},
-                                   "roleArn": execution.role_arn}
-        if execution.state_machine_alias_arn:
-            details["stateMachineAliasArn"] = execution.state_machine_alias_arn
-        if execution.state_machine_version_arn:
-            details["stateMachineVersionArn"] = execution.state_machine_version_arn
-        run.emit(None, "ExecutionStarted", "executionStartedEventDetails", details, timestamp=execution.start_date)
+        run.history.append(execution_started(execution.input, execution.role_arn, execution.state_machine_alias_arn,
+                                             execution.state_machine_version_arn), timestamp=execution.start_date)
         self._began(execution)
         self._launch(run, self._interpreter_for(execution)(run))
 
@@ -131,8 +133,7 @@ class Lifecycle:
         """The execution's top-level fiber returned or raised."""
         if error is None:
             text = to_json_text(result)
-            fiber.run.emit(None, "ExecutionSucceeded", "executionSucceededEventDetails",
-                           {"output": text, "outputDetails": {"truncated": False}})
+            fiber.run.history.append(execution_succeeded(text))
             self._close(fiber.run.execution, SUCCEEDED, output=text)
         else:
             self._fail(fiber.run, error)
@@ -158,9 +159,8 @@ class Lifecycle:
         root = self._roots.get(execution.arn)
         if root is not None:
             self._fibers.cancel(root, aborting=False)
-        details = {key: value for key, value in (("error", error), ("cause", cause)) if value is not None}
         # linked to no event (previousEventId 0), as AWS recorded a StopExecution (LocalStack's test_stop_execution)
-        self._runs[execution.arn].emit(None, "ExecutionAborted", "executionAbortedEventDetails", details, previous=0)
+        self._runs[execution.arn].history.append(execution_aborted(error, cause), 0)
         self._close(execution, ABORTED, error=error, cause=cause)
 
     def redrive(self, execution: Execution) -> None:
@@ -176,10 +176,10 @@ class Lifecycle:
         execution.output = execution.error = execution.cause = None
         execution.mark_running()
         run = self._new_run(execution)
-        run.emit(None, "ExecutionRedriven", "executionRedrivenEventDetails", {"redriveCount": execution.redrive_count})
+        run.history.append(execution_redriven(execution.redrive_count))
         self._began(execution)
         state_name, state_input = point
-        frame = Frame(run, run.execution.history[-1]["id"])
+        frame = Frame(run, run.execution.history[-1].id)
         machine = execution.machine
         restart = type(machine)(start_at=state_name, states=machine.states, query_language=machine.query_language)
         self._launch(run, run_machine(restart, state_input, frame))
@@ -201,7 +201,7 @@ class Lifecycle:
             return
         run = Run(execution, self._now,
                   f"{self._seed}:{execution.arn}:{execution.redrive_count}:resumed:{len(execution.history)}")
-        frame = Frame(run, run.execution.history[-1]["id"], variables=Variables(values=variables))
+        frame = Frame(run, run.execution.history[-1].id, variables=Variables(values=variables))
         machine = execution.machine
         if point is None:
             self._launch(run, run_machine(machine, run.execution_context["Input"], frame))
@@ -260,8 +260,7 @@ class Lifecycle:
         self._fibers.resume(fiber)
 
     def _fail(self, run: Run, error: StatesError) -> None:
-        details = {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
-        run.emit(None, "ExecutionFailed", "executionFailedEventDetails", details)
+        run.history.append(execution_failed(error.error, error.cause))
         self._close(run.execution, FAILED, error=error.error, cause=error.cause)
 
     def _time_out(self, run: Run) -> None:
@@ -279,7 +278,7 @@ class Lifecycle:
     def _timed_out(self, run: Run) -> None:
         if run.execution.status != RUNNING:
             return
-        run.emit(None, "ExecutionTimedOut", "executionTimedOutEventDetails", {})
+        run.history.append(execution_timed_out())
         self._close(run.execution, TIMED_OUT)
 
     def _close(self, execution: Execution, status: str, *, output: str | None = None,

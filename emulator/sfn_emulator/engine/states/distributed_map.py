@@ -29,8 +29,14 @@ from sfn_emulator.engine.result_writer import (
 )
 from sfn_emulator.engine.states.processing import (
     BranchFailure,
-    error_details,
     item_selected,
+)
+from sfn_emulator.protocol.history_events import (
+    map_run_failed,
+    map_run_started,
+    map_run_succeeded,
+    map_state_started,
+    map_state_succeeded,
 )
 from sfn_emulator.protocol.partitions import partition_for
 from sfn_emulator.resources.base import TaskRequest
@@ -47,7 +53,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
     if state.item_reader is None:
         items = state.io.items(value, frame)
     max_concurrency = state.max_concurrency.evaluate(value, frame)
-    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
+    frame.emit(map_state_started(len(items)))
     tolerated_count = _tolerated_failure_count(state, value, frame)
     tolerated_percentage = _tolerated_failure_percentage(state, value, frame)
     run = frame.run
@@ -63,7 +69,7 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
         tolerated_failure_percentage=tolerated_percentage or 0.0,
         tolerated_failure_count=tolerated_count or 0,
     )
-    frame.emit("MapRunStarted", "mapRunStartedEventDetails", {"mapRunArn": map_run.arn})
+    frame.emit(map_run_started(map_run.arn))
     try:
         if state.item_reader is not None:
             items = yield from _read_items(state.item_reader, value, frame)
@@ -90,11 +96,11 @@ def run_distributed_map(state: MapState, raw: JSON, frame: Frame) -> Interpreter
         elif state.result_writer is not None:  # a WriterConfig alone: the results, transformed, exported nowhere
             results = previewed_results(state.result_writer.transformation, map_run.executions, results)
     except StatesError as error:
-        frame.emit("MapRunFailed", "mapRunFailedEventDetails", error_details(error))
+        frame.emit(map_run_failed(error.error, error.cause))
         raise BranchFailure(error.error, error.cause) from None
-    frame.emit("MapRunSucceeded")
+    frame.emit(map_run_succeeded())
     # MapStateExited links to MapRunSucceeded in 30 of AWS's 40 recordings (to MapRunStarted in the rest)
-    frame.emit("MapStateSucceeded", advance=False)
+    frame.emit(map_state_succeeded(), advance=False)
     within_payload_limit(results, state.name)
     return state.io.result_output(raw, results, state.assign, frame), state.next
 

@@ -11,6 +11,7 @@ from sfn_emulator.asl.model import JSON, MapState
 from sfn_emulator.engine.effects import Fork, Interpreter
 from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.states.processing import BranchFailure, MachineRunner, item_selected, map_iteration
+from sfn_emulator.protocol.history_events import map_state_started, map_state_succeeded
 
 
 def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunner) -> Interpreter:
@@ -19,15 +20,15 @@ def run_map(state: MapState, raw: JSON, frame: Frame, run_iteration: MachineRunn
     items = state.io.items(value, frame)
     max_concurrency = state.max_concurrency.evaluate(value, frame)
     _inspect_selection(state, value, items, frame)
-    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
+    frame.emit(map_state_started(len(items)))
     iterations = [_iteration_runner(run_iteration, state, value, index, item, frame) for index, item in enumerate(items)]
     try:
         results = yield Fork(iterations, max_concurrency=max_concurrency)
     except StatesError as error:
         raise BranchFailure(error.error, error.cause) from None
     # AWS links MapStateSucceeded, and the MapStateExited after it, to the last MapIterationSucceeded.
-    frame.prev_event_id = frame.run.execution.history[-1]["id"]
-    frame.emit("MapStateSucceeded", advance=False)
+    frame.prev_event_id = frame.run.execution.history[-1].id
+    frame.emit(map_state_succeeded(), advance=False)
     within_payload_limit(results, state.name)
     return state.io.result_output(raw, results, state.assign, frame), state.next
 

@@ -10,12 +10,13 @@ from sfn_emulator.asl.model import JSON, ParallelState, StateMachine
 from sfn_emulator.engine.effects import Fork, Interpreter
 from sfn_emulator.engine.frame import Frame
 from sfn_emulator.engine.states.processing import BranchFailure, MachineRunner, branch_ended
+from sfn_emulator.protocol.history_events import parallel_state_started
 
 
 def run_parallel(state: ParallelState, raw: JSON, frame: Frame, run_branch: MachineRunner) -> Interpreter:
     """Run every branch on the (selected) input, interleaved; the result is their outputs in order."""
     value = state.io.arguments(state.io.state_input(raw, frame), raw, frame)
-    frame.emit("ParallelStateStarted")
+    frame.emit(parallel_state_started())
     branches = [_branch_runner(run_branch, branch, value, frame, (state.name, index))
                 for index, branch in enumerate(state.branches)]
     try:

@@ -1,5 +1,5 @@
 """What every state family shares besides its input/output processing (each state's `io`,
-`sfn_emulator.asl.state_io`): the failure of a branch, the rules a visit applied, error details."""
+`sfn_emulator.asl.state_io`): the failure of a branch, the rules a visit applied, a Map iteration's events."""
 
 from __future__ import annotations
 
@@ -10,6 +10,14 @@ from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, MapState, StateMachine
 from sfn_emulator.engine.effects import Aborted, Interpreter
 from sfn_emulator.engine.frame import Frame
+from sfn_emulator.protocol.history_events import (
+    MAP_ITERATION_ABORTED,
+    MAP_ITERATION_FAILED,
+    MAP_ITERATION_STARTED,
+    MAP_ITERATION_SUCCEEDED,
+    EventBody,
+    map_iteration_event,
+)
 
 MachineRunner = Callable[[StateMachine, JSON, Frame], Interpreter]  # runs a branch or an item processor
 
@@ -24,10 +32,6 @@ def note_rule(frame: Frame, rule: str) -> None:
     frame.run.execution.rules_taken.setdefault(frame.entered_event_id, []).append(rule)
 
 
-def error_details(error: StatesError) -> dict[str, str]:
-    return {key: value for key, value in (("error", error.error), ("cause", error.cause)) if value is not None}
-
-
 def item_selected(state: MapState, value: JSON, scope: Frame) -> JSON:
     """A Map item as ItemSelector makes it, within the payload quota (the Map state named if not)."""
     selected = state.item_selector.evaluate(value, scope)
@@ -40,22 +44,21 @@ def map_iteration(frame: Frame, name: str, index: int, work: Interpreter, parent
     for it: MapIterationStarted, then Succeeded, Failed (an error left it) or Aborted. When it ends,
     the Map's own line (`parent`) goes on from the iteration's last event, not from its closing
     one: AWS links the next iteration's MapIterationStarted and the Map's MapStateFailed there."""
-    ids = {"name": name, "index": index}
-    frame.emit("MapIterationStarted", "mapIterationStartedEventDetails", ids)
+    frame.emit(map_iteration_event(MAP_ITERATION_STARTED, name, index))
     try:
         output = yield from work
     except StatesError:
-        _iteration_ended(frame, parent, "MapIterationFailed", ids)
+        _iteration_ended(frame, parent, map_iteration_event(MAP_ITERATION_FAILED, name, index))
         raise
     except Aborted:
-        frame.emit("MapIterationAborted", "mapIterationAbortedEventDetails", ids, advance=False)
+        frame.emit(map_iteration_event(MAP_ITERATION_ABORTED, name, index), advance=False)
         raise
-    _iteration_ended(frame, parent, "MapIterationSucceeded", ids)
+    _iteration_ended(frame, parent, map_iteration_event(MAP_ITERATION_SUCCEEDED, name, index))
     return output
 
 
-def _iteration_ended(frame: Frame, parent: Frame | None, event_type: str, ids: dict[str, JSON]) -> None:
-    frame.emit(event_type, f"{event_type[0].lower()}{event_type[1:]}EventDetails", ids, advance=False)
+def _iteration_ended(frame: Frame, parent: Frame | None, ended: EventBody) -> None:
+    frame.emit(ended, advance=False)
     if parent is not None:
         parent.prev_event_id = frame.prev_event_id
 

@@ -8,9 +8,7 @@ import json
 import re
 from typing import Any
 
-from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.arns import split_arn
-from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.limits import within_payload_limit
 from sfn_emulator.asl.model import JSON, TaskState
 from sfn_emulator.asl.task_targets import ACTIVITY, LAMBDA_FUNCTION, WAIT_FOR_TASK_TOKEN, ResourceArn
@@ -23,8 +21,18 @@ from sfn_emulator.engine.effects import (
     ScheduleActivity,
 )
 from sfn_emulator.engine.frame import Frame, to_json_text
-from sfn_emulator.engine.states.processing import error_details
+from sfn_emulator.engine.task_attempt import Attempt, task_attempt
 from sfn_emulator.process.randomness import Randomness
+from sfn_emulator.protocol.history_events import (
+    ACTIVITY_SCHEDULED,
+    ACTIVITY_STARTED,
+    TASK_SUBMITTED,
+    TASK_SUBMITTED_DETAILS,
+    TIMESTAMP,
+    ActivityEvents,
+    LambdaFunctionEvents,
+    TaskEvents,
+)
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import Pending, settled_result, unless_failed
 
@@ -56,13 +64,12 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         attempt=frame.retry_count, task_token=frame.task_token, timeout_seconds=timeout, now=run.now(),
         test_case=run.execution.test_case, seed=run.request_seed(), place=frame.place,
     )
-    credentials = {"taskCredentials": {"roleArn": role}} if role is not None else {}
     if resource.kind == ACTIVITY:
         result = yield from _run_activity(resource, request, frame, timeout, heartbeat, attempt)
     elif resource.kind == LAMBDA_FUNCTION:
-        result = yield from _run_lambda_function(resource, request, frame, timeout, credentials)
+        result = yield from _run_lambda_function(resource, request, frame, timeout, role)
     else:
-        result = yield from _run_integration(resource, request, frame, timeout, heartbeat, credentials, attempt)
+        result = yield from _run_integration(resource, request, frame, timeout, heartbeat, role, attempt)
     return state.io.result_output(raw, result, state.assign, frame), state.next
 
 
@@ -96,66 +103,41 @@ def _checked_size(result: JSON, resource: ResourceArn) -> str:
 
 
 def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
-                         credentials: dict[str, Any]) -> Interpreter:
-    details: dict[str, Any] = {"resource": resource.arn, "input": to_json_text(request.payload),
-                               "inputDetails": {"truncated": False}}
-    if timeout is not None:
-        details["timeoutInSeconds"] = int(timeout)
-    details.update(credentials)
-    frame.emit("LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", details)
-    frame.emit("LambdaFunctionStarted")
-    try:
-        result = settled_result((yield Invoke(request, timeout)))
-        text = _checked_size(result, resource)
-    except StatesError as error:
-        kind = "LambdaFunctionTimedOut" if error.error == names.TIMEOUT else "LambdaFunctionFailed"
-        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", error_details(error))
-        raise
-    frame.emit("LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails",
-               {"output": text, "outputDetails": {"truncated": False}})
-    return result
+                         role: str | None) -> Interpreter:
+    events = LambdaFunctionEvents()
+    scheduled = events.scheduled(resource.arn, to_json_text(request.payload), timeout, role)
+
+    def invoke(attempt: Attempt) -> Interpreter:
+        return settled_result((yield Invoke(request, timeout)))
+
+    return (yield from task_attempt(frame, events, scheduled, invoke,
+                                    output_text=lambda result: _checked_size(result, resource)))
 
 
 def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
-                     heartbeat: float | None, credentials: dict[str, Any], attempt: dict[str, Any]) -> Interpreter:
-    ids = {"resourceType": resource.resource_type, "resource": resource.resource}
-    scheduled: dict[str, Any] = {**ids, "region": request.region, "parameters": to_json_text(request.payload)}
-    if timeout is not None:
-        scheduled["timeoutInSeconds"] = int(timeout)
-    if heartbeat is not None:
-        scheduled["heartbeatInSeconds"] = int(heartbeat)
-    scheduled.update(credentials)
-    if "TaskScheduled" not in attempt:
-        frame.emit("TaskScheduled", "taskScheduledEventDetails", scheduled)
-    started = attempt.get("TaskStarted")
-    started_at = started["timestamp"] if started is not None else frame.run.now()
-    if started is None:
-        frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids), timestamp=started_at)
-    submitted = attempt.get("TaskSubmitted")
-    try:
+                     heartbeat: float | None, role: str | None, attempt: dict[str, Any]) -> Interpreter:
+    events = TaskEvents(resource.resource_type, resource.resource)
+    scheduled = events.scheduled(request.region, to_json_text(request.payload), timeout, heartbeat, role)
+
+    def invoke(task: Attempt) -> Interpreter:
+        submitted = attempt.get(TASK_SUBMITTED)
         if submitted is not None and resource.waits:
-            job = json.loads(submitted["taskSubmittedEventDetails"]["output"])
+            job = json.loads(submitted[TASK_SUBMITTED_DETAILS]["output"])
             resumed = Pending(job) if resource.pattern == WAIT_FOR_TASK_TOKEN \
                 else unless_failed((yield Invoke(request, timeout, submitted=job)))
-            result = yield from _await_job(resource, request, resumed, timeout, heartbeat, started_at, frame.run.now())
-        else:
-            answered = yield Invoke(request, timeout)
-            if answered.http is not None:
-                frame.inspect_http(answered.http)
-            outcome = unless_failed(answered)
-            if isinstance(outcome, Pending):
-                frame.emit("TaskSubmitted", "taskSubmittedEventDetails",
-                           {**ids, "output": to_json_text(outcome.submitted), "outputDetails": {"truncated": False}})
-                result = yield from _await_job(resource, request, outcome, timeout, heartbeat, started_at)
-            else:
-                result = settled_result(outcome)
-        text = _checked_size(result, resource)
-    except StatesError as error:
-        kind = "TaskTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "TaskFailed"
-        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", {**ids, **error_details(error)})
-        raise
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails", {**ids, "output": text, "outputDetails": {"truncated": False}})
-    return result
+            return (yield from _await_job(resource, request, resumed, timeout, heartbeat, task.started_at,
+                                          frame.run.now()))
+        answered = yield Invoke(request, timeout)
+        if answered.http is not None:
+            frame.inspect_http(answered.http)
+        outcome = unless_failed(answered)
+        if isinstance(outcome, Pending):
+            task.submitted(outcome.submitted)
+            return (yield from _await_job(resource, request, outcome, timeout, heartbeat, task.started_at))
+        return settled_result(outcome)
+
+    return (yield from task_attempt(frame, events, scheduled, invoke, resumed=attempt,
+                                    output_text=lambda result: _checked_size(result, resource)))
 
 
 def _await_job(resource: ResourceArn, request: TaskRequest, pending: Pending, timeout: float | None,
@@ -171,32 +153,20 @@ def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, tim
                   heartbeat: float | None, attempt: dict[str, Any]) -> Interpreter:
     text = to_json_text(request.payload)
     mock = yield FindActivityMock(request)
-    details: dict[str, Any] = {"resource": resource.arn, "input": text, "inputDetails": {"truncated": False}}
-    if timeout is not None:
-        details["timeoutInSeconds"] = int(timeout)
-    if heartbeat is not None:
-        details["heartbeatInSeconds"] = int(heartbeat)
-    if "ActivityScheduled" not in attempt:
-        frame.emit("ActivityScheduled", "activityScheduledEventDetails", details)
+    events = ActivityEvents()
     token = frame.task_token or ""
-    started = attempt.get("ActivityStarted")
-    try:
-        if mock is not None:
-            if started is None:
-                frame.emit("ActivityStarted", "activityStartedEventDetails", {})
-            result = settled_result((yield Invoke(request, timeout, call=mock)))
-        elif started is not None:  # a worker took it before the restart, and may still answer with its token
-            scheduled_at = attempt["ActivityScheduled"]["timestamp"]  # its timeout counts from there
-            result = yield AwaitToken(token, timeout, heartbeat, counted_from=scheduled_at, heartbeat_from=frame.run.now())
-        else:
-            worker = yield ScheduleActivity(resource.arn, token, text, timeout, heartbeat)
-            frame.emit("ActivityStarted", "activityStartedEventDetails", {"workerName": worker} if worker else {})
-            result = yield AwaitToken(token, timeout, heartbeat)
-        output = _checked_size(result, resource)
-    except StatesError as error:
-        kind = "ActivityTimedOut" if error.error in (names.TIMEOUT, names.HEARTBEAT_TIMEOUT) else "ActivityFailed"
-        frame.emit(kind, f"{kind[0].lower()}{kind[1:]}EventDetails", error_details(error))
-        raise
-    frame.emit("ActivitySucceeded", "activitySucceededEventDetails", {"output": output, "outputDetails": {"truncated": False}})
-    return result
 
+    def perform(task: Attempt) -> Interpreter:
+        if mock is not None:
+            task.started()
+            return settled_result((yield Invoke(request, timeout, call=mock)))
+        if ACTIVITY_STARTED in attempt:  # a worker took it before the restart, and may still answer with its token
+            scheduled_at = attempt[ACTIVITY_SCHEDULED][TIMESTAMP]  # its timeout counts from there
+            return (yield AwaitToken(token, timeout, heartbeat, counted_from=scheduled_at, heartbeat_from=frame.run.now()))
+        worker = yield ScheduleActivity(resource.arn, token, text, timeout, heartbeat)
+        task.started(worker)
+        return (yield AwaitToken(token, timeout, heartbeat))
+
+    return (yield from task_attempt(frame, events, events.scheduled(resource.arn, text, timeout, heartbeat), perform,
+                                    starts_at_once=False, resumed=attempt,
+                                    output_text=lambda result: _checked_size(result, resource)))

@@ -30,10 +30,21 @@ from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
 from sfn_emulator.dialects.serverless_workflow.dsl1 import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1.durations import seconds_of
 from sfn_emulator.dialects.serverless_workflow.events import publish
+from sfn_emulator.dialects.task_events import AWAIT_EVENT_TASK, function_task
 from sfn_emulator.engine.cloudevents import EventMatch
 from sfn_emulator.engine.effects import TRANSITION, AwaitEvent, Fork, Interpreter, Invoke, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.states.processing import map_iteration
+from sfn_emulator.engine.task_attempt import Attempt, task_attempt
+from sfn_emulator.protocol.history_events import (
+    TaskEvents,
+    map_state_started,
+    map_state_succeeded,
+    parallel_state_started,
+    parallel_state_succeeded,
+    state_entered,
+    state_exited,
+)
 from sfn_emulator.resources.base import TaskRequest
 from sfn_emulator.resources.outcomes import settled_result
 
@@ -104,8 +115,7 @@ def _run_task(workflow: _Workflow, task: m.Task, raw: JSON, frame: Frame, local:
     yield TRANSITION
     kind = ENTERED[task.kind]
     frame.state_name, frame.entered_time, frame.retry_count = task.name, frame.run.now(), 0
-    frame.entered_event_id = frame.emit(f"{kind}StateEntered", "stateEnteredEventDetails",
-                                        {"name": task.name, "input": to_json_text(raw), "inputDetails": {"truncated": False}})
+    frame.entered_event_id = frame.emit(state_entered(kind, task.name, to_json_text(raw)))
     spec = task.spec
     scope = workflow.scope(**local, task={"name": task.name, "reference": task.reference, "definition": spec})
     if isinstance(spec.get("if"), str) and not x.truthy(x.evaluate(spec["if"], raw, {**scope, "input": raw})):
@@ -118,8 +128,7 @@ def _run_task(workflow: _Workflow, task: m.Task, raw: JSON, frame: Frame, local:
         exported = (spec.get("export") or {}).get("as")
         if exported is not None:
             workflow.context = _transform(exported, output, {**scope, "output": output})
-    frame.emit(f"{kind}StateExited", "stateExitedEventDetails",
-               {"name": task.name, "output": to_json_text(output), "outputDetails": {"truncated": False}})
+    frame.emit(state_exited(kind, task.name, to_json_text(output)))
     return output, then if then is not None else spec.get("then")
 
 
@@ -182,13 +191,13 @@ def _for(workflow: _Workflow, task: m.Task, data: JSON, frame: Frame, local: dic
     loop = task.spec["for"]
     collection = x.evaluate(loop["in"], data, scope)
     items = list(collection.values()) if isinstance(collection, dict) else collection if isinstance(collection, list) else []
-    frame.emit("MapStateStarted", "mapStateStartedEventDetails", {"length": len(items)})
+    frame.emit(map_state_started(len(items)))
     for index, item in enumerate(items):
         inner = {**local, loop.get("each", "item"): item, loop.get("at", "index"): index}
         if isinstance(task.spec.get("while"), str) and not x.truthy(x.evaluate(task.spec["while"], data, {**scope, **inner})):
             break
         data = yield from map_iteration(frame, task.name, index, _run_list(workflow, task.tasks, data, frame, inner))
-    frame.emit("MapStateSucceeded")
+    frame.emit(map_state_succeeded())
     return data
 
 
@@ -196,7 +205,7 @@ def _fork(workflow: _Workflow, task: m.Task, data: JSON, frame: Frame, local: di
     """Every branch on the task's input; `compete`: the first branch to complete gives the output
     (the others are cancelled), else the array of the branches' outputs."""
     compete = bool(task.spec["fork"].get("compete", False))
-    frame.emit("ParallelStateStarted")
+    frame.emit(parallel_state_started())
 
     def runner(branch: m.Task) -> Callable[[], Interpreter]:
         def branch_run() -> Interpreter:
@@ -210,7 +219,7 @@ def _fork(workflow: _Workflow, task: m.Task, data: JSON, frame: Frame, local: di
         return branch_run
 
     results = yield Fork([runner(branch) for branch in task.branches], interleave=True, needed=1 if compete else None)
-    frame.emit("ParallelStateSucceeded")
+    frame.emit(parallel_state_succeeded())
     outputs = [result[0] for result in results if result is not None]
     return outputs[0] if compete else outputs
 
@@ -288,14 +297,13 @@ def _listen(task: m.Task, data: JSON, frame: Frame, scope: dict[str, JSON]) -> I
     mode = next(key for key in ("one", "any", "all") if key in to)
     filters = [to["one"]] if mode == "one" else list(to[mode] or ())
     matches = tuple(_event_match(x.evaluate_value(f.get("with") or {}, data, scope)) for f in filters)
-    ids = {"resourceType": "events", "resource": "awaitEvent"}
-    frame.emit("TaskScheduled", "taskScheduledEventDetails",
-               {**ids, "region": frame.run.execution.region, "parameters": to_json_text(task.spec["listen"])})
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
-    received = yield AwaitEvent(matches, mode == "all", None)
-    events = [received[index] for index in sorted(received)]
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-               {**ids, "output": to_json_text(events), "outputDetails": {"truncated": False}})
+
+    def receive(attempt: Attempt) -> Interpreter:
+        received = yield AwaitEvent(matches, mode == "all", None)
+        return [received[index] for index in sorted(received)]
+
+    scheduled = AWAIT_EVENT_TASK.scheduled(frame.run.execution.region, to_json_text(task.spec["listen"]))
+    events = yield from task_attempt(frame, AWAIT_EVENT_TASK, scheduled, receive)
     read = task.spec["listen"].get("read", "data")
     return events if read in ("envelope", "raw") else [event.get("data") for event in events]
 
@@ -324,19 +332,10 @@ def _function(name: str, resource: str | None, task: m.Task, payload: JSON, fram
     """A call through the task-resource chain (a mock test case named after the task, a callable
     under the function's name), written as the draft's function tasks."""
     run = frame.run
-    ids = {"resourceType": "function", "resource": name}
-    frame.emit("TaskScheduled", "taskScheduledEventDetails",
-               {**ids, "region": run.execution.region, "parameters": to_json_text(payload)})
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
-    try:
-        result = yield from call_function(name, resource, payload, run=run, state_name=task.name, attempt=frame.retry_count)
-    except StatesError as error:
-        frame.emit("TaskFailed", "taskFailedEventDetails",
-                   {**ids, "error": error.error, **({"cause": error.cause} if error.cause is not None else {})})
-        raise
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-               {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
-    return result
+    events = function_task(name)
+    return (yield from task_attempt(
+        frame, events, events.scheduled(run.execution.region, to_json_text(payload)),
+        lambda _attempt: call_function(name, resource, payload, run=run, state_name=task.name, attempt=frame.retry_count)))
 
 
 def _mapped(task: m.Task, name: str, payload: JSON, frame: Frame, what: str) -> Interpreter:
@@ -374,18 +373,15 @@ def _http(task: m.Task, arguments: dict[str, JSON], data: JSON, frame: Frame) ->
                           account=run.execution.account, region=run.execution.region, attempt=frame.retry_count,
                           now=run.now(), test_case=run.execution.test_case, seed=run.request_seed(),
                           with_connection=False)
-    ids = {"resourceType": "http", "resource": "invoke"}
-    frame.emit("TaskScheduled", "taskScheduledEventDetails",
-               {**ids, "region": run.execution.region, "parameters": to_json_text(payload)})
-    frame.emit("TaskStarted", "taskStartedEventDetails", dict(ids))
+    events = TaskEvents(_HTTP.resource_type, _HTTP.resource)
+
+    def invoke(attempt: Attempt) -> Interpreter:
+        return settled_result((yield Invoke(request)))
+
     try:
-        result = settled_result((yield Invoke(request)))
+        result = yield from task_attempt(frame, events, events.scheduled(run.execution.region, to_json_text(payload)), invoke)
     except StatesError as error:
-        frame.emit("TaskFailed", "taskFailedEventDetails",
-                   {**ids, "error": error.error, **({"cause": error.cause} if error.cause is not None else {})})
         raise workflow_error(_http_error(error, task.reference)) from None
-    frame.emit("TaskSucceeded", "taskSucceededEventDetails",
-               {**ids, "output": to_json_text(result), "outputDetails": {"truncated": False}})
     content = result.get("ResponseBody")
     mode = arguments.get("output", "content")
     if mode == "response":
