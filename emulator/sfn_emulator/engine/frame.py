@@ -13,7 +13,7 @@ and inline Map iterations (AWS's quota, which also bounds its memory):
 once 24,999 are written, only an execution-closing event may follow; any other raises
 `HistoryLimitReached` and the scheduler fails the execution with `HISTORY_LIMIT_CAUSE`.
 
-A `Frame` is also the `Scope` expressions read: the Context Object (built only when a `$$` path
+A `Frame` is also the `ExpressionScope` expressions read: the Context Object (built only when a `$$` path
 asks for it) and workflow variables.
 """
 
@@ -201,7 +201,7 @@ class Frame:
         return self.run.emit(self, event_type, details_key, details, timestamp=timestamp, previous=previous,
                              advance=advance)
 
-    # -- Scope ---------------------------------------------------------------------------------
+    # -- ExpressionScope -----------------------------------------------------------------------
     @property
     def context_object(self) -> dict[str, JSON]:
         state: dict[str, JSON] = {

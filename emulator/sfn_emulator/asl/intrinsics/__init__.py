@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from sfn_emulator.asl.intrinsics.catalog import FUNCTION_NAMES
 from sfn_emulator.asl.intrinsics.errors import IntrinsicSyntaxError
-from sfn_emulator.asl.intrinsics.syntax import Parser
+from sfn_emulator.asl.intrinsics.syntax import IntrinsicCallParser
 from sfn_emulator.asl.intrinsics.tree import Intrinsic
 
 __all__ = ["FUNCTION_NAMES", "Intrinsic", "IntrinsicSyntaxError", "compile_intrinsic"]
@@ -30,4 +30,4 @@ __all__ = ["FUNCTION_NAMES", "Intrinsic", "IntrinsicSyntaxError", "compile_intri
 
 def compile_intrinsic(text: str) -> Intrinsic:
     """Parse `text`, e.g. "States.Format('Hello {}', $.name)", into an evaluable `Intrinsic`."""
-    return Intrinsic(text, Parser(text).parse())
+    return Intrinsic(text, IntrinsicCallParser(text).parse())

@@ -26,8 +26,8 @@ from sfn_emulator.asl.jsonata_expressions import (
     NON_NEGATIVE_INTEGER,
     POSITIVE_INTEGER,
     STRING,
-    Constant,
     JsonataCondition,
+    JsonataLiteral,
     JsonataSyntaxError,
     compile_typed_jsonata,
     is_jsonata,
@@ -289,7 +289,7 @@ class StateFields(MapFields, ResourceFields):
             return None
         text = rule["Condition"]
         if isinstance(text, bool):
-            return JsonataCondition(Constant(text))
+            return JsonataCondition(JsonataLiteral(text))
         if not is_jsonata(text):
             self.error("The value for the field 'Condition' must be a boolean or a JSONata expression: '{% ... %}'",
                        f"{location}/Condition")

@@ -17,7 +17,7 @@ from msgspec import Struct
 from sfn_emulator.asl.validation import ERROR, Diagnostic, InvalidDefinitionError
 
 if TYPE_CHECKING:
-    from sfn_emulator.dialects.sm4c.model import StateMachine
+    from sfn_emulator.dialects.sm4c.model import Sm4cDocument
     from sfn_emulator.engine.effects import Interpreter
     from sfn_emulator.engine.frame import Run
     from sfn_emulator.graphs.structure import Graph
@@ -33,9 +33,9 @@ class Sm4cDialect(Struct, frozen=True):
 
     @property
     def model(self) -> type:
-        from sfn_emulator.dialects.sm4c.model import StateMachine
+        from sfn_emulator.dialects.sm4c.model import Sm4cDocument
 
-        return StateMachine
+        return Sm4cDocument
 
     def recognises(self, document: Any) -> bool:
         if not isinstance(document, Mapping) or "States" in document:
@@ -44,7 +44,7 @@ class Sm4cDialect(Struct, frozen=True):
         return isinstance(states, list) and bool(states) \
             and all(isinstance(state, Mapping) and "type" not in state for state in states)
 
-    def parse(self, text: str, *, state_machine_type: str) -> StateMachine:
+    def parse(self, text: str, *, state_machine_type: str) -> Sm4cDocument:
         from sfn_emulator.dialects.sm4c.parser import parse_document
 
         return parse_document(text)
@@ -75,7 +75,7 @@ class Sm4cDialect(Struct, frozen=True):
 
         return run_document(run, Host(run))
 
-    def mock_view(self, model: StateMachine) -> Mapping[str, Any]:
+    def mock_view(self, model: Sm4cDocument) -> Mapping[str, Any]:
         """Mock test cases name states and named actions."""
         return {"States": {name: {"Type": "Task"} for name in model.mockable_names()}}
 

@@ -48,8 +48,8 @@ from sfn_emulator.dialects.sm4c.model import (
     RetryPolicy,
     SendEventAction,
     SequenceAction,
+    Sm4cDocument,
     State,
-    StateMachine,
     Transition,
 )
 
@@ -75,7 +75,7 @@ def _constant_true(transition: Transition) -> bool:
     return (unwrap(text) or text.strip()) == "true"
 
 
-def parse_document(text: str) -> StateMachine:
+def parse_document(text: str) -> Sm4cDocument:
     """The compiled model, or InvalidDefinitionError naming every problem."""
     machine, diagnostics = _parse(text)
     if machine is None or any(diagnostic.severity == ERROR for diagnostic in diagnostics):
@@ -87,7 +87,7 @@ def validate_document(text: str) -> list[Diagnostic]:
     return _parse(text)[1]
 
 
-def _parse(text: str) -> tuple[StateMachine | None, list[Diagnostic]]:
+def _parse(text: str) -> tuple[Sm4cDocument | None, list[Diagnostic]]:
     try:
         document = read_document(text)
     except ValueError as error:
@@ -107,7 +107,7 @@ class _Parser(DocumentReader):
         self.targets: list[tuple[str, str, str]] = []  # (from, to, location)
 
     # -- the document ------------------------------------------------------------------------------
-    def machine(self, document: JSON, text: str) -> StateMachine | None:
+    def machine(self, document: JSON, text: str) -> Sm4cDocument | None:
         if not isinstance(document, dict):
             self.error("An SM4C document must be an object", None)
             return None
@@ -138,7 +138,7 @@ class _Parser(DocumentReader):
             self.check_reachable(states)
         if name is None or version is None or not states:
             return None
-        return StateMachine(
+        return Sm4cDocument(
             name, version, document.get("id") if isinstance(document.get("id"), str) else None,
             document.get("description") if isinstance(document.get("description"), str) else None,
             timeout, tuple(self.events.values()), tuple(self.functions.values()), tuple(self.retries.values()),
