@@ -16,7 +16,7 @@ An ASL definition (a JSON object with `States`) is never recognised by another d
 
 Register a dialect with `register(dialect)`; the built-in ones are registered on import.
 
-A definition text is read once: the document recognition reads (as ASL reads JSON) is handed to a
+A definition text is read once: the document recognition reads (JSON as ASL reads it, else YAML) is handed to a
 dialect that has `parse_document(text, document, *, state_machine_type)` /
 `validate_document(text, document, *, state_machine_type, severity, max_results)`; a dialect
 without them reads the text itself.
@@ -107,10 +107,11 @@ def dialect_named(name: str) -> Dialect:
 
 
 class _Chosen(Struct, frozen=True):
-    """A definition's dialect, and the text's JSON value as read to choose it (UNSET: not JSON, or not read)."""
+    """A definition's dialect, and the text's value as read to choose it, which the dialect compiles
+    (UNSET: not read; for ASL, also when the text is not JSON)."""
 
     dialect: Dialect
-    json_document: Any = UNSET
+    document: Any = UNSET
 
 
 def _choose(text: str, name: str | None) -> _Chosen:
@@ -128,10 +129,9 @@ def _choose(text: str, name: str | None) -> _Chosen:
             raise
         except ValueError:
             document = None
-    if document is None or asl.recognises(document):
-        return _Chosen(asl, json_document)
-    chosen = next((dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), asl)
-    return _Chosen(chosen, json_document)
+    chosen = None if document is None or asl.recognises(document) else next(
+        (dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), None)
+    return _Chosen(asl, json_document) if chosen is None else _Chosen(chosen, document)
 
 
 def dialect_of(text: str, name: str | None = None) -> Dialect:
@@ -163,8 +163,8 @@ def parse(text: str, *, state_machine_type: str = "STANDARD", dialect: str | Non
     except OverexpandedYaml as error:
         raise InvalidDefinitionError([_overexpanded(error)]) from None
     parse_document = getattr(chosen.dialect, "parse_document", None)
-    if parse_document is not None and chosen.json_document is not UNSET:
-        return parse_document(text, chosen.json_document, state_machine_type=state_machine_type)
+    if parse_document is not None and chosen.document is not UNSET:
+        return parse_document(text, chosen.document, state_machine_type=state_machine_type)
     return chosen.dialect.parse(text, state_machine_type=state_machine_type)
 
 
@@ -176,8 +176,8 @@ def validate(text: str, *, state_machine_type: str = "STANDARD", severity: str =
     except OverexpandedYaml as error:
         return [_overexpanded(error)]
     validate_document = getattr(chosen.dialect, "validate_document", None)
-    if validate_document is not None and chosen.json_document is not UNSET:
-        return validate_document(text, chosen.json_document, state_machine_type=state_machine_type,
+    if validate_document is not None and chosen.document is not UNSET:
+        return validate_document(text, chosen.document, state_machine_type=state_machine_type,
                                  severity=severity, max_results=max_results)
     return chosen.dialect.validate(text, state_machine_type=state_machine_type, severity=severity,
                                    max_results=max_results)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from msgspec import UNSET
+
 from sfn_emulator.asl.validation import (
     DUPLICATE_STATE_NAME,
     ERROR,
@@ -75,23 +77,25 @@ def _constant_true(transition: Transition) -> bool:
     return (unwrap(text) or text.strip()) == "true"
 
 
-def parse_document(text: str) -> Sm4cDocument:
-    """The compiled model, or InvalidDefinitionError naming every problem."""
-    machine, diagnostics = _parse(text)
+def parse_document(text: str, document: Any = UNSET) -> Sm4cDocument:
+    """The compiled model, or InvalidDefinitionError naming every problem. `document`: the text's
+    value when the caller has read it already."""
+    machine, diagnostics = _parse(text, document)
     if machine is None or any(diagnostic.severity == ERROR for diagnostic in diagnostics):
         raise InvalidDefinitionError(diagnostics)
     return machine
 
 
-def validate_document(text: str) -> list[Diagnostic]:
-    return _parse(text)[1]
+def validate_document(text: str, document: Any = UNSET) -> list[Diagnostic]:
+    return _parse(text, document)[1]
 
 
-def _parse(text: str) -> tuple[Sm4cDocument | None, list[Diagnostic]]:
-    try:
-        document = read_document(text)
-    except ValueError as error:
-        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, str(error))]
+def _parse(text: str, document: Any) -> tuple[Sm4cDocument | None, list[Diagnostic]]:
+    if document is UNSET:
+        try:
+            document = read_document(text)
+        except ValueError as error:
+            return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, str(error))]
     parser = _Parser()
     machine = parser.machine(document, text)
     return machine, parser.diagnostics
