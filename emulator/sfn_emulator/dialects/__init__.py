@@ -16,8 +16,8 @@ An ASL definition (a JSON object with `States`) is never recognised by another d
 
 Register a dialect with `register(dialect)`; the built-in ones are registered on import.
 
-A definition text is read once: the document recognition reads (JSON as ASL reads it, else YAML) is handed to a
-dialect that has `parse_document(text, document, *, state_machine_type)` /
+A definition text is read once: the document recognition reads (JSON as ASL reads it, else YAML)
+is handed to a dialect that has `parse_document(text, document, *, state_machine_type)` /
 `validate_document(text, document, *, state_machine_type, severity, max_results)`; a dialect
 without them reads the text itself.
 """
@@ -129,9 +129,11 @@ def _choose(text: str, name: str | None) -> _Chosen:
             raise
         except ValueError:
             document = None
-    chosen = None if document is None or asl.recognises(document) else next(
-        (dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), None)
-    return _Chosen(asl, json_document) if chosen is None else _Chosen(chosen, document)
+    if document is not None and not asl.recognises(document):
+        for dialect in _DIALECTS.values():
+            if dialect is not asl and dialect.recognises(document):
+                return _Chosen(dialect, document)
+    return _Chosen(asl, json_document)
 
 
 def dialect_of(text: str, name: str | None = None) -> Dialect:
