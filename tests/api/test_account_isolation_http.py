@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore import xform_name
 from botocore.exceptions import ClientError
 from helpers.clients import make_client
+from helpers.paths import FIXTURES_ROOT
 
 ACCOUNT_A = "111100001111"
 ACCOUNT_B = "222200002222"
 ROLE = f"arn:aws:iam::{ACCOUNT_A}:role/r"
 PASS = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
-FOREIGN_CALLS = json.loads((Path(__file__).parents[1] / "fixtures" / "accounts" / "foreign_arns.json").read_text())
+FOREIGN_CALLS = json.loads((FIXTURES_ROOT / "accounts" / "foreign_arns.json").read_text())
 
 
 def error_of(call: Any) -> tuple[str, str, int]:

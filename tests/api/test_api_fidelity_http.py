@@ -1,5 +1,5 @@
 """Control-plane rules that hold for every operation, over HTTP with boto3: the members AWS's error
-shapes carry beside `message` (tests/fixtures/api_fidelity/error_members.json), labelled state
+shapes carry beside `message` (fixtures/api_fidelity/error_members.json), labelled state
 machine ARNs, and the resource quotas (versions and aliases per state machine, state machines and
 activities per account)."""
 
@@ -8,19 +8,19 @@ from __future__ import annotations
 import json
 import itertools
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 from helpers.clients import call, make_client
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.service import quotas
 
 ROLE = "arn:aws:iam::123456789012:role/sfn-role"
 PASS = json.dumps({"StartAt": "A", "States": {"A": {"Type": "Pass", "End": True}}})
 ERROR_MEMBERS = json.loads(
-    (Path(__file__).parents[1] / "fixtures" / "api_fidelity" / "error_members.json").read_text())["cases"]
+    (FIXTURES_ROOT / "api_fidelity" / "error_members.json").read_text())["cases"]
 
 
 def _definition(result: int) -> str:

@@ -1,4 +1,4 @@
-"""The Choice operator × input value table (tests/fixtures/choice/value_matrix.json) through the real
+"""The Choice operator × input value table (fixtures/choice/value_matrix.json) through the real
 server with boto3: each rule form runs once, as a Map over every value of the table whose iterations
 each take the Choice and report which way it went; a path that selects nothing fails the execution
 with AWS's States.Runtime cause."""

@@ -5,7 +5,7 @@ message names the same ERROR diagnostics in AWS's form:
 `Invalid State Machine Definition: '<CODE>: <message> at <location>, ...'` (`null` when a diagnostic has
 no location; a JSON syntax error's message already ends with its location).
 
-Table-driven from tests/fixtures/definitions/: valid.json and real_world.json (shapes AWS's published
+Table-driven from fixtures/definitions/: valid.json and real_world.json (shapes AWS's published
 samples use, which AWS accepts) and invalid.json (refusals, with the diagnostics AWS gives).
 """
 
@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 from helpers.clients import make_client
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.asl.parser import parse_definition
 
 ROLE = "arn:aws:iam::123456789012:role/validation-tests"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "definitions"
+FIXTURES = FIXTURES_ROOT / "definitions"
 
 
 def cases(file_name: str) -> list[dict[str, Any]]:

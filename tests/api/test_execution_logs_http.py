@@ -9,18 +9,18 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 from helpers.clients import TEST_REGION, make_client
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.config import Settings
 from sfn_emulator.service.errors import InvalidLoggingConfiguration
 from sfn_emulator.service.execution_logs import is_logged
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "express"
+FIXTURES = FIXTURES_ROOT / "express"
 CONFIGURATIONS = json.loads((FIXTURES / "logging_configurations.json").read_text())["cases"]
 LEVELS = json.loads((FIXTURES / "log_levels.json").read_text())
 ACCOUNT = "123456789012"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
-CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "express" / "run_time_limit.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "express" / "run_time_limit.json").read_text())["cases"]
 ROLE = "arn:aws:iam::123456789012:role/sfn-role"
 
 

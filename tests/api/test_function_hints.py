@@ -1,5 +1,5 @@
 """A Lambda function nothing serves fails as on AWS, and the log says how to serve it in the terms of
-the way in use (the CLI's are in tests/fixtures/cli/run.json)."""
+the way in use (the CLI's are in fixtures/cli/run.json)."""
 
 from __future__ import annotations
 

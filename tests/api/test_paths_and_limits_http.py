@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 from botocore.exceptions import ClientError
 from helpers.clients import make_client, run_and_read
+from helpers.paths import FIXTURES_ROOT
 
 ROLE = "arn:aws:iam::123456789012:role/paths-tests"
-RUNTIME_CAUSES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "paths" / "runtime_causes.json")
+RUNTIME_CAUSES = json.loads((FIXTURES_ROOT / "paths" / "runtime_causes.json")
                             .read_text(encoding="utf-8"))["cases"]
 ACCOUNT = "111111111111"  # the account of the table's Lambda function ARN
 ECHO = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:echo"
@@ -78,7 +78,7 @@ def test_a_state_output_over_the_quota_fails_the_execution(sfn: Any, emulator_se
 @pytest.mark.parametrize("case", RUNTIME_CAUSES, ids=[case["name"] for case in RUNTIME_CAUSES])
 def test_a_path_that_cannot_be_read_fails_with_the_fields_cause(sfn_with_echo: Any, emulator_server: Any,
                                                                  case: dict[str, Any]) -> None:
-    """tests/fixtures/paths/runtime_causes.json, as DescribeExecution and the history report it."""
+    """fixtures/paths/runtime_causes.json, as DescribeExecution and the history report it."""
     described, events = run(sfn_with_echo, emulator_server, case["definition"], case["input"])
 
     assert (described["status"], described.get("error"), described.get("cause")) == (

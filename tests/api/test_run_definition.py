@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator import ExecutionResult, run_definition
 from sfn_emulator.config import Settings
 
-MACHINES = Path(__file__).resolve().parents[2] / "fixtures" / "machines"
-MOCKS = Path(__file__).resolve().parents[2] / "fixtures" / "mocks"
+MACHINES = FIXTURES_ROOT / "machines"
+MOCKS = FIXTURES_ROOT / "mocks"
 START = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
 CHARGE = {

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator import run_definition
 from sfn_emulator.results.history_tokens import NoTaskToken
 
-MACHINES = Path(__file__).resolve().parents[2] / "fixtures" / "machines"
+MACHINES = FIXTURES_ROOT / "machines"
 HOLD = {"hold": lambda event, context: None}
 TOKEN = re.compile(r"[0-9a-f]{64}")
 

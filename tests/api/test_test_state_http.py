@@ -1,5 +1,5 @@
 """TestState's mocks, Context Object, state configuration and stateName over HTTP with boto3: the
-table in tests/fixtures/test_state/, sent as users send it."""
+table in fixtures/test_state/, sent as users send it."""
 
 from __future__ import annotations
 

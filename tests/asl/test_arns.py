@@ -1,6 +1,6 @@
 """One reading of ARNs: `split_arn` splits, and every reader of an ARN's fields agrees with it.
 
-The table is tests/fixtures/arns/split.json. The readers: the Task resource classifier
+The table is fixtures/arns/split.json. The readers: the Task resource classifier
 (`asl.task_targets.parse_resource`), the control plane's ARN checks (`service.arns.parse`), the
 account walls (`service.ownership.in_scope`) and the console's scope (`console.views.scope_of`).
 """
@@ -8,10 +8,10 @@ account walls (`service.ownership.in_scope`) and the console's scope (`console.v
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.task_targets import parse_resource
@@ -20,7 +20,7 @@ from sfn_emulator.service.errors import InvalidArn
 from sfn_emulator.service.ownership import in_scope
 from sfn_emulator.console.views import scope_of
 
-CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "arns" / "split.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "arns" / "split.json").read_text())["cases"]
 IDS = [case["text"] or "(empty)" for case in CASES]
 ARNS = [case for case in CASES if case["fields"] is not None]
 

@@ -1,18 +1,18 @@
-"""Choice rules (JSONPath): table-driven from tests/fixtures/choice/."""
+"""Choice rules (JSONPath): table-driven from fixtures/choice/."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.choice import OPERATORS, ChoiceRuleError, compile_choice_rule
 from sfn_emulator.asl.errors import StatesError
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "choice"
+FIXTURES = FIXTURES_ROOT / "choice"
 RULES = json.loads((FIXTURES / "rules.json").read_text())["cases"]
 INVALID = json.loads((FIXTURES / "invalid_rules.json").read_text())["cases"]
 TYPE_MATRIX = json.loads((FIXTURES / "type_matrix.json").read_text())["cases"]

@@ -1,4 +1,4 @@
-"""Every Choice operator against the common input values of tests/fixtures/choice/value_matrix.json,
+"""Every Choice operator against the common input values of fixtures/choice/value_matrix.json,
 evaluated by the compiled rule (the HTTP twin runs the same table through the server)."""
 
 from __future__ import annotations

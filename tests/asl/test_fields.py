@@ -1,14 +1,14 @@
 """A field written as a literal, a `…Path` or a `{% %}` expression is one compiled field that evaluates
-itself with its field's rule and AWS's text for its origin (tests/fixtures/fields/origins.json)."""
+itself with its field's rule and AWS's text for its origin (fixtures/fields/origins.json)."""
 
 from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.errors import StatesError
@@ -21,7 +21,7 @@ class ClockedScope(FixedScope):
         return datetime(2024, 1, 1, tzinfo=timezone.utc)
 
 
-CASES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "fields" / "origins.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "fields" / "origins.json").read_text())["cases"]
 
 
 def _field(state: Any, dotted: str) -> Any:

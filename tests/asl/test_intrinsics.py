@@ -1,16 +1,16 @@
 """The States.* intrinsic functions: what compiles, what each call returns, and how AWS fails.
 
-Table-driven from tests/fixtures/intrinsics/: one file per function (`cases`) and syntax.json.
+Table-driven from fixtures/intrinsics/: one file per function (`cases`) and syntax.json.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers.scopes import FixedScope
@@ -19,7 +19,7 @@ from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.intrinsics import FUNCTION_NAMES, IntrinsicSyntaxError, compile_intrinsic
 from sfn_emulator.process.randomness import Randomness
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "intrinsics"
+FIXTURES = FIXTURES_ROOT / "intrinsics"
 SYNTAX = json.loads((FIXTURES / "syntax.json").read_text(encoding="utf-8"))
 
 

@@ -1,19 +1,19 @@
-"""What a JSONata expression that raises fails with (tests/fixtures/jsonata/function_errors.json)."""
+"""What a JSONata expression that raises fails with (fixtures/jsonata/function_errors.json)."""
 
 from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError, compile_jsonata
 
-TABLE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "jsonata" / "function_errors.json").read_text())
+TABLE = json.loads((FIXTURES_ROOT / "jsonata" / "function_errors.json").read_text())
 STATES = {"input": {"total": 10}}
 
 

@@ -3,7 +3,7 @@ state that takes an expression: an expression that does not parse (`INVALID_JSON
 message without its code) and a reference to the context at the top level (`UNSUPPORTED_JSONATA_EXPRESSION`,
 "Reference to 'phone' at the top level is not supported."), each at the expression's own place. What
 reads a name from an item (a path's later steps, predicates, group-by, lambda bodies) is accepted.
-Over HTTP the same refusals come from tests/fixtures/definitions/invalid.json."""
+Over HTTP the same refusals come from fixtures/definitions/invalid.json."""
 
 from __future__ import annotations
 

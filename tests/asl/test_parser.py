@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.model import (
@@ -22,7 +22,7 @@ from sfn_emulator.asl.model import (
 )
 from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state, validate_definition
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "definitions"
+FIXTURES = FIXTURES_ROOT / "definitions"
 VALID = json.loads((FIXTURES / "valid.json").read_text())["cases"]
 
 

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
+from helpers.paths import FIXTURES_ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sfn_emulator.asl.model import StateMachine
 from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, parse_single_state, validate_definition
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "definitions"
+FIXTURES = FIXTURES_ROOT / "definitions"
 SEEDS = [case["definition"] for case in json.loads((FIXTURES / "valid.json").read_text())["cases"]]
 
 ASL_WORDS = [

@@ -1,13 +1,13 @@
-"""JSONPath evaluation as Step Functions does it: table-driven from tests/fixtures/paths/."""
+"""JSONPath evaluation as Step Functions does it: table-driven from fixtures/paths/."""
 
 from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.paths import (
@@ -18,7 +18,7 @@ from sfn_emulator.asl.paths import (
     compile_result_path,
 )
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paths"
+FIXTURES = FIXTURES_ROOT / "paths"
 EVALUATE = json.loads((FIXTURES / "evaluate.json").read_text())["cases"]
 COMPILE = json.loads((FIXTURES / "compile.json").read_text())
 

@@ -1,25 +1,25 @@
 """The JSONPath evaluator agrees with Jayway JsonPath, the implementation AWS uses, on the public
-json-path-comparison corpus (tests/fixtures/paths/jayway.json: its queries and documents with the
+json-path-comparison corpus (fixtures/paths/jayway.json: its queries and documents with the
 results Jayway gives; the fixture names the project's commit and Jayway's version).
 
 Where Jayway refuses a query (InvalidPathException) the path is refused when it is compiled, as AWS
 refuses an invalid path when the definition is created; where Jayway throws PathNotFoundException
-evaluating raises PathNotFound. tests/fixtures/paths/jayway_divergences.json lists where AWS's rule
+evaluating raises PathNotFound. fixtures/paths/jayway_divergences.json lists where AWS's rule
 differs from Jayway's (the emulator follows AWS) and what is not implemented yet (strict xfails).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.scopes import FixedScope
 
 from sfn_emulator.asl.paths import InvalidPath, PathNotFound, compile_path
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paths"
+FIXTURES = FIXTURES_ROOT / "paths"
 CORPUS = json.loads((FIXTURES / "jayway.json").read_text(encoding="utf-8"))
 DIVERGENCES = json.loads((FIXTURES / "jayway_divergences.json").read_text(encoding="utf-8"))
 

@@ -1,6 +1,6 @@
 """Payload templates (Parameters, ItemSelector, ResultSelector, ...) in the JSONPath query language.
 
-Table-driven from tests/fixtures/payload/: templates.json (evaluations) and invalid.json
+Table-driven from fixtures/payload/: templates.json (evaluations) and invalid.json
 (templates rejected with the definition).
 """
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers.scopes import FixedScope
@@ -19,7 +19,7 @@ from helpers.scopes import FixedScope
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.payload import TemplateError, compile_template
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "payload"
+FIXTURES = FIXTURES_ROOT / "payload"
 
 
 def load(name: str) -> list[dict[str, Any]]:

@@ -1,18 +1,18 @@
-"""ResultPath: where a state's result goes in its input. Table-driven from tests/fixtures/paths/."""
+"""ResultPath: where a state's result goes in its input. Table-driven from fixtures/paths/."""
 
 from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.paths import compile_result_path
 
-CASES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "paths" / "result_path.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "paths" / "result_path.json").read_text())["cases"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["description"] for case in CASES])

@@ -1,19 +1,19 @@
 """Definitions Step Functions refuses: every problem reported, in AWS's words and locations.
 
-The cases live in tests/fixtures/definitions/invalid.json; each names where its texts come from.
+The cases live in fixtures/definitions/invalid.json; each names where its texts come from.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.asl.parser import InvalidDefinitionError, parse_definition, validate_definition
 from sfn_emulator.asl.validation import ERROR, WARNING, Diagnostic
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "definitions"
+FIXTURES = FIXTURES_ROOT / "definitions"
 INVALID = json.loads((FIXTURES / "invalid.json").read_text())["cases"]
 
 

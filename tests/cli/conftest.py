@@ -9,8 +9,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from helpers.paths import REPOSITORY
 
-REPOSITORY = Path(__file__).resolve().parents[2]
 # The script pip installed beside this interpreter (the project's virtual environment).
 CONSOLE_SCRIPT = Path(sys.executable).parent / "sfn-emulator"
 

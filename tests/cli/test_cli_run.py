@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers.paths import FIXTURES_ROOT, REPOSITORY
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-RUN_CASES = json.loads((REPOSITORY / "tests" / "fixtures" / "cli" / "run.json").read_text())
+RUN_CASES = json.loads((FIXTURES_ROOT / "cli" / "run.json").read_text())
 
 
 @pytest.mark.parametrize("case", RUN_CASES, ids=[case["name"] for case in RUN_CASES])

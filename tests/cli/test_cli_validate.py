@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from helpers.paths import FIXTURES_ROOT, REPOSITORY
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-VALIDATE_CASES = json.loads((REPOSITORY / "tests" / "fixtures" / "cli" / "validate.json").read_text())
+VALIDATE_CASES = json.loads((FIXTURES_ROOT / "cli" / "validate.json").read_text())
 
 
 @pytest.mark.parametrize("case", VALIDATE_CASES, ids=[case["name"] for case in VALIDATE_CASES])

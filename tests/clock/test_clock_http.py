@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 from botocore.exceptions import ClientError
 from helpers.clients import make_client
+from helpers.paths import FIXTURES_ROOT
 from helpers.rawhttp import RawResponse, send
 
 from sfn_emulator.clock.virtual_clock import format_time
@@ -32,7 +32,7 @@ from sfn_emulator.wire import HttpServer
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 ROLE = "arn:aws:iam::123456789012:role/clock-tests"
 CLOCK_PATH = "/_emulator/clock"
-BAD_BODIES = json.loads((Path(__file__).parents[1] / "fixtures" / "clock" / "bad_bodies.json").read_text())
+BAD_BODIES = json.loads((FIXTURES_ROOT / "clock" / "bad_bodies.json").read_text())
 
 
 @dataclass

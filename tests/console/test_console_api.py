@@ -1,6 +1,6 @@
 """The console's JSON API over HTTP: what its pages read (every account and region, versions and
 aliases, coverage, child executions and map runs, waiting work) and the requests it refuses
-(tests/fixtures/console/refusals.json)."""
+(fixtures/console/refusals.json)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import json
 import urllib.error
 import urllib.request
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers.clients import make_client
 from helpers.console import ROLE, Console
+from helpers.paths import FIXTURES_ROOT
 
-REFUSALS = json.loads((Path(__file__).parents[1] / "fixtures" / "console" / "refusals.json").read_text())["cases"]
+REFUSALS = json.loads((FIXTURES_ROOT / "console" / "refusals.json").read_text())["cases"]
 CALLBACK = {"StartAt": "Hold", "States": {"Hold": {
     "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke.waitForTaskToken",
     "Parameters": {"FunctionName": "hold", "Payload": {"token.$": "$$.Task.Token"}}, "End": True}}}

@@ -1,4 +1,4 @@
-"""Workflow coverage, table-driven (tests/fixtures/coverage/*.json): each case is a definition and
+"""Workflow coverage, table-driven (fixtures/coverage/*.json): each case is a definition and
 the inputs a test suite would run; after running them over HTTP with boto3, the server's
 `GET /_emulator/coverage` must report exactly the expected covered and missed items."""
 
@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
-CASES = sorted((Path(__file__).parents[1] / "fixtures" / "coverage").glob("*.json"))
+CASES = sorted((FIXTURES_ROOT / "coverage").glob("*.json"))
 CATEGORIES = ("states", "transitions", "choiceRules", "catchers", "retriers")
 ROLE = "arn:aws:iam::123456789012:role/coverage"
 

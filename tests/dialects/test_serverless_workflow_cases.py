@@ -24,11 +24,12 @@ from typing import Any
 
 import pytest
 from helpers.dialect_driver import Driver
+from helpers.paths import FIXTURES_ROOT
 from sw_functions import behaviour
 
 from sfn_emulator.api import write_mock_config
 
-CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases" / "serverless_workflow"
+CASES_DIR = FIXTURES_ROOT / "cases" / "serverless_workflow"
 ROLE = "arn:aws:iam::123456789012:role/sw"
 CASES = [pytest.param(json.loads(path.read_text(encoding="utf-8")), id=path.stem) for path in sorted(CASES_DIR.glob("*.json"))]
 

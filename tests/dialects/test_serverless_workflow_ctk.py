@@ -1,5 +1,5 @@
 """The Serverless Workflow DSL 1.0 conformance test kit (`ctk/features/*.feature` of the
-specification, in tests/fixtures/serverless_workflow_ctk/: see its ORIGIN.md), every scenario run
+specification, in fixtures/serverless_workflow_ctk/: see its ORIGIN.md), every scenario run
 over HTTP with boto3 and in-process, and every example of the specification accepted at creation.
 
 The feature files are read with the Gherkin parser of the Cucumber project (`gherkin-official`);
@@ -24,8 +24,9 @@ import pytest
 import yaml
 from gherkin.parser import Parser
 from helpers.dialect_driver import Driver
+from helpers.paths import FIXTURES_ROOT
 
-KIT = Path(__file__).resolve().parents[1] / "fixtures" / "serverless_workflow_ctk"
+KIT = FIXTURES_ROOT / "serverless_workflow_ctk"
 ROLE = "arn:aws:iam::123456789012:role/sw"
 EXTERNAL_HOSTS = ("https://petstore.swagger.io", "https://httpbin.org")
 LEFT_OUT = {

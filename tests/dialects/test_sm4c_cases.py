@@ -17,14 +17,14 @@ own with a manual clock: after the start and after every step the engine runs un
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from sw_functions import behaviour
 from helpers.dialect_driver import Driver
 
-CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases" / "sm4c"
+CASES_DIR = FIXTURES_ROOT / "cases" / "sm4c"
 ROLE = "arn:aws:iam::123456789012:role/sm4c"
 ALL_CASES = [(path.stem, json.loads(path.read_text(encoding="utf-8"))) for path in sorted(CASES_DIR.glob("*.json"))]
 CASES = [pytest.param(case, id=name) for name, case in ALL_CASES if "diagnostics" not in case["expect"]]

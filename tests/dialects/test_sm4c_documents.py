@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,7 @@ from sfn_emulator.dialects.sm4c.timespans import parse_timespan
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 from engine_harness import matches  # noqa: E402 - the placeholders of the case corpus
 
-CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases" / "sm4c"
+CASES_DIR = FIXTURES_ROOT / "cases" / "sm4c"
 
 
 def _cases(diagnostics: bool) -> list[Any]:

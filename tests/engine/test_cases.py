@@ -21,15 +21,15 @@ the placeholders `<uuid>` and `<trace-id>` (values AWS generates afresh on every
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_harness import DEFAULT_START, Harness, event_types, matches
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.clock.virtual_clock import format_time
 
-CASES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
+CASES_DIR = FIXTURES_ROOT / "cases"
 # Topics of other dialects' cases, run by their own tests (tests/dialects/).
 OTHER_DIALECTS = frozenset({"serverless_workflow", "sm4c"})
 

@@ -16,7 +16,7 @@ import pytest
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
-from sfn_emulator.engine.effects import Fork, Invoke, Interpreter, Reschedule, Sleep, Transition
+from sfn_emulator.engine.effects import EnterState, Fork, Interpreter, Invoke, Reschedule, Sleep
 from sfn_emulator.engine.execution import Execution
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.engine.interpreter import run_execution
@@ -51,7 +51,7 @@ class World:
 
     def answer(self, effect: Any) -> Any:
         match effect:
-            case Transition() | Reschedule():
+            case EnterState() | Reschedule():
                 return None
             case Sleep(until=until):
                 self.now = max(self.now, until)

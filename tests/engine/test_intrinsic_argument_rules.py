@@ -1,7 +1,7 @@
 """Intrinsic functions validate their arguments as AWS does (issue #28, rule 6), wherever a call stands:
 Parameters, ResultSelector, ItemSelector, JSONPath Assign, a Task's Credentials and a Fail's
 ErrorPath/CausePath all fail the state with `States.Runtime` and AWS's "Invalid arguments in
-States.<Name>" cause (the per-function rules: tests/fixtures/intrinsics/)."""
+States.<Name>" cause (the per-function rules: fixtures/intrinsics/)."""
 
 from __future__ import annotations
 

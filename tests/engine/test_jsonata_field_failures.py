@@ -1,5 +1,5 @@
 """Every JSONata field fails the same two ways, whatever state it sits in (the typed fields of
-tests/fixtures/jsonata/field_types.json, the JSON fields of template_fields.json): an expression
+fixtures/jsonata/field_types.json, the JSON fields of template_fields.json): an expression
 that gives nothing fails the state with "returned nothing (undefined)", and one that raises (a
 division by zero here, D1001) with "threw an error during evaluation", both naming the expression
 and its field (a JSON field by the path to the expression in it, e.g. 'Output/a/b[1]')."""
@@ -7,13 +7,13 @@ and its field (a JSON field by the path to the expression in it, e.g. 'Output/a/
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_harness import Harness, event_types
+from helpers.paths import FIXTURES_ROOT
 
-TABLE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "jsonata" / "field_types.json").read_text())
+TABLE = json.loads((FIXTURES_ROOT / "jsonata" / "field_types.json").read_text())
 EXPRESSION = "$states.input.v"
 PREFIX = "An error occurred while executing the state 'Under' (entered at the event id #2). "
 
@@ -48,7 +48,7 @@ def test_an_expression_that_raises_fails_the_state(row: dict[str, Any]) -> None:
                                  "threw an error during evaluation. D1001: Number out of range: Infinity")
 
 
-TEMPLATES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "jsonata" / "template_fields.json").read_text())
+TEMPLATES = json.loads((FIXTURES_ROOT / "jsonata" / "template_fields.json").read_text())
 
 
 def _run_template(row: dict[str, Any], expression: str, state_input: Any) -> Any:

@@ -1,16 +1,16 @@
-"""Every JSONata field with a type rule, in every state that has it (tests/fixtures/jsonata/field_types.json):
+"""Every JSONata field with a type rule, in every state that has it (fixtures/jsonata/field_types.json):
 an accepted value runs on; any other fails the state with AWS's "unexpected result type" cause."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_harness import Harness, event_types
+from helpers.paths import FIXTURES_ROOT
 
-TABLE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "jsonata" / "field_types.json").read_text())
+TABLE = json.loads((FIXTURES_ROOT / "jsonata" / "field_types.json").read_text())
 EXPRESSION = "$states.input.v"
 JSONATA_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string",
                  list: "array", dict: "object"}

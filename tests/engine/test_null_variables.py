@@ -5,13 +5,13 @@ error for 'null' ("Expected 'array', but was 'null' for value: null"), never "re
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_harness import Harness
+from helpers.paths import FIXTURES_ROOT
 
-TABLE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "jsonata" / "field_types.json").read_text())
+TABLE = json.loads((FIXTURES_ROOT / "jsonata" / "field_types.json").read_text())
 
 
 def _after_null_assignment(state: dict[str, Any], *, language: str = "JSONata") -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Every path-taking field at run time, in every state type that has it (tests/fixtures/paths/runtime_causes.json):
+"""Every path-taking field at run time, in every state type that has it (fixtures/paths/runtime_causes.json):
 a definite path whose target is missing, or a path selecting a value its field cannot take, fails the
 state with AWS's error and the cause worded for that field. Run in-process here, and over HTTP with
 boto3 in tests/api/test_paths_and_limits_http.py."""
@@ -6,13 +6,13 @@ boto3 in tests/api/test_paths_and_limits_http.py."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_harness import Harness
+from helpers.paths import FIXTURES_ROOT
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "paths" / "runtime_causes.json"
+FIXTURE = FIXTURES_ROOT / "paths" / "runtime_causes.json"
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]
 ECHO = "arn:aws:lambda:us-east-1:111111111111:function:echo"
 

@@ -1,15 +1,15 @@
-"""A Task's Credentials, evaluated in every query language and resource kind (tests/fixtures/tasks/credentials.json)."""
+"""A Task's Credentials, evaluated in every query language and resource kind (fixtures/tasks/credentials.json)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_harness import Harness, event_types
+from helpers.paths import FIXTURES_ROOT
 
-TABLE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "credentials.json").read_text())
+TABLE = json.loads((FIXTURES_ROOT / "tasks" / "credentials.json").read_text())
 FUNCTION = "arn:aws:lambda:us-east-1:111111111111:function:echo"
 INPUT = {"role": "arn:aws:iam::111111111111:role/from-input"}
 

@@ -29,6 +29,6 @@ def emulator() -> Iterator[Emulator]:
 def test_a_state_running_past_the_limit_fails_with_states_timeout(emulator: Emulator) -> None:
     state = parse_single_state(json.dumps({"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
                                            "Parameters": {"FunctionName": "stuck"}, "End": True}))
-    answer = run_single_state(emulator.engine, state, "{}", role_arn="arn:aws:iam::123456789012:role/r",
+    answer = run_single_state(emulator.engine, state, "{}", {}, role_arn="arn:aws:iam::123456789012:role/r",
                             account="123456789012", region="us-east-1", timeout=LIMIT_SECONDS)
     assert answer == {"status": "FAILED", "error": "States.Timeout"}

@@ -1,6 +1,6 @@
 """One timestamp rule for every state that reads a timestamp.
 
-The table in tests/fixtures/timestamps/rfc3339_profile.json (ASL's RFC 3339 profile: uppercase T,
+The table in fixtures/timestamps/rfc3339_profile.json (ASL's RFC 3339 profile: uppercase T,
 uppercase Z or a numeric offset) is put to each reader in turn: a text accepted by one is accepted
 by all, and a text refused by one is refused by all.
 """
@@ -8,16 +8,16 @@ by all, and a text refused by one is refused by all.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator import run_definition
 from sfn_emulator.asl.parser import parse_definition
 from sfn_emulator.asl.validation import InvalidDefinitionError
 
-TABLE = json.loads((Path(__file__).parent.parent / "fixtures" / "timestamps" / "rfc3339_profile.json").read_text())
+TABLE = json.loads((FIXTURES_ROOT / "timestamps" / "rfc3339_profile.json").read_text())
 CASES = [(text, True) for text in TABLE["accepted"]] + [(text, False) for text in TABLE["refused"]]
 
 

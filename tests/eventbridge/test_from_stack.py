@@ -7,16 +7,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from helpers.eventbridge_cloud import START
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.config import Settings
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.runtime import Emulator
 
-TEMPLATE = Path(__file__).parent / "fixtures" / "scheduled-sam.yaml"
+TEMPLATE = FIXTURES_ROOT / "eventbridge" / "scheduled-sam.yaml"
 ACCOUNT = "330000009999"
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.eventbridge.schedule_expressions import (
     InvalidScheduleExpression,
@@ -16,7 +16,7 @@ from sfn_emulator.eventbridge.schedule_expressions import (
     scheduler_schedule,
 )
 
-CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "eventbridge" / "schedule_expressions.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "eventbridge" / "schedule_expressions.json").read_text())["cases"]
 
 
 def _moment(text: str | None) -> datetime | None:

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from helpers.browser import rendered_dom
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator import run_definition
 from sfn_emulator.coverage.report import write_html
 from sfn_emulator.graphs import graph_of, render
 
 CASES = {case["name"]: case for case in
-         json.loads((Path(__file__).parents[1] / "fixtures" / "graphs" / "structures.json").read_text())["cases"]}
+         json.loads((FIXTURES_ROOT / "graphs" / "structures.json").read_text())["cases"]}
 
 
 def _svg_text(dom: str) -> str:

@@ -1,4 +1,4 @@
-"""Definitions as graphs, table-driven (tests/fixtures/graphs/structures.json), and the Mermaid and
+"""Definitions as graphs, table-driven (fixtures/graphs/structures.json), and the Mermaid and
 DOT texts checked structurally: every state drawn once with its label, every edge drawn between
 the right two nodes."""
 
@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.graphs import graph_of, render
 
-CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "graphs" / "structures.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "graphs" / "structures.json").read_text())["cases"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])

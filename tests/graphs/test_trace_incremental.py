@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.config import Settings
 from sfn_emulator.dialects import graph_of
 from sfn_emulator.graphs import Tracer, trace
 from sfn_emulator.runtime import Emulator
 
-CASES = sorted((Path(__file__).parents[1] / "fixtures" / "coverage").glob("*.json"))
+CASES = sorted((FIXTURES_ROOT / "coverage").glob("*.json"))
 ACCOUNT, REGION = "123456789012", "us-east-1"
 
 

@@ -1,4 +1,4 @@
-"""The Choice operator × input value table (tests/fixtures/choice/value_matrix.json), expanded into
+"""The Choice operator × input value table (fixtures/choice/value_matrix.json), expanded into
 checks: one rule form (literal, `...Path`, or `...Path` with the sides swapped) with what it gives for
 every value of the table. Shared by the in-process and the HTTP tests."""
 
@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-TABLE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "choice" / "value_matrix.json")
+from helpers.paths import FIXTURES_ROOT
+
+TABLE = json.loads((FIXTURES_ROOT / "choice" / "value_matrix.json")
                    .read_text(encoding="utf-8"))
 VALUES: dict[str, Any] = TABLE["values"]
 MISSING = TABLE["missing"]

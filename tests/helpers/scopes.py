@@ -1,4 +1,4 @@
-"""A Scope for tests of compiled expressions: a given Context Object and variables, nothing else."""
+"""An ExpressionScope for tests of compiled expressions: a given Context Object and variables, nothing else."""
 
 from __future__ import annotations
 

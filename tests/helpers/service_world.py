@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
+
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.engine import Engine
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "service"
+FIXTURES = FIXTURES_ROOT / "service"
 START = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
 ACCOUNT = "123456789012"
 REGION = "us-east-1"

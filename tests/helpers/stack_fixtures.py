@@ -1,10 +1,10 @@
-"""The stacks of tests/stacks/fixtures, built for real by the tools of each format (see its README)."""
+"""The stacks of fixtures/stacks, built for real by the tools of each format (see its README)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from helpers.paths import FIXTURES_ROOT
 
-FIXTURES = Path(__file__).resolve().parents[1] / "stacks" / "fixtures"
+FIXTURES = FIXTURES_ROOT / "stacks"
 SAM_STOCK_TRADER = FIXTURES / "sam-stock-trader" / "template.yaml"
 CDK_ORDERS = FIXTURES / "cdk-orders" / "cdk.out"
 CFN_MIXED = FIXTURES / "cfn-mixed" / "template.json"

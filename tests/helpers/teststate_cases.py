@@ -1,4 +1,4 @@
-"""TestState cases from tests/fixtures/test_state/*.json, shared by the in-process and HTTP tests.
+"""TestState cases from fixtures/test_state/*.json, shared by the in-process and HTTP tests.
 
 Each file is a list of cases, `{"name", "request", "expect"}`. In `request`, JSON values stand for
 the JSON text the API takes (`definition`, `input`, `context`, `variables`, `mock.result`); `context_text` and
@@ -11,12 +11,12 @@ for the whole `inspectionData` when the answer must have none), or `{"refused": 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
-CASES_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "test_state"
+CASES_DIR = FIXTURES_ROOT / "test_state"
 DATA_FLOW_STEPS = ("input", "afterInputPath", "afterParameters", "afterArguments", "result", "afterResultSelector",
                    "afterResultPath")
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from helpers.clients import make_client
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.config import Settings
 from sfn_emulator.persistence import StoreError
@@ -25,7 +26,7 @@ from sfn_emulator.persistence.restore import INTERRUPTED_CAUSE
 from sfn_emulator.runtime import Emulator
 
 ROLE = "arn:aws:iam::123456789012:role/persist"
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = FIXTURES_ROOT / "persistence"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "sfn-emulator"
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 WAIT_BOUND = 60.0  # wall seconds a run_until_idle may take at most

@@ -9,11 +9,11 @@ from __future__ import annotations
 import itertools
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers.expectations import includes, matches
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
@@ -33,7 +33,7 @@ from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 from sfn_emulator.asl.task_targets import parse_resource
 from sfn_emulator.resources.base import TaskRequest, TaskResources
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "aws_services"
+FIXTURES = FIXTURES_ROOT / "aws_services"
 CASES = json.loads((FIXTURES / "integrations.json").read_text())["cases"]
 REGION = "us-east-1"
 NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)

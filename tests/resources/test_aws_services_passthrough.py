@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 from botocore.config import Config
 from flask import Flask
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.resources.aws.backends import MotoBackends
 from sfn_emulator.wire.aws_passthrough import is_other_aws_service, mount_aws_passthrough
 from sfn_emulator.wire.server import HttpServer
 
-ROUTING = json.loads((Path(__file__).parent.parent / "fixtures" / "aws_services" / "routing.json").read_text())["cases"]
+ROUTING = json.loads((FIXTURES_ROOT / "aws_services" / "routing.json").read_text())["cases"]
 DEFAULT_ACCOUNT = "210999999999"
 REGION = "us-east-1"
 STEP_FUNCTIONS_ANSWER = '{"sentinel": "step functions app"}'

@@ -1,6 +1,6 @@
 """Mocked Task responses from a mock configuration file in AWS Step Functions Local's format.
 
-Table-driven from tests/fixtures/mocks/: invalid.json (files rejected, with the exact message),
+Table-driven from fixtures/resources/mock_files/: invalid.json (files rejected, with the exact message),
 lookups.json (MockConfig answering requests one by one) and executions.json (whole executions on
 the engine, among them AWS's own LambdaSQSIntegration example from fixtures/mocks/, unchanged).
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT, REPOSITORY
 
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.parser import parse_definition
@@ -27,8 +28,7 @@ from sfn_emulator.resources.outcomes import BoundCall, bound_call
 from sfn_emulator.resources.mock_file import MockConfigError, read_mock_config
 from sfn_emulator.resources.mocks import MockConfig
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-FIXTURES = REPOSITORY / "tests" / "fixtures" / "mocks"
+FIXTURES = FIXTURES_ROOT / "resources" / "mock_files"
 ACCOUNT = "123456789012"
 REGION = "us-east-1"
 WAIT_LIMIT_SECONDS = 10.0  # a hang fails the test instead of blocking the suite
@@ -139,7 +139,7 @@ def test_concurrent_invocations_of_one_state_each_take_a_different_response(tmp_
 # -- YAML -------------------------------------------------------------------------------------------
 
 def test_yaml_reads_like_json_with_unquoted_keys_and_timestamps_kept_as_strings() -> None:
-    document = read_mock_config(REPOSITORY / "fixtures" / "mocks" / "OrderPolling.yaml")
+    document = read_mock_config(FIXTURES_ROOT / "mocks" / "OrderPolling.yaml")
     accepted = document.responses["OrderAccepted"].at(0)
     assert accepted is not None and accepted.answer() == {
         "StatusCode": 200, "Payload": {"orderId": "order-1", "placedAt": "2024-01-01T00:00:00Z"}}
@@ -147,7 +147,7 @@ def test_yaml_reads_like_json_with_unquoted_keys_and_timestamps_kept_as_strings(
 
 
 def test_the_aws_example_file_loads_unchanged() -> None:
-    document = read_mock_config(REPOSITORY / "fixtures" / "mocks" / "LambdaSQSIntegration.json")
+    document = read_mock_config(FIXTURES_ROOT / "mocks" / "LambdaSQSIntegration.json")
     assert document.state_machines == {"LambdaSQSIntegration": {
         "HappyPath": {"LambdaState": "MockedLambdaSuccess", "SQSState": "MockedSQSSuccess"},
         "RetryPath": {"LambdaState": "MockedLambdaRetry", "SQSState": "MockedSQSSuccess"},

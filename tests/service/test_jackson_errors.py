@@ -1,5 +1,6 @@
 """One wording of JSON syntax errors: every reader of JSON text (a definition, an execution input, a
-task output) quotes the same Jackson complaint for the same text (table-driven)."""
+task output, TestState's definition, input, Context object and variables) quotes the same Jackson
+complaint for the same text (table-driven; `sfn_emulator.asl.json_reading` words them all)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from helpers.service_world import ACCOUNT, PASS, ROLE, fixture, settle
 
 from sfn_emulator.service import StepFunctionsService
-from sfn_emulator.service.errors import InvalidDefinition, InvalidExecutionInput, InvalidOutput
+from sfn_emulator.service.errors import InvalidDefinition, InvalidExecutionInput, InvalidOutput, ValidationException
 
 CASES = fixture("jackson_errors.json")["cases"]
 ACTIVITY = f"arn:aws:states:us-east-1:{ACCOUNT}:activity:work"
@@ -51,3 +52,28 @@ def test_a_task_output_is_refused_with_jacksons_words(service: StepFunctionsServ
     with pytest.raises(InvalidOutput) as refused:
         service.send_task_success(taskToken=task["taskToken"], output=case["text"])
     assert refused.value.message == f"Invalid Output: '{case['message']}'"
+
+
+TEST_STATE_PASS = json.dumps({"Type": "Pass", "End": True})
+TEST_STATE_TASK = json.dumps({"Type": "Task", "Resource": f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:f", "End": True})
+# TestState's JSON texts, each with the refusal that quotes Jackson's complaint about it.
+TEST_STATE_TEXTS = {
+    "definition": (lambda text: {"definition": text},
+                   InvalidDefinition, "Invalid State Machine Definition: 'INVALID_JSON_DESCRIPTION: {message}\n at "),
+    "input": (lambda text: {"definition": TEST_STATE_PASS, "input": text},
+              InvalidExecutionInput, "Invalid State Machine Execution Input: '{message}'"),
+    "context": (lambda text: {"definition": TEST_STATE_TASK, "roleArn": ROLE, "mock": {"result": "{}"}, "context": text},
+                ValidationException, "Invalid Context object provided: {message}"),
+    "variables": (lambda text: {"definition": TEST_STATE_PASS, "variables": text},
+                  ValidationException, "Invalid variables: {message}"),
+}
+
+
+@pytest.mark.parametrize("field", TEST_STATE_TEXTS)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_each_test_state_json_text_is_refused_with_jacksons_words(service: StepFunctionsService, field: str,
+                                                                  case: dict) -> None:
+    arguments, refusal, wording = TEST_STATE_TEXTS[field]
+    with pytest.raises(refusal) as refused:
+        service.test_state(**arguments(case["text"]))
+    assert refused.value.message.startswith(wording.format(message=case["message"]))

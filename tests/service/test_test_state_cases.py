@@ -1,5 +1,5 @@
 """TestState's mocks, Context Object, state configuration and stateName, in-process: the table in
-tests/fixtures/test_state/ run on the service's own method."""
+fixtures/test_state/ run on the service's own method."""
 
 from __future__ import annotations
 

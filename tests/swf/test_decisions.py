@@ -1,18 +1,18 @@
 """Every decision type of the `Decision` reference and every way it fails, table-driven from
-tests/fixtures/swf/decisions.json: each case answers the first decision task of an execution with
+fixtures/swf/decisions.json: each case answers the first decision task of an execution with
 its decisions and names the events recorded after DecisionTaskCompleted (attributes given are
 compared; "$completed" is DecisionTaskCompleted's id, "$completed+N" the id N events later)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.swf_workers import assert_shaped_as_the_api_reference_says, attributes
 
-CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "swf" / "decisions.json").read_text())
+CASES = json.loads((FIXTURES_ROOT / "swf" / "decisions.json").read_text())
 
 
 def _resolve(value: Any, completed: int) -> Any:

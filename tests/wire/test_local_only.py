@@ -1,20 +1,20 @@
 """The emulator serves this machine's programs, never a web page of another site, over a real
-server: Host, Origin/Referer and content-type rules (cases: tests/fixtures/wire/local_only.json)."""
+server: Host, Origin/Referer and content-type rules (cases: fixtures/wire/local_only.json)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.rawhttp import send
 
 from sfn_emulator.config import Settings
 
-CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "wire" / "local_only.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "wire" / "local_only.json").read_text())["cases"]
 ALLOWED = {"default": ("sfn-emulator",), "any": ("*",)}
 
 

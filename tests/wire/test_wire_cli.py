@@ -15,13 +15,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from helpers.paths import REPOSITORY
 from helpers.rawhttp import send
 
 from sfn_emulator.cli.main import main
 from sfn_emulator.config import OPTIONS, Settings, SettingsError
 from helpers.clients import make_client
 
-REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 class TestSettings:

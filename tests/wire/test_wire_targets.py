@@ -1,17 +1,17 @@
 """Which requests the emulator answers and how, over HTTP with raw requests: only requests meant
 for another service (signed for it, or moto's own API) reach moto; everything else addressed to
-the emulator gets Coral's JSON 1.0 error, never a 5xx (cases: tests/fixtures/wire/targets.json)."""
+the emulator gets Coral's JSON 1.0 error, never a 5xx (cases: fixtures/wire/targets.json)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.rawhttp import JSON_1_0, send
 
-CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "wire" / "targets.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "wire" / "targets.json").read_text())["cases"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])

@@ -1,19 +1,19 @@
 """Requests that break botocore's model get AWS's error and message, word for word.
 
-The cases live in tests/fixtures/wire/validation.json; each is sent over HTTP as raw JSON (SDKs
+The cases live in fixtures/wire/validation.json; each is sent over HTTP as raw JSON (SDKs
 would refuse to send most of them).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 from helpers.rawhttp import call
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "wire" / "validation.json"
+FIXTURE = FIXTURES_ROOT / "wire" / "validation.json"
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]
 NAMESPACES = {
     "ValidationException": "com.amazon.coral.validate",

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 from msgspec import Struct
 
 from sfn_emulator.asl.errors import RUNTIME, StatesError
-from sfn_emulator.asl.model import JSON, ChoiceCondition, Scope
+from sfn_emulator.asl.model import JSON, ChoiceCondition, ExpressionScope
 from sfn_emulator.asl.parsing.rules import EMPTY, expected_type
 from sfn_emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
 from sfn_emulator.asl.timestamps import NOT_A_TIMESTAMP, parse_timestamp
@@ -121,7 +121,7 @@ class Comparison(Struct, frozen=True):
     operand: Comparable | None = None  # the coerced literal; None when it is not of the family
     operand_path: JsonPath | None = None
 
-    def matches(self, value: JSON, scope: Scope) -> bool:
+    def matches(self, value: JSON, scope: ExpressionScope) -> bool:
         left = self.family.coerce(_read(self.variable, value, scope))
         if self.operand_path is None:
             right = self.operand
@@ -136,9 +136,9 @@ class StringMatch(Struct, frozen=True):
     """`StringMatches`: `*` matches any run of characters; `\\*` and `\\\\` are a literal `*`, `\\`."""
 
     variable: JsonPath
-    pattern: Wildcard
+    pattern: StringMatchesPattern
 
-    def matches(self, value: JSON, scope: Scope) -> bool:
+    def matches(self, value: JSON, scope: ExpressionScope) -> bool:
         subject = _read(self.variable, value, scope)
         return isinstance(subject, str) and self.pattern.matches(subject)
 
@@ -150,7 +150,7 @@ class TypeTest(Struct, frozen=True):
     test: Callable[[JSON], bool]
     expected: bool
 
-    def matches(self, value: JSON, scope: Scope) -> bool:
+    def matches(self, value: JSON, scope: ExpressionScope) -> bool:
         return self.test(_read(self.variable, value, scope)) is self.expected
 
 
@@ -160,7 +160,7 @@ class PresenceTest(Struct, frozen=True):
     variable: JsonPath
     expected: bool
 
-    def matches(self, value: JSON, scope: Scope) -> bool:
+    def matches(self, value: JSON, scope: ExpressionScope) -> bool:
         try:
             self.variable.evaluate(value, scope)
         except PathNotFound:
@@ -171,25 +171,25 @@ class PresenceTest(Struct, frozen=True):
 class AndRule(Struct, frozen=True):
     rules: tuple[ChoiceCondition, ...]
 
-    def matches(self, value: JSON, scope: Scope) -> bool:
+    def matches(self, value: JSON, scope: ExpressionScope) -> bool:
         return all(rule.matches(value, scope) for rule in self.rules)
 
 
 class OrRule(Struct, frozen=True):
     rules: tuple[ChoiceCondition, ...]
 
-    def matches(self, value: JSON, scope: Scope) -> bool:
+    def matches(self, value: JSON, scope: ExpressionScope) -> bool:
         return any(rule.matches(value, scope) for rule in self.rules)
 
 
 class NotRule(Struct, frozen=True):
     rule: ChoiceCondition
 
-    def matches(self, value: JSON, scope: Scope) -> bool:
+    def matches(self, value: JSON, scope: ExpressionScope) -> bool:
         return not self.rule.matches(value, scope)
 
 
-def _read(path: JsonPath, value: JSON, scope: Scope) -> JSON:
+def _read(path: JsonPath, value: JSON, scope: ExpressionScope) -> JSON:
     try:
         return path.evaluate(value, scope)
     except PathNotFound:
@@ -277,7 +277,7 @@ def _compile_rule_path(text: JSON, field: str, location: str) -> JsonPath:
         raise ChoiceRuleError(f"The value for the field '{field}' must be a valid JSONPath", f"{location}/{field}") from None
 
 
-class Wildcard(Struct, frozen=True):
+class StringMatchesPattern(Struct, frozen=True):
     """A `StringMatches` pattern as its literal pieces between the `*`s. Matching finds each middle piece
     leftmost after the previous one (taking the first place a piece fits never loses a match when `*` is
     the only wildcard), so it takes time linear in the text per piece, where a backtracking regular
@@ -300,7 +300,7 @@ class Wildcard(Struct, frozen=True):
         return True
 
 
-def _wildcard_pattern(pattern: str) -> Wildcard:
+def _wildcard_pattern(pattern: str) -> StringMatchesPattern:
     """A `StringMatches` pattern: `*` is a wildcard, `\\` makes the next character literal."""
     pieces: list[str] = [""]
     escaped = False
@@ -316,4 +316,4 @@ def _wildcard_pattern(pattern: str) -> Wildcard:
             pieces[-1] += character
     if escaped:
         pieces[-1] += "\\"
-    return Wildcard(tuple(pieces))
+    return StringMatchesPattern(tuple(pieces))

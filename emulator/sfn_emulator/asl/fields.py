@@ -32,7 +32,7 @@ from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.jsonata_expressions import QueryEvaluationError
-from sfn_emulator.asl.model import JSON, Constant, Expression, Scope
+from sfn_emulator.asl.model import JSON, Constant, Expression, ExpressionScope
 from sfn_emulator.asl.timestamps import parse_timestamp
 
 MAX_WAIT_SECONDS = 2**31 - 1  # AWS refuses longer delays: "Wait state delay is too long."
@@ -43,7 +43,7 @@ WAIT_TOO_LONG = "Wait state delay is too long."
 class Field(Protocol):
     """A compiled field: its value for the state's input (`$states` in JSONata)."""
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         """The field's value; raises `StatesError` with AWS's text when the value breaks its rule."""
         ...
 
@@ -74,7 +74,7 @@ class PathField(Struct, frozen=True):
     def text(self) -> str:
         return self.path.text
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         try:
             selected = self.path.evaluate(value, scope)
         except LookupError as missing:  # PathNotFound and friends
@@ -90,7 +90,7 @@ class Converted(Struct, frozen=True):
     field: Field
     convert: Callable[[JSON], JSON]
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         return self.convert(self.field.evaluate(value, scope))
 
 

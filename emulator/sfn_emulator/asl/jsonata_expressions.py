@@ -44,7 +44,7 @@ from sfn_emulator.asl.jsonata_functions import (
 )
 from sfn_emulator.asl.jsonata_numbers import jsonata_class, number_functions, number_text
 from sfn_emulator.asl.jsonata_refusals import Refusal, jsonata_js_message, syntax_refusal, top_level_refusals
-from sfn_emulator.asl.model import JSON, Scope
+from sfn_emulator.asl.model import JSON, ExpressionScope
 
 __all__ = [
     "ARRAY",
@@ -118,14 +118,18 @@ class QueryEvaluationError(StatesError):
         self.location = location
 
 
-class Node(Protocol):
-    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON: ...
+class JsonataTemplateNode(Protocol):
+    """A compiled part of a JSON value whose strings may be `{% %}` expressions."""
+
+    def evaluate(self, states: dict[str, JSON], scope: ExpressionScope) -> JSON: ...
 
 
-class Constant(Struct, frozen=True):
+class JsonataLiteral(Struct, frozen=True):
+    """A part with no expression in it: its value as written."""
+
     value: JSON
 
-    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+    def evaluate(self, states: dict[str, JSON], scope: ExpressionScope) -> JSON:
         return self.value
 
 
@@ -153,7 +157,7 @@ class JsonataExpression:
             self._compiled.register_function(name, function)
         self._draws = any(f"${name}" in text for name in DRAWING_FUNCTIONS)
 
-    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+    def evaluate(self, states: dict[str, JSON], scope: ExpressionScope) -> JSON:
         """The expression's JSON value; raises QueryEvaluationError when it fails or gives nothing."""
         from jsonata.jexception import JException
         from jsonata.utils import Utils
@@ -244,7 +248,7 @@ class TypedExpression(Struct, frozen=True):
     def text(self) -> str:
         return self.expression.text
 
-    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+    def evaluate(self, states: dict[str, JSON], scope: ExpressionScope) -> JSON:
         value = self.expression.evaluate(states, scope)
         if not self.result_type.accepts(value):
             raise self.expression.unexpected_type(self.result_type.name, value)
@@ -254,23 +258,23 @@ class TypedExpression(Struct, frozen=True):
 class JsonataCondition(Struct, frozen=True):
     """A JSONata Choice rule's `Condition`: a boolean, or an expression typed BOOLEAN."""
 
-    expression: TypedExpression | Constant
+    expression: TypedExpression | JsonataLiteral
 
-    def matches(self, states: dict[str, JSON], scope: Scope) -> bool:
+    def matches(self, states: dict[str, JSON], scope: ExpressionScope) -> bool:
         return bool(self.expression.evaluate(states, scope))
 
 
 class _Object(Struct, frozen=True):
-    fields: tuple[tuple[str, Node], ...]
+    fields: tuple[tuple[str, JsonataTemplateNode], ...]
 
-    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+    def evaluate(self, states: dict[str, JSON], scope: ExpressionScope) -> JSON:
         return {key: node.evaluate(states, scope) for key, node in self.fields}
 
 
 class _Array(Struct, frozen=True):
-    items: tuple[Node, ...]
+    items: tuple[JsonataTemplateNode, ...]
 
-    def evaluate(self, states: dict[str, JSON], scope: Scope) -> JSON:
+    def evaluate(self, states: dict[str, JSON], scope: ExpressionScope) -> JSON:
         return [node.evaluate(states, scope) for node in self.items]
 
 
@@ -284,7 +288,7 @@ def compile_typed_jsonata(text: str, field: str, result_type: ResultType) -> Typ
     return TypedExpression(compile_jsonata(text, field), result_type)
 
 
-def compile_jsonata_template(value: JSON, field: str) -> Node:
+def compile_jsonata_template(value: JSON, field: str) -> JsonataTemplateNode:
     """Compile a JSON value whose strings may be `{% ... %}` expressions, at any depth.
 
     Parts without an expression fold into one shared constant. Raises JsonataSyntaxError."""
@@ -292,15 +296,15 @@ def compile_jsonata_template(value: JSON, field: str) -> Node:
         return compile_jsonata(value, field)
     if isinstance(value, dict):
         fields = tuple((key, compile_jsonata_template(item, f"{field}/{key}")) for key, item in value.items())
-        if all(isinstance(node, Constant) for _, node in fields):
-            return Constant(value)
+        if all(isinstance(node, JsonataLiteral) for _, node in fields):
+            return JsonataLiteral(value)
         return _Object(fields)
     if isinstance(value, list):
         items = tuple(compile_jsonata_template(item, f"{field}[{index}]") for index, item in enumerate(value))
-        if all(isinstance(node, Constant) for node in items):
-            return Constant(value)
+        if all(isinstance(node, JsonataLiteral) for node in items):
+            return JsonataLiteral(value)
         return _Array(items)
-    return Constant(value)
+    return JsonataLiteral(value)
 
 
 def json_type(value: JSON) -> str:

@@ -25,7 +25,7 @@ import functools
 import json
 from typing import Any, Callable, Sequence
 
-from sfn_emulator.asl.model import Scope
+from sfn_emulator.asl.model import ExpressionScope
 from sfn_emulator.process.randomness import Randomness
 
 # hashlib's names of the algorithms $hash knows (hashlib, with OpenSSL, loads on the first hash)
@@ -155,7 +155,7 @@ def java_random_double(seed: int) -> float:
     return ((high << 27) + next_bits(27)) * 2.0**-53
 
 
-def clock_functions(scope: Scope) -> tuple[Any, Any]:
+def clock_functions(scope: ExpressionScope) -> tuple[Any, Any]:
     """`$now()` and `$millis()` on the execution's clock rather than the wall clock."""
     from jsonata.functions import Functions
 

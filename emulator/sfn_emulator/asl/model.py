@@ -28,7 +28,7 @@ JSONPATH = "JSONPath"
 JSONATA = "JSONata"
 
 
-class Scope(Protocol):
+class ExpressionScope(Protocol):
     """What an expression may read besides its input: the Context Object and variables."""
 
     @property
@@ -57,7 +57,7 @@ class Scope(Protocol):
 class Expression(Protocol):
     """A compiled path, payload template, intrinsic call or JSONata expression."""
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         """Evaluate against the effective input; raises `StatesError` on failure."""
         ...
 
@@ -67,7 +67,7 @@ class Constant(Struct, frozen=True):
 
     value: JSON
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         return self.value
 
 
@@ -82,7 +82,7 @@ class ResultPath(Protocol):
 class ChoiceCondition(Protocol):
     """A compiled Choice rule condition (data test, And/Or/Not, or a JSONata Condition)."""
 
-    def matches(self, value: JSON, scope: Scope) -> bool:
+    def matches(self, value: JSON, scope: ExpressionScope) -> bool:
         """True when the rule holds for the Choice state's effective input; raises `StatesError`."""
         ...
 

@@ -5,7 +5,7 @@ Every problem is collected before failing, as Step Functions does: `parse_defini
 Every path, payload template, intrinsic call and Choice rule is compiled here, once; running a
 state parses nothing.
 
-The diagnostic texts are AWS's where they are on record (see tests/fixtures/definitions/ for the
+The diagnostic texts are AWS's where they are on record (see fixtures/definitions/ for the
 sources); the rest follow the same forms."""
 
 from __future__ import annotations

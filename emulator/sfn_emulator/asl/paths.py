@@ -38,7 +38,7 @@ from sfn_emulator.asl.errors import RESULT_PATH_MATCH_FAILURE, StatesError
 from sfn_emulator.asl.jsonpath_filter import compile_filter
 from sfn_emulator.asl.jsonpath_query import Query, QueryInvalid, QueryNotFound, java_class, java_text
 from sfn_emulator.asl.jsonpath_tokens import JAVA_INT_MAX, QuerySyntaxError, compile_tokens, quoted_name
-from sfn_emulator.asl.model import JSON, Scope
+from sfn_emulator.asl.model import JSON, ExpressionScope
 
 __all__ = [
     "InvalidPath",
@@ -117,7 +117,7 @@ class JsonPath:
         """True for the ASL spec's Reference Paths: only `.name`, `['name']` and `[index]` steps."""
         return self.query is None and not any(isinstance(step, tuple) for step in self.steps)
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         root = self._root_value(value, scope)
         if self.query is None:
             return self._read(root)
@@ -128,7 +128,7 @@ class JsonPath:
         except QueryInvalid as invalid:
             raise PathNotFound(self.text, invalid.reason) from None
 
-    def _root_value(self, value: JSON, scope: Scope) -> JSON:
+    def _root_value(self, value: JSON, scope: ExpressionScope) -> JSON:
         if self.root == VALUE:
             return value
         if self.root == CONTEXT:

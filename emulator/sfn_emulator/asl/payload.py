@@ -22,10 +22,10 @@ from msgspec import Struct
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.intrinsics import Intrinsic, compile_intrinsic
-from sfn_emulator.asl.model import JSON, Constant, Expression, Scope
+from sfn_emulator.asl.model import JSON, Constant, Expression, ExpressionScope
 from sfn_emulator.asl.paths import JsonPath, PathNotFound, compile_path, is_path_text
 
-__all__ = ["Template", "TemplateError", "compile_template"]
+__all__ = ["PayloadTemplate", "TemplateError", "compile_template"]
 
 DYNAMIC_SUFFIX = ".$"
 
@@ -51,17 +51,17 @@ class TemplateError(ValueError):
         return "".join(f"/{part}" for part in self.location)
 
 
-def compile_template(template: JSON, *, field: str = "Parameters") -> Template:
+def compile_template(template: JSON, *, field: str = "Parameters") -> PayloadTemplate:
     """Compile a payload template; `field` names it in `TemplateError.location`."""
-    return Template(_compile(template, (field,)))
+    return PayloadTemplate(_compile(template, (field,)))
 
 
-class Template(Struct, frozen=True):
+class PayloadTemplate(Struct, frozen=True):
     """A compiled payload template."""
 
     root: Expression
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         """The payload for the effective input `value`; raises `StatesError` when a path misses."""
         return self.root.evaluate(value, scope)
 
@@ -69,14 +69,14 @@ class Template(Struct, frozen=True):
 class _Object(Struct, frozen=True):
     fields: tuple[tuple[str, Expression], ...]
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         return {key: node.evaluate(value, scope) for key, node in self.fields}
 
 
 class _Array(Struct, frozen=True):
     items: tuple[Expression, ...]
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         return [node.evaluate(value, scope) for node in self.items]
 
 
@@ -85,7 +85,7 @@ class _PathField(Struct, frozen=True):
     text: str
     path: JsonPath
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         try:
             return self.path.evaluate(value, scope)
         except PathNotFound:
@@ -99,7 +99,7 @@ class _PathField(Struct, frozen=True):
 class _IntrinsicField(Struct, frozen=True):
     intrinsic: Intrinsic
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         return self.intrinsic.evaluate(value, scope)
 
 

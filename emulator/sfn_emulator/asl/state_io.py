@@ -32,11 +32,11 @@ from sfn_emulator.asl.model import (
     Constant,
     Expression,
     ResultPath,
-    Scope,
+    ExpressionScope,
 )
 
 
-class StateRun(Scope, Protocol):
+class StateRun(ExpressionScope, Protocol):
     """Where a state runs, as its input/output processing sees it (the engine's `Frame`)."""
 
     assigned: dict[str, JSON] | None  # what the state's Assign evaluated to, bound when it exits
@@ -53,7 +53,7 @@ def assign(expression: Expression | None, value: JSON, run: StateRun) -> None:
         run.assigned = expression.evaluate(value, run)
 
 
-def evaluate_path(path: Any, value: JSON, scope: Scope) -> JSON:
+def evaluate_path(path: Any, value: JSON, scope: ExpressionScope) -> JSON:
     """InputPath / OutputPath / ItemsPath: None (JSON null in the definition) gives {}."""
     if path is None:
         return {}

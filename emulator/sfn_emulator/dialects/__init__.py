@@ -20,8 +20,8 @@ imports: an installed distribution names it in the entry point group `sfn_emulat
 are found so, from its pyproject.toml), or code registers one with `register(dialect)`. Which
 dialect recognises a document must not depend on that order: recognitions do not overlap.
 
-A definition text is read once: the document recognition reads (as ASL reads JSON) is handed to a
-dialect that has `parse_document(text, document, *, state_machine_type)` /
+A definition text is read once: the document recognition reads (JSON as ASL reads it, else YAML)
+is handed to a dialect that has `parse_document(text, document, *, state_machine_type)` /
 `validate_document(text, document, *, state_machine_type, severity, max_results)`; a dialect
 without them reads the text itself.
 """
@@ -121,10 +121,11 @@ def dialect_named(name: str) -> Dialect:
 
 
 class _Chosen(Struct, frozen=True):
-    """A definition's dialect, and the text's JSON value as read to choose it (UNSET: not JSON, or not read)."""
+    """A definition's dialect, and the text's value as read to choose it, which the dialect compiles
+    (UNSET: not read; for ASL, also when the text is not JSON)."""
 
     dialect: Dialect
-    json_document: Any = UNSET
+    document: Any = UNSET
 
 
 def _choose(text: str, name: str | None) -> _Chosen:
@@ -146,7 +147,7 @@ def _choose(text: str, name: str | None) -> _Chosen:
         return _Chosen(asl, json_document)
     _discover()
     chosen = next((dialect for dialect in _DIALECTS.values() if dialect is not asl and dialect.recognises(document)), asl)
-    return _Chosen(chosen, json_document)
+    return _Chosen(chosen, document if chosen is not asl else json_document)
 
 
 def dialect_of(text: str, name: str | None = None) -> Dialect:
@@ -178,8 +179,8 @@ def parse(text: str, *, state_machine_type: str = "STANDARD", dialect: str | Non
     except OverexpandedYaml as error:
         raise InvalidDefinitionError([_overexpanded(error)]) from None
     parse_document = getattr(chosen.dialect, "parse_document", None)
-    if parse_document is not None and chosen.json_document is not UNSET:
-        return parse_document(text, chosen.json_document, state_machine_type=state_machine_type)
+    if parse_document is not None and chosen.document is not UNSET:
+        return parse_document(text, chosen.document, state_machine_type=state_machine_type)
     return chosen.dialect.parse(text, state_machine_type=state_machine_type)
 
 
@@ -191,8 +192,8 @@ def validate(text: str, *, state_machine_type: str = "STANDARD", severity: str =
     except OverexpandedYaml as error:
         return [_overexpanded(error)]
     validate_document = getattr(chosen.dialect, "validate_document", None)
-    if validate_document is not None and chosen.json_document is not UNSET:
-        return validate_document(text, chosen.json_document, state_machine_type=state_machine_type,
+    if validate_document is not None and chosen.document is not UNSET:
+        return validate_document(text, chosen.document, state_machine_type=state_machine_type,
                                  severity=severity, max_results=max_results)
     return chosen.dialect.validate(text, state_machine_type=state_machine_type, severity=severity,
                                    max_results=max_results)

@@ -139,13 +139,13 @@ class Reschedule(Struct, frozen=True, gc=False):
     """Let sibling children run before continuing (see `Fork.interleave`). Resumes with None."""
 
 
-class Transition(Struct, frozen=True, gc=False):
+class EnterState(Struct, frozen=True, gc=False):
     """A state is about to be entered. The scheduler may end the execution's turn here, so that a
     loop with no Wait cannot starve other executions or the control plane; the execution then
     carries on exactly where it was, before its siblings. Resumes with None."""
 
 
-TRANSITION = Transition()  # it carries nothing: every state yields this one instance
+ENTER_STATE = EnterState()  # it carries nothing: every state yields this one instance
 
 
 class Aborted(BaseException):
@@ -155,4 +155,4 @@ class Aborted(BaseException):
 
 
 Effect = (Sleep | Invoke | FindActivityMock | Compute | AwaitToken | AwaitCompletion | ScheduleActivity | Fork | RunMapRun
-          | AwaitEvent | ProduceEvent | Reschedule | Transition)
+          | AwaitEvent | ProduceEvent | Reschedule | EnterState)

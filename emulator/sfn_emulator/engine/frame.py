@@ -9,7 +9,7 @@ cases, LocalStack's AWS-validated snapshots): the first state's entered event li
 `MapStateSucceeded`) link back but are not linked to (`advance=False`), so what follows a Map
 iteration, a failed branch or a Map links to the last event of the work itself.
 
-A `Frame` is also the `Scope` expressions read: the Context Object (built only when a `$$` path
+A `Frame` is also the `ExpressionScope` expressions read: the Context Object (built only when a `$$` path
 asks for it) and workflow variables.
 """
 
@@ -172,7 +172,7 @@ class Frame:
             self.prev_event_id = event_id
         return event_id
 
-    # -- Scope ---------------------------------------------------------------------------------
+    # -- ExpressionScope -----------------------------------------------------------------------
     @property
     def context_object(self) -> dict[str, JSON]:
         state: dict[str, JSON] = {

@@ -37,7 +37,7 @@ from sfn_emulator.asl.model import (
 from sfn_emulator.asl.retrying import backoff_seconds
 from sfn_emulator.clock.virtual_clock import after
 from sfn_emulator.engine.effects import (
-    TRANSITION,
+    ENTER_STATE,
     Aborted,
     Interpreter,
     Reschedule,
@@ -85,7 +85,7 @@ def run_machine(machine: StateMachine, value: JSON, frame: Frame) -> Interpreter
 
 def run_state(state: BaseState, state_input: JSON, frame: Frame) -> Interpreter:
     """Enter a state, run it with its Retry and Catch, exit it. Returns (output, next state name)."""
-    yield TRANSITION
+    yield ENTER_STATE
     frame.state_name = state.name
     frame.retry_count = 0
     frame.counts_retries = hasattr(state, "retry")

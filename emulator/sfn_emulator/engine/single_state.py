@@ -125,14 +125,15 @@ class _ItemFrame(Frame):
         return {**self.supplied_context, "Map": {"Item": {"Index": self.map_item[0], "Value": self.map_item[1]}}}
 
 
-def run_single_state(engine: Engine, state: State, input_text: str, *, role_arn: str, account: str, region: str,
-               inspection_level: str = "INFO", mock: dict[str, Any] | None = None,
-               context: dict[str, JSON] | None = None, configuration: StateConfiguration = StateConfiguration(),
-               variables: dict[str, JSON] | None = None, timeout: float | None = 70.0,
-               reveal_secrets: bool = False) -> dict[str, Any]:
-    """Run `state` once on `input_text` (JSON), with the workflow variables `variables` in scope, and
-    answer in TestState's output shape. TRACE adds an HTTP Task's request and response to DEBUG's data
-    (what its connection added only with `reveal_secrets`)."""
+def run_single_state(engine: Engine, state: State, input_text: str, input_value: JSON, *, role_arn: str,
+                     account: str, region: str, inspection_level: str = "INFO", mock: dict[str, Any] | None = None,
+                     context: dict[str, JSON] | None = None,
+                     configuration: StateConfiguration = StateConfiguration(),
+                     variables: dict[str, JSON] | None = None, timeout: float | None = 70.0,
+                     reveal_secrets: bool = False) -> dict[str, Any]:
+    """Run `state` once on `input_text` (JSON, which the caller read into `input_value`), with the
+    workflow variables `variables` in scope, and answer in TestState's output shape. TRACE adds an HTTP
+    Task's request and response to DEBUG's data (what its connection added only with `reveal_secrets`)."""
     execution = Execution(
         # AWS runs a tested state as an express execution: its Context Object's Execution.Id says so.
         arn=f"arn:{partition_for(region)}:states:{region}:{account}:express:{TEST_MACHINE_NAME}:{engine.ids.uuid()}",
@@ -140,7 +141,7 @@ def run_single_state(engine: Engine, state: State, input_text: str, *, role_arn:
         state_machine_arn=f"arn:{partition_for(region)}:states:{region}:{account}:stateMachine:{TEST_MACHINE_NAME}",
         state_machine_name=TEST_MACHINE_NAME,
         machine=StateMachine(start_at=state.name, states={state.name: state}),
-        definition="", input=input_text, start_date=engine.clock.now(),
+        definition="", input=input_text, decoded_input=input_value, start_date=engine.clock.now(),
         account=account, region=region, role_arn=role_arn,
     )
     run = Run(execution, engine.clock.now)

@@ -123,7 +123,7 @@ class Definitions:
         if roleArn is not None:
             arns.role(roleArn)
         input_text = "{}" if input is None else input
-        read_execution_input(input_text)
+        input_value = read_execution_input(input_text)
         state = state_to_test(definition, stateName)
         check_mock(state, mock, bool(revealSecrets), role_arn=roleArn, configuration=stateConfiguration)
         supplied_context = read_context(context, state, mock)
@@ -131,7 +131,7 @@ class Definitions:
         variables_in_scope = read_variables(variables)
         try:
             return run_single_state(
-                self._engine, state, input_text,
+                self._engine, state, input_text, input_value,
                 role_arn=roleArn or "", account=store.account, region=store.region,
                 inspection_level=inspectionLevel or "INFO", mock=mock, context=supplied_context,
                 configuration=configuration, variables=variables_in_scope, reveal_secrets=bool(revealSecrets),

@@ -1,7 +1,7 @@
 """Stacks as they are deployed, loaded into an emulator: SAM and CloudFormation templates, CDK cloud
 assemblies, Serverless Framework packages and Terraform's JSON.
 
-Outside the core: the format readers turn each input into CloudFormation-shaped `Template`s
+Outside the core: the format readers turn each input into CloudFormation-shaped `StackTemplate`s
 (`sfn_emulator.stacks.model`); one resolver evaluates their intrinsics; one loader makes what they
 declare through the operations a user would call (`sfn_emulator.stacks.loader.Target`)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sfn_emulator.stacks.loader import STATE_MACHINE, StackLoader, Target
-from sfn_emulator.stacks.model import StackError, Template, Unresolved
+from sfn_emulator.stacks.model import StackError, StackTemplate, Unresolved
 from sfn_emulator.stacks.records import LoadedFunction, LoadedResource, LoadedStateMachine, Stack
 
 __all__ = ["LoadedFunction", "LoadedResource", "LoadedStateMachine", "Stack", "StackError", "StackLoader", "Target",
@@ -31,7 +31,7 @@ def load_stack(target: Target, path: str | Path, parameters: Mapping[str, str] |
     return StackLoader(target, exports).load(templates, parameters or {})
 
 
-def _has_state_machine(template: Template) -> bool:
+def _has_state_machine(template: StackTemplate) -> bool:
     return any(isinstance(resource, dict) and resource.get("Type") == STATE_MACHINE
                for resource in template.resources.values()) or \
         any(_has_state_machine(child) for child in template.nested.values())

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sfn_emulator.stacks.model import StackError, Template
+from sfn_emulator.stacks.model import StackError, StackTemplate
 
 STACK_ARTIFACT = "aws:cloudformation:stack"
 ASSET_MANIFEST = "cdk:asset-manifest"
@@ -29,7 +29,7 @@ def read_json(path: Path) -> Any:
         raise StackError(f"{path}:{error.lineno}: {error.msg}") from None
 
 
-def read_assembly(directory: Path) -> list[Template]:
+def read_assembly(directory: Path) -> list[StackTemplate]:
     """The assembly's stacks, each after the stacks it depends on."""
     manifest = read_json(directory / "manifest.json")
     artifacts: dict[str, Any] = manifest.get("artifacts") or {}
@@ -69,13 +69,13 @@ def _assets(directory: Path, artifacts: dict[str, Any]) -> dict[str, Path]:
     return keys
 
 
-def _stack(directory: Path, artifact_id: str, artifact: dict[str, Any], assets: dict[str, Path]) -> Template:
+def _stack(directory: Path, artifact_id: str, artifact: dict[str, Any], assets: dict[str, Path]) -> StackTemplate:
     properties = artifact.get("properties") or {}
     name = properties.get("stackName") or artifact.get("displayName") or artifact_id
     return _template(directory / properties["templateFile"], str(name), assets)
 
 
-def _template(path: Path, name: str, assets: dict[str, Path]) -> Template:
+def _template(path: Path, name: str, assets: dict[str, Path]) -> StackTemplate:
     from sfn_emulator.stacks.cloudformation import decode_file, plain, template_from
 
     tree = decode_file(path)

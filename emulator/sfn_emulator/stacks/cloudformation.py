@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sfn_emulator.stacks.model import StackError, Template
+from sfn_emulator.stacks.model import StackError, StackTemplate
 
 SERVERLESS_TRANSFORM = "AWS::Serverless-2016-10-31"
 # The S3 bucket standing for "a local path" while the translator runs: its keys are the paths.
@@ -89,7 +89,7 @@ def line_finder(tree: Any) -> Any:
 
 
 def read_template(path: Path, *, name: str | None = None, parameters: dict[str, str] | None = None,
-                  region: str = "us-east-1", account: str = "123456789012") -> Template:
+                  region: str = "us-east-1", account: str = "123456789012") -> StackTemplate:
     """One SAM or CloudFormation template file as the common model."""
     tree = decode_file(path)
     template = plain(tree)
@@ -106,10 +106,10 @@ def read_template(path: Path, *, name: str | None = None, parameters: dict[str, 
     return template_from(template, tree, path, stack_name, local_paths=local_paths)
 
 
-def template_from(template: dict[str, Any], tree: Any, path: Path, name: str, **found: Any) -> Template:
+def template_from(template: dict[str, Any], tree: Any, path: Path, name: str, **found: Any) -> StackTemplate:
     """The model of a CloudFormation template's sections; `tree` (the decoded file) answers lines;
     `found` gives what the format knows of local files (`local_paths`, `assets`, `nested`)."""
-    return Template(name=name, source=path, resources=template.get("Resources") or {},
+    return StackTemplate(name=name, source=path, resources=template.get("Resources") or {},
                     parameters=template.get("Parameters") or {}, conditions=template.get("Conditions") or {},
                     mappings=template.get("Mappings") or {}, outputs=template.get("Outputs") or {},
                     line_of=line_finder(tree), **found)

@@ -14,7 +14,7 @@ import uuid
 from typing import Any, Callable, Mapping
 
 from sfn_emulator.protocol.partitions import partition_for
-from sfn_emulator.stacks.model import Template, Unresolved
+from sfn_emulator.stacks.model import StackTemplate, Unresolved
 
 Path = tuple[str, ...]
 
@@ -57,7 +57,7 @@ class Resolver:
     attributes (the loader makes resources on demand through it); `exports` are the Outputs'
     Export names of the stacks loaded before."""
 
-    def __init__(self, template: Template, *, parameters: Mapping[str, str], account: str, region: str,
+    def __init__(self, template: StackTemplate, *, parameters: Mapping[str, str], account: str, region: str,
                  identity: Callable[[str], Identity], exports: Mapping[str, Any]) -> None:
         self.template = template
         self.account = account

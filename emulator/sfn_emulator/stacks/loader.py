@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from sfn_emulator.stacks import functions as python_functions
 from sfn_emulator.stacks.intrinsics import Identity, Missing, Resolver, Unresolvable
-from sfn_emulator.stacks.model import Template
+from sfn_emulator.stacks.model import StackTemplate
 from sfn_emulator.stacks.physical import NAME_PROPERTIES, Place, identity_of, resource_name
 from sfn_emulator.stacks.records import NONE, PYTHON, LoadedFunction, LoadedResource, LoadedStateMachine, Stack
 from sfn_emulator.stacks.resources import MAKERS, attribute_text
@@ -55,7 +55,7 @@ class StackLoader:
         self.target = target
         self.exports = exports if exports is not None else {}
 
-    def load(self, templates: list[Template], parameters: Mapping[str, str]) -> Stack:
+    def load(self, templates: list[StackTemplate], parameters: Mapping[str, str]) -> Stack:
         """Load each template (in the given order) and answer what was made."""
         stack = Stack()
         for template in templates:
@@ -65,7 +65,7 @@ class StackLoader:
         return stack
 
 
-def _parameters_for(template: Template, given: Mapping[str, str]) -> dict[str, str]:
+def _parameters_for(template: StackTemplate, given: Mapping[str, str]) -> dict[str, str]:
     """The parameters meant for `template`: `KEY=VALUE` for any, `Stack.KEY=VALUE` for the stack so named."""
     chosen = {key: value for key, value in given.items() if "." not in key}
     prefix = f"{template.name}."
@@ -76,7 +76,7 @@ def _parameters_for(template: Template, given: Mapping[str, str]) -> dict[str, s
 class _TemplateLoad:
     """The loading of one template (and of its nested stacks)."""
 
-    def __init__(self, loader: StackLoader, template: Template, parameters: Mapping[str, str], stack: Stack) -> None:
+    def __init__(self, loader: StackLoader, template: StackTemplate, parameters: Mapping[str, str], stack: Stack) -> None:
         self.loader = loader
         self.target = loader.target
         self.template = template

@@ -1,6 +1,6 @@
 """The one stack model every format reader produces and the resolver and loader consume.
 
-A `Template` is one CloudFormation-shaped stack (SAM already translated, Terraform's resources
+A `StackTemplate` is one CloudFormation-shaped stack (SAM already translated, Terraform's resources
 already in CloudFormation's types): its resources, parameters, conditions, mappings and outputs,
 plus what the format knows of local files (function code, layers, definition files, assets) and of
 where each value was written (file and line)."""
@@ -39,7 +39,7 @@ class Unresolved(Struct, frozen=True):
     subject: str
 
 
-class Template(Struct):
+class StackTemplate(Struct):
     """One stack, CloudFormation-shaped.
 
     `local_paths` maps (logical id, property) to the local file or directory a property points at
@@ -55,7 +55,7 @@ class Template(Struct):
     outputs: dict[str, Any] = field(default_factory=dict)
     local_paths: dict[tuple[str, str], Path] = field(default_factory=dict)
     assets: dict[str, Path] = field(default_factory=dict)  # S3 object key -> local file or directory
-    nested: dict[str, Template] = field(default_factory=dict)  # logical id of a nested stack -> its template
+    nested: dict[str, StackTemplate] = field(default_factory=dict)  # logical id of a nested stack -> its template
     line_of: Callable[[tuple[str, ...]], int | None] = field(default=lambda path: None)
 
     def where(self, path: tuple[str, ...]) -> Where:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from sfn_emulator.stacks.model import StackError, Template
+from sfn_emulator.stacks.model import StackError, StackTemplate
 
 
-def read_stack(path: Path, *, parameters: Mapping[str, str], account: str, region: str) -> list[Template]:
+def read_stack(path: Path, *, parameters: Mapping[str, str], account: str, region: str) -> list[StackTemplate]:
     """The stacks at `path`, in the order they load; StackError when it cannot be read."""
     from sfn_emulator.stacks import cdk, serverless
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sfn_emulator.stacks.model import StackError, Template
+from sfn_emulator.stacks.model import StackError, StackTemplate
 
 TEMPLATE_FILE = "cloudformation-template-update-stack.json"
 STATE_FILE = "serverless-state.json"
@@ -18,7 +18,7 @@ def is_package(path: Path) -> bool:
     return path.is_dir() and (path / TEMPLATE_FILE).is_file()
 
 
-def read_package(directory: Path) -> Template:
+def read_package(directory: Path) -> StackTemplate:
     from sfn_emulator.stacks.cdk import read_json
     from sfn_emulator.stacks.cloudformation import decode_file, plain, template_from
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from sfn_emulator.stacks.intrinsics import KNOWN_AFTER_APPLY
-from sfn_emulator.stacks.model import StackError, Template
+from sfn_emulator.stacks.model import StackError, StackTemplate
 
 _ARN = re.compile(r"arn:[\w-]+:[\w-]+:([a-z0-9-]+):(\d{12}):")  # an ARN with a region and an account
 
@@ -26,7 +26,7 @@ def is_terraform_json(document: Any) -> bool:
         ("values" in document or "planned_values" in document)
 
 
-def read_terraform(path: Path, document: dict[str, Any], *, account: str, region: str) -> Template:
+def read_terraform(path: Path, document: dict[str, Any], *, account: str, region: str) -> StackTemplate:
     """A `terraform show -json` document (state or plan) as one stack named after its file, moved to
     `account` and `region`."""
     document = _moved(document, account, region)
@@ -49,7 +49,7 @@ def read_terraform(path: Path, document: dict[str, Any], *, account: str, region
         resources[address] = convert(values)
     if not resources:
         raise StackError(f"{path}: no AWS resource of a kind the emulator loads in this Terraform JSON")
-    return Template(name=re.sub(r"[^A-Za-z0-9-]+", "-", path.stem).strip("-") or "terraform", source=path,
+    return StackTemplate(name=re.sub(r"[^A-Za-z0-9-]+", "-", path.stem).strip("-") or "terraform", source=path,
                     resources=resources)
 
 

@@ -10,16 +10,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sfn_emulator.wire.app import HEALTH_PATH, ControlPlane, create_app
+    from sfn_emulator.wire.app import HEALTH_PATH, OperationHandler, create_app
     from sfn_emulator.wire.server import HttpServer
 
 _LAZY_EXPORTS = {
     "HEALTH_PATH": "sfn_emulator.wire.app",
-    "ControlPlane": "sfn_emulator.wire.app",
+    "OperationHandler": "sfn_emulator.wire.app",
     "create_app": "sfn_emulator.wire.app",
     "HttpServer": "sfn_emulator.wire.server",
 }
-__all__ = ["HEALTH_PATH", "ControlPlane", "HttpServer", "create_app"]
+__all__ = ["HEALTH_PATH", "HttpServer", "OperationHandler", "create_app"]
 
 
 def __getattr__(name: str) -> Any:

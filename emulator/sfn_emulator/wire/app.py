@@ -59,13 +59,13 @@ HEALTH_PATH = "/_emulator/health"
 OWN_APIS_KEY = "sfn_emulator.own_apis"  # in `app.extensions`: the `OwnApis` of the app
 
 
-class ControlPlane(Protocol):
+class OperationHandler(Protocol):
     """What the wire needs from the service: one entry point, named by botocore operation."""
 
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]: ...
 
 
-class ApiExtension(ControlPlane, Protocol):
+class ApiExtension(OperationHandler, Protocol):
     """A second AWS JSON API served on the same endpoint as Step Functions (Amazon SWF is one): an
     extension the composition root registers under its botocore model name (`more_apis`), whose
     model gives the target prefix and signing name requests are routed by. Besides answering its
@@ -92,11 +92,11 @@ class JsonApi(Struct, frozen=True):
 
     target_prefix: str  # "AWSStepFunctions"
     signing_name: str  # "states"
-    control_plane: ControlPlane
+    control_plane: OperationHandler
     decoders: dict[str, RequestDecoder]
 
     @classmethod
-    def from_model(cls, model_name: str, control_plane: ControlPlane) -> JsonApi:
+    def from_model(cls, model_name: str, control_plane: OperationHandler) -> JsonApi:
         model = service_model(model_name)
         return cls(model.metadata["targetPrefix"], model.signing_name, control_plane, compile_request_decoders(model))
 
@@ -218,16 +218,16 @@ def health() -> Response:
     return Response(body, status=200, content_type="application/json")
 
 
-def api_endpoint(service: ControlPlane, *, default_account: str, default_region: str,
-                 more_apis: Iterable[tuple[str, ControlPlane]] = (), ids: Randomness | None = None) -> JsonProtocolEndpoint:
+def api_endpoint(service: OperationHandler, *, default_account: str, default_region: str,
+                 more_apis: Iterable[tuple[str, OperationHandler]] = (), ids: Randomness | None = None) -> JsonProtocolEndpoint:
     """`POST /` for the Step Functions API and the APIs of `more_apis` ((botocore model name, control
     plane) pairs: Amazon SWF's)."""
     apis = [JsonApi.from_model(SERVICE_NAME, service), *(JsonApi.from_model(name, plane) for name, plane in more_apis)]
     return JsonProtocolEndpoint(apis, default_account=default_account, default_region=default_region, ids=ids)
 
 
-def create_app(service: ControlPlane, *, default_account: str, default_region: str,
-               more_apis: Iterable[tuple[str, ControlPlane]] = (),
+def create_app(service: OperationHandler, *, default_account: str, default_region: str,
+               more_apis: Iterable[tuple[str, OperationHandler]] = (),
                endpoint: JsonProtocolEndpoint | None = None) -> Flask:
     """The WSGI app serving the Step Functions API and those of `more_apis` (on `endpoint` when given)
     and the emulator's health check."""

@@ -5,7 +5,7 @@ A call is parsed once by `compile_intrinsic` (a tokenizer and a recursive-descen
 `Intrinsic.evaluate(value, scope)`. The library is `catalog.py`, its functions by AWS's families:
 `text.py`, `json_data.py`, `arrays.py`, `encoding.py`, `math_ops.py`.
 
-What AWS does, as recorded (see tests/fixtures/intrinsics/ for the sources):
+What AWS does, as recorded (see fixtures/intrinsics/ for the sources):
 - A malformed call or an unknown function name is rejected with the definition, so it is an
   `IntrinsicSyntaxError` here (the validator turns it into an InvalidDefinition diagnostic).
 - Everything else fails while the state runs, with `States.Runtime` (not States.IntrinsicFailure)
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from sfn_emulator.asl.intrinsics.catalog import FUNCTION_NAMES
 from sfn_emulator.asl.intrinsics.errors import IntrinsicSyntaxError
-from sfn_emulator.asl.intrinsics.syntax import Parser
+from sfn_emulator.asl.intrinsics.syntax import IntrinsicCallParser
 from sfn_emulator.asl.intrinsics.tree import Intrinsic
 
 __all__ = ["FUNCTION_NAMES", "Intrinsic", "IntrinsicSyntaxError", "compile_intrinsic"]
@@ -30,4 +30,4 @@ __all__ = ["FUNCTION_NAMES", "Intrinsic", "IntrinsicSyntaxError", "compile_intri
 
 def compile_intrinsic(text: str) -> Intrinsic:
     """Parse `text`, e.g. "States.Format('Hello {}', $.name)", into an evaluable `Intrinsic`."""
-    return Intrinsic(text, Parser(text).parse())
+    return Intrinsic(text, IntrinsicCallParser(text).parse())

@@ -1,6 +1,6 @@
 """The call syntax: a tokenizer and a recursive-descent parser that build the evaluation tree.
 
-Parser: call := NAME "(" [argument ("," argument)*] ")"
+IntrinsicCallParser: call := NAME "(" [argument ("," argument)*] ")"
         argument := string | number | true | false | null | path | call
 """
 
@@ -120,7 +120,7 @@ def _syntax_error(text: str, position: int, problem: str) -> IntrinsicSyntaxErro
     return IntrinsicSyntaxError(f"Invalid intrinsic function call {text!r}: {problem} at position {position}")
 
 
-class Parser:
+class IntrinsicCallParser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = _tokenize(text)

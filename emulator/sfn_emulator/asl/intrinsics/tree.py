@@ -9,7 +9,7 @@ from sfn_emulator.asl.errors import RUNTIME, StatesError
 from sfn_emulator.asl.intrinsics.arguments import Function
 from sfn_emulator.asl.intrinsics.errors import CallFailed, InvalidArguments
 from sfn_emulator.asl.json_text import compact_json
-from sfn_emulator.asl.model import JSON, Expression, Scope
+from sfn_emulator.asl.model import JSON, Expression, ExpressionScope
 from sfn_emulator.asl.paths import JsonPath, PathNotFound
 
 
@@ -19,7 +19,7 @@ class Intrinsic(Struct, frozen=True):
     text: str
     call: Call
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         """Evaluate against the effective input `value`; raises `StatesError` on failure."""
         try:
             return self.call.evaluate(value, scope)
@@ -37,7 +37,7 @@ class FormatTemplate(Struct, frozen=True):
 
     pieces: tuple[str, ...] | None
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         return self
 
 
@@ -45,7 +45,7 @@ class PathArgument(Struct, frozen=True):
     text: str
     path: JsonPath
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         try:
             return self.path.evaluate(value, scope)
         except PathNotFound:
@@ -62,7 +62,7 @@ class Call(Struct, frozen=True):
     function: Function
     arguments: tuple[Expression, ...]
 
-    def evaluate(self, value: JSON, scope: Scope) -> JSON:
+    def evaluate(self, value: JSON, scope: ExpressionScope) -> JSON:
         args = [argument.evaluate(value, scope) for argument in self.arguments]
         function = self.function
         too_many = function.max_args is not None and len(args) > function.max_args

@@ -13,8 +13,8 @@ from sfn_emulator.asl import model
 from sfn_emulator.asl.choice import ChoiceRuleError, compile_choice_rule
 from sfn_emulator.asl.jsonata_expressions import (
     BOOLEAN,
-    Constant,
     JsonataCondition,
+    JsonataLiteral,
     JsonataSyntaxError,
     compile_typed_jsonata,
     is_jsonata,
@@ -300,7 +300,7 @@ class StateFields:
             return None
         text = rule["Condition"]
         if isinstance(text, bool):
-            return JsonataCondition(Constant(text))
+            return JsonataCondition(JsonataLiteral(text))
         if not is_jsonata(text):
             self.recorder.error(
                 "The value for the field 'Condition' must be a boolean or a JSONata expression: '{% ... %}'",

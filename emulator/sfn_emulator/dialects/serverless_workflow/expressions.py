@@ -45,7 +45,7 @@ class _NoContext:
 _SCOPE = _NoContext()
 
 
-class Query(Struct, frozen=True):
+class BracedExpression(Struct, frozen=True):
     """One compiled `{{ }}` expression."""
 
     text: str
@@ -69,13 +69,13 @@ class Query(Struct, frozen=True):
         return None
 
 
-def compile_query(text: str) -> Query:
+def compile_query(text: str) -> BracedExpression:
     body = text.strip()
     length = body.endswith(_LENGTH)
     if length:
         body = body[: -len(_LENGTH)].rstrip()
     try:
-        return Query(text, compile_path(body), length)
+        return BracedExpression(text, compile_path(body), length)
     except InvalidPath as invalid:
         raise ExpressionError(f"The expression '{{{{{text}}}}}' is not a JsonPath: {invalid.problem}") from None
 
@@ -94,8 +94,8 @@ class Template(Struct, frozen=True):
 
 
 class _Text(Struct, frozen=True):
-    parts: tuple[str | Query, ...]
-    whole: Query | None  # the string is this one expression
+    parts: tuple[str | BracedExpression, ...]
+    whole: BracedExpression | None  # the string is this one expression
 
 
 def compile_template(value: JSON) -> Template:
@@ -107,7 +107,7 @@ def _compiled(value: JSON) -> JSON:
     if isinstance(value, str):
         if "{{" not in value:
             return value
-        pieces: list[str | Query] = []
+        pieces: list[str | BracedExpression] = []
         position = 0
         for match in _EXPRESSION.finditer(value):
             if match.start() > position:
@@ -116,7 +116,7 @@ def _compiled(value: JSON) -> JSON:
             position = match.end()
         if position < len(value):
             pieces.append(value[position:])
-        whole = pieces[0] if len(pieces) == 1 and isinstance(pieces[0], Query) else None
+        whole = pieces[0] if len(pieces) == 1 and isinstance(pieces[0], BracedExpression) else None
         return _Text(tuple(pieces), whole)
     if isinstance(value, dict):
         return {key: _compiled(item) for key, item in value.items()}
@@ -144,7 +144,7 @@ def _shown(value: JSON) -> str:
 class Condition(Struct, frozen=True):
     """A boolean expression: true when its (first) expression selects something."""
 
-    query: Query
+    query: BracedExpression
 
     def holds(self, data: JSON) -> bool:
         return truthy(self.query.select(data))
@@ -164,7 +164,7 @@ def truthy(value: JSON) -> bool:
 class Selector(Struct, frozen=True):
     """A data filter path (see the module docstring)."""
 
-    query: Query
+    query: BracedExpression
 
     def select(self, data: JSON) -> JSON:
         """What the filter keeps of `data`; None when the path selects nothing."""

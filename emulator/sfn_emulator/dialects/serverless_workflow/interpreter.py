@@ -20,7 +20,7 @@ from sfn_emulator.dialects.serverless_workflow.actions import run_action, run_ac
 from sfn_emulator.dialects.serverless_workflow.events import await_events, produce, with_event
 from sfn_emulator.dialects.serverless_workflow.expressions import merged
 from sfn_emulator.dialects.serverless_workflow.workflow_run import WorkflowRun, note_rule
-from sfn_emulator.engine.effects import TRANSITION, Aborted, Fork, Interpreter, Reschedule, Sleep
+from sfn_emulator.engine.effects import ENTER_STATE, Aborted, Fork, Interpreter, Reschedule, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.states.processing import map_iteration
 from sfn_emulator.protocol.history_events import (
@@ -54,7 +54,7 @@ def run_workflow(run: Run) -> Interpreter:
 
 
 def _run_state(workflow: WorkflowRun, state: m.State, raw: JSON, frame: Frame) -> Interpreter:
-    yield TRANSITION
+    yield ENTER_STATE
     kind = ENTERED[state.type]
     frame.state_name, frame.entered_time, frame.retry_count = state.name, frame.run.now(), 0
     frame.entered_event_id = frame.emit(state_entered(kind, state.name, to_json_text(raw)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Mapping
 
-from msgspec import Struct
+from msgspec import UNSET, Struct
 
 from sfn_emulator.asl.validation import ERROR, Diagnostic, InvalidDefinitionError
 
@@ -21,7 +21,7 @@ _DRAFT = "sfn_emulator.dialects.serverless_workflow"
 
 class LazyWorkflowDialect(Struct, frozen=True):
     name: str
-    parser: str  # a module with read_workflow(text) -> (model or None, every problem)
+    parser: str  # a module with read_workflow(text, document) -> (model or None, every problem)
     model_module: str  # the module of the model class (and of mockable_names, unless `mockable` says)
     model_class: str = "Workflow"
     interpreter: str = f"{_DRAFT}.interpreter"  # a module with run_workflow(run)
@@ -36,13 +36,21 @@ class LazyWorkflowDialect(Struct, frozen=True):
         raise NotImplementedError
 
     def parse(self, text: str, *, state_machine_type: str) -> Any:
-        workflow, problems = import_module(self.parser).read_workflow(text)
+        return self.parse_document(text, UNSET, state_machine_type=state_machine_type)
+
+    def parse_document(self, text: str, document: Any, *, state_machine_type: str) -> Any:
+        workflow, problems = import_module(self.parser).read_workflow(text, document)
         if workflow is None or problems:
             raise InvalidDefinitionError(problems)
         return workflow
 
     def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
-        diagnostics = import_module(self.parser).read_workflow(text)[1][:max_results]
+        return self.validate_document(text, UNSET, state_machine_type=state_machine_type, severity=severity,
+                                      max_results=max_results)
+
+    def validate_document(self, text: str, document: Any, *, state_machine_type: str, severity: str,
+                          max_results: int) -> list[Diagnostic]:
+        diagnostics = import_module(self.parser).read_workflow(text, document)[1][:max_results]
         return diagnostics if severity != ERROR else [d for d in diagnostics if d.severity == ERROR]
 
     def run(self, run: Run) -> Interpreter:

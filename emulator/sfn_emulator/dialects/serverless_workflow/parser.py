@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from msgspec import UNSET
+
 from sfn_emulator.asl.validation import (
     ERROR,
     MISSING_TRANSITION_TARGET,
@@ -36,8 +38,8 @@ UNREACHABLE_STATE = "UNREACHABLE_STATE"
 _ABSENT = object()
 
 
-def read_workflow(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    document, refused = workflow_object(text, None)
+def read_workflow(text: str, document: Any = UNSET) -> tuple[m.Workflow | None, list[Diagnostic]]:
+    document, refused = workflow_object(text, None, document)
     if document is None:
         return None, refused
     reader = _Reader(document)

@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from msgspec import Struct
+from msgspec import UNSET, Struct
 
 from sfn_emulator.asl.validation import ERROR, Diagnostic, InvalidDefinitionError
 
 if TYPE_CHECKING:
-    from sfn_emulator.dialects.sm4c.model import StateMachine
+    from sfn_emulator.dialects.sm4c.model import Sm4cDocument
     from sfn_emulator.engine.effects import Interpreter
     from sfn_emulator.engine.frame import Run
     from sfn_emulator.graphs.structure import Graph
@@ -33,9 +33,9 @@ class Sm4cDialect(Struct, frozen=True):
 
     @property
     def model(self) -> type:
-        from sfn_emulator.dialects.sm4c.model import StateMachine
+        from sfn_emulator.dialects.sm4c.model import Sm4cDocument
 
-        return StateMachine
+        return Sm4cDocument
 
     def recognises(self, document: Any) -> bool:
         if not isinstance(document, Mapping) or "States" in document:
@@ -44,10 +44,13 @@ class Sm4cDialect(Struct, frozen=True):
         return isinstance(states, list) and bool(states) \
             and all(isinstance(state, Mapping) and "type" not in state for state in states)
 
-    def parse(self, text: str, *, state_machine_type: str) -> StateMachine:
+    def parse(self, text: str, *, state_machine_type: str) -> Sm4cDocument:
+        return self.parse_document(text, UNSET, state_machine_type=state_machine_type)
+
+    def parse_document(self, text: str, document: Any, *, state_machine_type: str) -> Sm4cDocument:
         from sfn_emulator.dialects.sm4c.parser import parse_document
 
-        return parse_document(text)
+        return parse_document(text, document)
 
     def anchor(self, text: str, directory: Path) -> str:
         """The text with the definitions it names by file (relative to its own, in `directory`, or by
@@ -63,9 +66,14 @@ class Sm4cDialect(Struct, frozen=True):
             raise UnreadableDefinition(str(error)) from None
 
     def validate(self, text: str, *, state_machine_type: str, severity: str, max_results: int) -> list[Diagnostic]:
+        return self.validate_document(text, UNSET, state_machine_type=state_machine_type, severity=severity,
+                                      max_results=max_results)
+
+    def validate_document(self, text: str, document: Any, *, state_machine_type: str, severity: str,
+                          max_results: int) -> list[Diagnostic]:
         from sfn_emulator.dialects.sm4c.parser import validate_document
 
-        diagnostics = validate_document(text)
+        diagnostics = validate_document(text, document)
         wanted = [d for d in diagnostics if severity != ERROR or d.severity == ERROR]
         return wanted[:max_results]
 
@@ -75,7 +83,7 @@ class Sm4cDialect(Struct, frozen=True):
 
         return run_document(run, Host(run))
 
-    def mock_view(self, model: StateMachine) -> Mapping[str, Any]:
+    def mock_view(self, model: Sm4cDocument) -> Mapping[str, Any]:
         """Mock test cases name states and named actions."""
         return {"States": {name: {"Type": "Task"} for name in model.mockable_names()}}
 

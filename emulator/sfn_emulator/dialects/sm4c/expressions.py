@@ -37,7 +37,7 @@ def unwrap(text: str) -> str | None:
     return found.group(1).strip() if found else None
 
 
-class Expression(Struct, frozen=True):
+class JqExpression(Struct, frozen=True):
     text: str  # as written in the document
     program: str  # the jq source run, prelude included (a function of `text`)
 
@@ -55,7 +55,7 @@ class Expression(Struct, frozen=True):
         return result is not None and result is not False
 
 
-def compile_expression(text: str) -> Expression:
+def compile_expression(text: str) -> JqExpression:
     """Compile a JQ-typed attribute (with or without its `${ }` wrapper)."""
     import jq  # on first use: documents of other dialects never load it
 
@@ -65,7 +65,7 @@ def compile_expression(text: str) -> Expression:
         jq.compile(_PRELUDE + source)  # compiling always ends, so the syntax is checked here
     except ValueError as error:
         raise ExpressionSyntaxError(_first_line(str(error))) from None
-    return Expression(text, _PRELUDE + source)
+    return JqExpression(text, _PRELUDE + source)
 
 
 def _first_line(message: str) -> str:
@@ -98,7 +98,7 @@ def _compiled(value: JSON) -> JSON:
 
 
 def _fill(shape: JSON, data: JSON) -> JSON:
-    if isinstance(shape, Expression):
+    if isinstance(shape, JqExpression):
         return shape.evaluate(data)
     if isinstance(shape, dict):
         return {key: _fill(item, data) for key, item in shape.items()}

@@ -5,13 +5,13 @@ transitions an `end` edge. A transition without `nextState` stays in its state a
 
 from __future__ import annotations
 
-from sfn_emulator.dialects.sm4c.model import State, StateMachine, Transition
+from sfn_emulator.dialects.sm4c.model import Sm4cDocument, State, Transition
 from sfn_emulator.graphs.structure import END, NEXT, START, Cluster, Edge, Graph, Node
 
 NODE_TYPE = "Task"  # how drawings style an SM4C state: it runs actions
 
 
-def graph_of_model(machine: StateMachine) -> Graph:
+def graph_of_model(machine: Sm4cDocument) -> Graph:
     nodes: list[Node] = []
     edges: list[Edge] = []
     clusters: list[Cluster] = []

@@ -53,13 +53,13 @@ from sfn_emulator.dialects.sm4c.model import (
     RetryPolicy,
     SendEventAction,
     SequenceAction,
+    Sm4cDocument,
     State,
-    StateMachine,
     Transition,
 )
-from sfn_emulator.dialects.sm4c.expressions import Expression
+from sfn_emulator.dialects.sm4c.expressions import JqExpression
 from sfn_emulator.dialects.task_events import AWAIT_EVENT_TASK, PRODUCE_EVENT_TASK, function_task
-from sfn_emulator.engine.effects import TRANSITION, Compute, Fork, Interpreter, Sleep
+from sfn_emulator.engine.effects import ENTER_STATE, Compute, Fork, Interpreter, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.task_attempt import task_attempt
 from sfn_emulator.protocol.history_events import TaskEvents, state_entered, state_exited
@@ -79,7 +79,7 @@ CANCELLED_CAUSE = "The action was cancelled: its parent action no longer needs i
 
 def run_document(run: Run, host: Host) -> Interpreter:
     """The whole execution: returns the state machine's data when it ends."""
-    machine: StateMachine = run.execution.machine
+    machine: Sm4cDocument = run.execution.machine
     frame = Frame(run, prev_event_id=run.execution.history[-1]["id"] if run.execution.history else 0)
     instance = Instance(machine, run, host, run.execution_context["Input"])
     if machine.timeout is not None and machine.timeout.action is not None:
@@ -92,7 +92,7 @@ def run_document(run: Run, host: Host) -> Interpreter:
 class Instance:
     """One execution's state machine data and the algorithm over it."""
 
-    def __init__(self, machine: StateMachine, run: Run, host: Host, data: JSON) -> None:
+    def __init__(self, machine: Sm4cDocument, run: Run, host: Host, data: JSON) -> None:
         self.machine = machine
         self.run = run
         self.host = host
@@ -118,7 +118,7 @@ class Instance:
 
     def run_state(self, state: State, frame: Frame) -> Interpreter:
         """Steps 2 to 6 for one state; returns the next state, or None when the scope ends."""
-        yield TRANSITION
+        yield ENTER_STATE
         frame.state_name = state.name
         frame.entered_time = self.run.now()
         self.state = state
@@ -156,7 +156,7 @@ class Instance:
         as the state is entered, for the rest of the state; else the data as it is now."""
         return self.data if filtered is UNFILTERED else filtered
 
-    def merge(self, handler: Expression | None, value: JSON) -> Interpreter:
+    def merge(self, handler: JqExpression | None, value: JSON) -> Interpreter:
         if handler is not None:
             self.data = yield from evaluated(handler, self.data, value)
 
@@ -327,13 +327,13 @@ class Instance:
         return branch
 
 
-def evaluated(expression: Expression, data: JSON, value: JSON = None) -> Interpreter:
+def evaluated(expression: JqExpression, data: JSON, value: JSON = None) -> Interpreter:
     """An expression's value, evaluated off the engine's thread (`Compute`): a jq program that runs
     to its time limit delays only its own execution."""
     return (yield Compute(partial(expression.evaluate, data, value)))
 
 
-def holds(condition: Expression, data: JSON) -> Interpreter:
+def holds(condition: JqExpression, data: JSON) -> Interpreter:
     """A condition's truth, evaluated off the engine's thread (see `evaluated`)."""
     return (yield Compute(partial(condition.holds, data)))
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from sfn_emulator.dialects.sm4c.expressions import Expression, Template
+from sfn_emulator.dialects.sm4c.expressions import JqExpression, Template
 
 JSON = Any
 
@@ -29,8 +29,8 @@ class RetryPolicy(Struct, frozen=True):
 
 
 class ErrorHandler(Struct, frozen=True):
-    condition: Expression | None
-    result_handler: Expression | None
+    condition: JqExpression | None
+    result_handler: JqExpression | None
     retry_policy: RetryPolicy | None
 
 
@@ -48,7 +48,7 @@ class DelayAction(BaseAction, frozen=True):
 
 
 class InjectDataAction(BaseAction, frozen=True):
-    expression: Expression
+    expression: JqExpression
 
 
 class InvokeFunctionAction(BaseAction, frozen=True):
@@ -67,12 +67,12 @@ class InvokeSubflowAction(BaseAction, frozen=True):
 
 class SendEventAction(BaseAction, frozen=True):
     event: EventDefinition
-    expression: Expression | None
+    expression: JqExpression | None
     context_attributes: Template
 
 
 class ForEachAction(BaseAction, frozen=True):
-    input: Expression
+    input: JqExpression
     action: Action
     max_parallel: int
 
@@ -117,18 +117,18 @@ class EventDefinition(Struct, frozen=True):
 
 class EventGroup(Struct, frozen=True):
     events: tuple[EventDefinition, ...]
-    condition: Expression | None
-    result_handler: Expression | None
+    condition: JqExpression | None
+    result_handler: JqExpression | None
 
 
 class Transition(Struct, frozen=True):
     index: int
     next_state: str | None
-    condition: Expression | None
+    condition: JqExpression | None
     event_groups: tuple[EventGroup, ...]
     timeout: float | None
     action: Action | None
-    result_handler: Expression | None
+    result_handler: JqExpression | None
 
     @property
     def implicit(self) -> bool:
@@ -151,11 +151,11 @@ class State(Struct, frozen=True):
     name: str
     start: bool
     transitions: tuple[Transition, ...]
-    input_filter: Expression | None
+    input_filter: JqExpression | None
     enter_action: Action | None
-    enter_result_handler: Expression | None
+    enter_result_handler: JqExpression | None
     exit_action: Action | None
-    exit_result_handler: Expression | None
+    exit_result_handler: JqExpression | None
     states: tuple[State, ...] = ()  # child states, run between the enter action and the transitions
 
     @property
@@ -168,7 +168,7 @@ class ExecutionTimeout(Struct, frozen=True):
     action: Action | None
 
 
-class StateMachine(Struct, frozen=True):
+class Sm4cDocument(Struct, frozen=True):
     """A whole document. `states_by_name` covers child states too (names are unique in a document)."""
 
     name: str

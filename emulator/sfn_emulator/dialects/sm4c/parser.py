@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from msgspec import UNSET
+
 from sfn_emulator.asl.validation import (
     DUPLICATE_STATE_NAME,
     ERROR,
@@ -48,8 +50,8 @@ from sfn_emulator.dialects.sm4c.model import (
     RetryPolicy,
     SendEventAction,
     SequenceAction,
+    Sm4cDocument,
     State,
-    StateMachine,
     Transition,
 )
 
@@ -75,23 +77,25 @@ def _constant_true(transition: Transition) -> bool:
     return (unwrap(text) or text.strip()) == "true"
 
 
-def parse_document(text: str) -> StateMachine:
-    """The compiled model, or InvalidDefinitionError naming every problem."""
-    machine, diagnostics = _parse(text)
+def parse_document(text: str, document: Any = UNSET) -> Sm4cDocument:
+    """The compiled model, or InvalidDefinitionError naming every problem. `document`: the text's
+    value when the caller has read it already."""
+    machine, diagnostics = _parse(text, document)
     if machine is None or any(diagnostic.severity == ERROR for diagnostic in diagnostics):
         raise InvalidDefinitionError(diagnostics)
     return machine
 
 
-def validate_document(text: str) -> list[Diagnostic]:
-    return _parse(text)[1]
+def validate_document(text: str, document: Any = UNSET) -> list[Diagnostic]:
+    return _parse(text, document)[1]
 
 
-def _parse(text: str) -> tuple[StateMachine | None, list[Diagnostic]]:
-    try:
-        document = read_document(text)
-    except ValueError as error:
-        return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, str(error))]
+def _parse(text: str, document: Any) -> tuple[Sm4cDocument | None, list[Diagnostic]]:
+    if document is UNSET:
+        try:
+            document = read_document(text)
+        except ValueError as error:
+            return None, [Diagnostic(ERROR, INVALID_JSON_DESCRIPTION, str(error))]
     parser = _Parser()
     machine = parser.machine(document, text)
     return machine, parser.diagnostics
@@ -107,7 +111,7 @@ class _Parser(DocumentReader):
         self.targets: list[tuple[str, str, str]] = []  # (from, to, location)
 
     # -- the document ------------------------------------------------------------------------------
-    def machine(self, document: JSON, text: str) -> StateMachine | None:
+    def machine(self, document: JSON, text: str) -> Sm4cDocument | None:
         if not isinstance(document, dict):
             self.error("An SM4C document must be an object", None)
             return None
@@ -138,7 +142,7 @@ class _Parser(DocumentReader):
             self.check_reachable(states)
         if name is None or version is None or not states:
             return None
-        return StateMachine(
+        return Sm4cDocument(
             name, version, document.get("id") if isinstance(document.get("id"), str) else None,
             document.get("description") if isinstance(document.get("description"), str) else None,
             timeout, tuple(self.events.values()), tuple(self.functions.values()), tuple(self.retries.values()),

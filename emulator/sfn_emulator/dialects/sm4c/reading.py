@@ -5,7 +5,7 @@ pass reports every problem of a document."""
 from __future__ import annotations
 
 from sfn_emulator.asl.validation import ERROR, SCHEMA_VALIDATION_FAILED, Diagnostic
-from sfn_emulator.dialects.sm4c.expressions import Expression, ExpressionSyntaxError, Template, compile_expression, compile_template
+from sfn_emulator.dialects.sm4c.expressions import ExpressionSyntaxError, JqExpression, Template, compile_expression, compile_template
 from sfn_emulator.dialects.sm4c.timespans import parse_timespan
 
 
@@ -55,7 +55,7 @@ class DocumentReader:
             self.error(f"Field '{key}' is not a timespan ('hh:mm:ss' or an ISO 8601 duration): '{text}'", f"{location}/{key}")
         return seconds
 
-    def expression(self, value: dict, key: str, location: str, *, required: bool = False) -> Expression | None:
+    def expression(self, value: dict, key: str, location: str, *, required: bool = False) -> JqExpression | None:
         text = self.string(value, key, location, required=required)
         if text is None:
             return None

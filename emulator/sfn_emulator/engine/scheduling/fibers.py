@@ -2,9 +2,9 @@
 and the run queue that steps them.
 
 Executions take turns, round robin. A turn runs one execution's ready fibers for at most
-`TURN_BUDGET` steps (the interpreter yields a `Transition` before every state, so a loop with no
+`TURN_BUDGET` steps (the interpreter yields a `EnterState` before every state, so a loop with no
 Wait is a run of steps too); turns follow each other for at most `SLICE_SECONDS` of wall time, and
-then the engine serves commands and timers. A fiber whose turn ends on a `Transition` goes first
+then the engine serves commands and timers. A fiber whose turn ends on a `EnterState` goes first
 again at its execution's next turn, so an execution's history is the same however many others run
 beside it and wherever its turns end. Forks (Parallel, inline Map) and their joins live here too.
 """
@@ -20,7 +20,7 @@ from msgspec import Struct, field
 from sfn_emulator.asl import errors as names
 from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.clock.virtual_clock import wall_monotonic
-from sfn_emulator.engine.effects import Aborted, Effect, Fork, Interpreter, Reschedule, Transition
+from sfn_emulator.engine.effects import Aborted, Effect, Fork, Interpreter, Reschedule, EnterState
 from sfn_emulator.engine.frame import Run
 from sfn_emulator.engine.scheduling.history_writer import HistoryLimitReached
 
@@ -67,7 +67,7 @@ Ready = deque[tuple[Fiber, Any, BaseException | None]]
 
 
 class Fibers:
-    """Steps interpreters. Effects other than `Transition`, `Reschedule` and `Fork` go to `dispatch`;
+    """Steps interpreters. Effects other than `EnterState`, `Reschedule` and `Fork` go to `dispatch`;
     a top-level fiber's end goes to `ended` (the execution's lifecycle), a full history to `history_full`."""
 
     def __init__(self, *, dispatch: Callable[[Fiber, Effect], None],
@@ -153,7 +153,7 @@ class Fibers:
             log.exception("interpreter error in %s", fiber.run.execution.arn)
             self._finished(fiber, None, StatesError(names.RUNTIME, f"sfn-emulator internal error: {type(exc).__name__}: {exc}"))
         else:
-            if isinstance(effect, Transition):
+            if isinstance(effect, EnterState):
                 self._queue(fiber.run).appendleft((fiber, None, None))  # before anything else of its execution
             elif isinstance(effect, Reschedule):
                 self.resume(fiber)

@@ -32,7 +32,7 @@ from sfn_emulator.dialects.serverless_workflow.dsl1.durations import seconds_of
 from sfn_emulator.dialects.serverless_workflow.events import publish
 from sfn_emulator.dialects.task_events import AWAIT_EVENT_TASK, function_task
 from sfn_emulator.engine.cloudevents import EventMatch
-from sfn_emulator.engine.effects import TRANSITION, AwaitEvent, Fork, Interpreter, Invoke, Sleep
+from sfn_emulator.engine.effects import ENTER_STATE, AwaitEvent, Fork, Interpreter, Invoke, Sleep
 from sfn_emulator.engine.frame import Frame, Run, to_json_text
 from sfn_emulator.engine.states.processing import map_iteration
 from sfn_emulator.engine.task_attempt import Attempt, task_attempt
@@ -112,7 +112,7 @@ def _run_list(workflow: _Workflow, tasks: tuple[m.Task, ...], data: JSON, frame:
 
 
 def _run_task(workflow: _Workflow, task: m.Task, raw: JSON, frame: Frame, local: dict[str, JSON]) -> Interpreter:
-    yield TRANSITION
+    yield ENTER_STATE
     kind = ENTERED[task.kind]
     frame.state_name, frame.entered_time, frame.retry_count = task.name, frame.run.now(), 0
     frame.entered_event_id = frame.emit(state_entered(kind, task.name, to_json_text(raw)))

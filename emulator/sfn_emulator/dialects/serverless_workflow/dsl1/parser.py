@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from msgspec import UNSET
+
 from sfn_emulator.asl.validation import (
     ERROR,
     MISSING_TRANSITION_TARGET,
@@ -30,8 +32,8 @@ _EXPRESSION_PROPERTIES = ("if", "while")
 _FLOW = (m.CONTINUE, m.EXIT, m.END)
 
 
-def read_workflow(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    document, refused = workflow_object(text, "/")
+def read_workflow(text: str, document: Any = UNSET) -> tuple[m.Workflow | None, list[Diagnostic]]:
+    document, refused = workflow_object(text, "/", document)
     if document is None:
         return None, refused
     reader = _Reader(document)

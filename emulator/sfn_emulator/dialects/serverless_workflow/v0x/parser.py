@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from msgspec import UNSET
+
 from sfn_emulator.asl.validation import (
     DUPLICATE_STATE_NAME,
     ERROR,
@@ -44,8 +46,8 @@ _BODY_TYPE = {"sleep": m.DELAY, "delay": m.DELAY}
 _COMPLETION = {"allOf": m.AND, "atLeast": m.N_OF_M, "and": m.AND, "xor": m.XOR, "n_of_m": m.N_OF_M}
 
 
-def read_workflow(text: str) -> tuple[LaterDraftWorkflow | None, list[Diagnostic]]:
-    document, refused = workflow_object(text, "/")
+def read_workflow(text: str, document: Any = UNSET) -> tuple[LaterDraftWorkflow | None, list[Diagnostic]]:
+    document, refused = workflow_object(text, "/", document)
     if document is None:
         return None, refused
     reader = _Reader(document)

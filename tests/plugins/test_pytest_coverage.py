@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 import sfn_emulator.inprocess  # noqa: F401  (imported once: see test_pytest_plugin.py)
 import sfn_emulator_plugins.pytest_emulator  # noqa: F401
 
 pytest_plugins = ["pytester"]
+SCHEMAS = FIXTURES_ROOT / "plugins" / "schemas"
 QUIET = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider", "-p", "no:randomly")
 
 SUITE = """
@@ -195,7 +197,7 @@ def test_cobertura_places_each_state_on_its_line_and_follows_the_dtd(pytester: p
     result = pytester.runpytest(*QUIET, "--sfn-coverage-cobertura=reports/cobertura.xml")
     result.assert_outcomes(passed=2)
     document = etree.parse(str(pytester.path / "reports" / "cobertura.xml"))
-    dtd = etree.DTD(str(Path(__file__).parent / "schemas" / "coverage-04.dtd"))
+    dtd = etree.DTD(str(SCHEMAS / "coverage-04.dtd"))
     assert dtd.validate(document), dtd.error_log.filter_from_errors()
     assert document.findtext("sources/source") == str(pytester.path.resolve())
     classes = {klass.get("name"): klass for klass in document.iter("class")}
@@ -220,7 +222,7 @@ def test_sonar_generic_coverage_follows_its_xsd(pytester: pytest.Pytester) -> No
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["Sonar report: sonar.xml"])
     document = etree.parse(str(pytester.path / "sonar.xml"))
-    schema = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "schemas" / "sonar-generic-coverage.xsd")))
+    schema = etree.XMLSchema(etree.parse(str(SCHEMAS / "sonar-generic-coverage.xsd")))
     assert schema.validate(document), schema.error_log.filter_from_errors()
     [order] = document.findall("file[@path='flows/order.asl.json']")
     assert [dict(line.attrib) for line in order] == [
@@ -236,7 +238,7 @@ def test_github_step_summary_matches_the_golden_file(pytester: pytest.Pytester, 
     summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     pytester.runpytest(*QUIET, "--sfn-coverage").assert_outcomes(passed=2)
-    golden = (Path(__file__).parent / "golden" / "coverage-summary.md").read_text()
+    golden = (FIXTURES_ROOT / "plugins" / "golden" / "coverage-summary.md").read_text()
     assert summary.read_text() == "earlier step\n" + golden
 
 

@@ -3,7 +3,7 @@
 `{"handler": ..., "timeout": seconds}` giving the function its own function timeout, loaded through
 `Settings(functions=...)` and, in one real process, through `SFN_EMULATOR_FUNCTIONS`.
 
-The maps and handlers are in tests/fixtures/providers/functions/; `shop.pricing` is found on the
+The maps and handlers are in fixtures/resources/functions/; `shop.pricing` is found on the
 import path, as an installed package of the user's would be.
 """
 
@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from flow import ACCOUNT, Flow, Server, outcome, task
 from helpers.clients import make_client
+from helpers.paths import FIXTURES_ROOT, REPOSITORY
 
 from sfn_emulator.config import Settings
 from sfn_emulator.resources.function_map import FunctionMapError
 from sfn_emulator.runtime import Emulator
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-FUNCTIONS = REPOSITORY / "tests" / "fixtures" / "providers" / "functions"
+FUNCTIONS = FIXTURES_ROOT / "resources" / "functions"
 ORDER = {"name": "Ada", "lines": [{"price": 2.5, "quantity": 2}, {"price": 1, "quantity": 3}], "price": 10}
 CALLS = {
     "greet": ({"Parameters": {"name.$": "$.name"}}, {"greeting": "hello Ada", "function": "greet"}),

@@ -2,7 +2,7 @@
 on moto's backends reached through the emulator's own endpoint: request-response answers, `.sync`
 answers (the job's description once it ended), and failures in the 1.x SDK's names.
 
-Table-driven from tests/fixtures/providers/aws_jobs.json (see its `about`).
+Table-driven from fixtures/resources/aws_jobs.json (see its `about`).
 """
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from flow import Flow, Server, outcome, task
 from helpers.expectations import includes, matches
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.resources.aws_jobs import FAILED, JOBS, RUNNING, SUCCEEDED
 
-FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "providers" / "aws_jobs.json").read_text())
+FIXTURE = json.loads((FIXTURES_ROOT / "resources" / "aws_jobs.json").read_text())
 
 
 @pytest.fixture(scope="module")

@@ -1,17 +1,17 @@
-"""Assertion messages show where two outputs differ, by JSON path (tests/fixtures/json_diff/)."""
+"""Assertion messages show where two outputs differ, by JSON path (fixtures/json_diff/)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator import run_definition
 from sfn_emulator.protocol.json_diff import MAX_LINES, describe_differences, json_differences, json_equal
 
-CASES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "json_diff" / "differences.json").read_text())
+CASES = json.loads((FIXTURES_ROOT / "json_diff" / "differences.json").read_text())
 ECHO = {"StartAt": "Echo", "States": {"Echo": {"Type": "Pass", "End": True}}}
 
 

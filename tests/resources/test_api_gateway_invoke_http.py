@@ -1,7 +1,7 @@
 """`arn:aws:states:::apigateway:invoke` over HTTP, on a REST API the test builds in moto's API Gateway
 with boto3, with a local HTTP server as the integrations' backend.
 
-Table-driven from tests/fixtures/providers/api_gateway_invoke.json (see its `about`).
+Table-driven from fixtures/resources/api_gateway_invoke.json (see its `about`).
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 from flow import Flow, Server, outcome, task
+from helpers.paths import FIXTURES_ROOT
 
-FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "providers" / "api_gateway_invoke.json").read_text())
+FIXTURE = json.loads((FIXTURES_ROOT / "resources" / "api_gateway_invoke.json").read_text())
 RESOURCE = "arn:aws:states:::apigateway:invoke"
 
 

@@ -73,7 +73,7 @@ class Flow:
 
 
 def outcome(described: dict[str, Any]) -> dict[str, Any]:
-    """status, output (parsed) or error and cause, as the tables in tests/fixtures/providers write them."""
+    """status, output (parsed) or error and cause, as the tables in fixtures/resources write them."""
     result: dict[str, Any] = {"status": described["status"]}
     if "output" in described:
         result["output"] = json.loads(described["output"])

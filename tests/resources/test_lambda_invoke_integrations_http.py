@@ -1,6 +1,6 @@
 """Lambda's Invoke through `lambda:invoke` and `aws-sdk:lambda:invoke` on Python callables, over HTTP.
 
-Table-driven from tests/fixtures/providers/lambda_invoke_integrations.json: the same function through
+Table-driven from fixtures/resources/lambda_invoke_integrations.json: the same function through
 both integrations and every InvocationType, succeeding and failing (see the fixture's `about`).
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from flow import Flow, Server, outcome, task
+from helpers.paths import FIXTURES_ROOT
 
-FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "providers" / "lambda_invoke_integrations.json").read_text())
+FIXTURE = json.loads((FIXTURES_ROOT / "resources" / "lambda_invoke_integrations.json").read_text())
 HTTP_METADATA = ("SdkHttpMetadata", "SdkResponseMetadata")
 RAN_WITHIN_SECONDS = 30.0  # an Event invocation runs on its own; its run is awaited at most this long
 

@@ -3,7 +3,7 @@ format: executions started with `stateMachineArn#CASE` (StartExecution and Start
 
 - AWS's own documented example, fixtures/mocks/LambdaSQSIntegration.json with
   fixtures/machines/LambdaSQSIntegration.asl.json, unchanged: its happy, retry and hybrid paths.
-- tests/fixtures/providers/mocks.json: ranges and Throw, retries consuming successive responses,
+- fixtures/resources/mocks.json: ranges and Throw, retries consuming successive responses,
   the resolution order (mock test case, then registered callable), an EXPRESS machine answered
   synchronously, a mocked Activity, and the errors for what the file does not define.
 - A copy of that file edited while the server runs: re-read on change, and a broken edit named.
@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 from flow import ACCOUNT, Flow, Server, outcome
+from helpers.paths import FIXTURES_ROOT
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-AWS_EXAMPLE_MOCKS = REPOSITORY / "fixtures" / "mocks" / "LambdaSQSIntegration.json"
-AWS_EXAMPLE_MACHINE = REPOSITORY / "fixtures" / "machines" / "LambdaSQSIntegration.asl.json"
-MOCKS = REPOSITORY / "tests" / "fixtures" / "providers" / "mocks.json"
+AWS_EXAMPLE_MOCKS = FIXTURES_ROOT / "mocks" / "LambdaSQSIntegration.json"
+AWS_EXAMPLE_MACHINE = FIXTURES_ROOT / "machines" / "LambdaSQSIntegration.asl.json"
+MOCKS = FIXTURES_ROOT / "resources" / "mocks.json"
 QUEUE_URL = f"https://sqs.us-east-1.amazonaws.com/{ACCOUNT}/myQueue"
 
 CHECKOUT = {"StartAt": "Charge", "States": {

@@ -1,7 +1,7 @@
 """Lambda Task states answered by Python callables, driven by boto3 over HTTP and in-process
 (`sfn_emulator.inprocess`: a client with no endpoint, answered with no socket).
 
-Table-driven from tests/fixtures/providers/lambda_callables.json: both resource forms (a function
+Table-driven from fixtures/resources/lambda_callables.json: both resource forms (a function
 ARN, with its short forms and qualifiers, and `arn:aws:states:::lambda:invoke` with AWS's Invoke
 result), exceptions shaped as Lambda's Python runtime reports them, results JSON cannot hold, and
 functions nobody registered. Then what a misbehaving callable must not do: hang the server or
@@ -19,7 +19,6 @@ import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import boto3
@@ -27,10 +26,11 @@ import pytest
 from botocore.config import Config
 from flow import ACCOUNT, Flow, Server, outcome, task
 from helpers.clients import TEST_REGION
+from helpers.paths import FIXTURES_ROOT
 
 from sfn_emulator.inprocess import intercept
 
-CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "providers" / "lambda_callables.json").read_text())["cases"]
+CASES = json.loads((FIXTURES_ROOT / "resources" / "lambda_callables.json").read_text())["cases"]
 INVOKE_RESULT_MEMBERS = {"ExecutedVersion", "Payload", "SdkHttpMetadata", "SdkResponseMetadata", "StatusCode"}
 
 
