@@ -141,15 +141,17 @@ class AwsServiceIntegrations:
         return bound_call(request, lambda: answer(request)) if answer is not None else None
 
     def answer(self, request: TaskRequest) -> Any:
-        """The integration's answer to a request it serves (JSON), or its failure as a `StatesError`."""
-        answer = self._answerer(request.resource)
+        """The action's answer to a request (JSON), or its failure as a `StatesError`, whatever the
+        request's pattern: a `.sync` job (`resources.aws_jobs`) is started through it."""
+        answer = self._answerer(request.resource, any_pattern=True)
         if answer is None:
             raise ValueError(f"no integration serves {request.resource.arn}")
         return answer(request)
 
-    def _answerer(self, resource: ResourceArn) -> Callable[[TaskRequest], Any] | None:
-        """What answers requests for `resource`, found once; None when no integration serves it."""
-        if resource.kind != INTEGRATION or resource.pattern not in _PATTERNS:
+    def _answerer(self, resource: ResourceArn, *, any_pattern: bool = False) -> Callable[[TaskRequest], Any] | None:
+        """What answers requests for `resource`, found once; None when no integration serves it (with
+        its pattern, unless `any_pattern`)."""
+        if resource.kind != INTEGRATION or not (any_pattern or resource.pattern in _PATTERNS):
             return None
         if self._api_gateway is not None and self._api_gateway.serves(resource):
             return self._api_gateway.answer
