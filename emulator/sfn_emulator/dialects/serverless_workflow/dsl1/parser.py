@@ -13,14 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from sfn_emulator.asl.validation import (
-    ERROR,
-    MISSING_TRANSITION_TARGET,
-    SCHEMA_VALIDATION_FAILED,
-    DUPLICATE_STATE_NAME,
-    Diagnostic,
-)
-from sfn_emulator.dialects.serverless_workflow.workflow_documents import workflow_object
+from sfn_emulator.asl.validation import MISSING_TRANSITION_TARGET, DUPLICATE_STATE_NAME, Diagnostic
+from sfn_emulator.dialects.serverless_workflow.reading import WorkflowReader
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
 from sfn_emulator.dialects.serverless_workflow.dsl1 import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1.durations import seconds_of
@@ -31,23 +25,15 @@ _FLOW = (m.CONTINUE, m.EXIT, m.END)
 
 
 def read_workflow(text: str) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    document, refused = workflow_object(text, "/")
-    if document is None:
-        return None, refused
-    reader = _Reader(document)
-    return reader.workflow(), reader.problems
+    return _Reader.read(text)
 
 
-class _Reader:
+class _Reader(WorkflowReader[m.Workflow]):
     def __init__(self, document: Mapping[str, Any]) -> None:
-        self.document = document
-        self.problems: list[Diagnostic] = []
+        super().__init__(document)
         use = document.get("use") if isinstance(document.get("use"), Mapping) else {}
         self.errors = dict(use.get("errors") or {}) if isinstance(use.get("errors"), Mapping) else {}
         self.functions = dict(use.get("functions") or {}) if isinstance(use.get("functions"), Mapping) else {}
-
-    def problem(self, message: str, where: str, code: str = SCHEMA_VALIDATION_FAILED) -> None:
-        self.problems.append(Diagnostic(ERROR, code, message, where or "/"))
 
     def workflow(self) -> m.Workflow:
         head = self.document.get("document")
@@ -256,13 +242,8 @@ class _Reader:
             self.expression(text, where, scope)
 
     def duration(self, value: JSON, where: str) -> float | None:
-        if x.is_expression(value):
-            return None
-        try:
-            return seconds_of(value)
-        except ValueError as error:
-            self.problem(str(error), where)
-            return None
+        """A duration text or object (`seconds_of`), which an absent one is not; an expression's is known when it runs."""
+        return None if x.is_expression(value) else self.measured(value, where, seconds_of)
 
     def timeout(self, value: JSON, where: str) -> float | None:
         if value is None or isinstance(value, str):  # a string names one of use.timeouts
