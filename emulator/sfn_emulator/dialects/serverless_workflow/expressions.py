@@ -20,8 +20,8 @@ from typing import Any
 from msgspec import Struct
 
 from sfn_emulator.asl.json_text import compact_json
-from sfn_emulator.dialects.json_values import map_leaves
 from sfn_emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
+from sfn_emulator.dialects.json_values import map_leaves
 
 JSON = Any
 _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)

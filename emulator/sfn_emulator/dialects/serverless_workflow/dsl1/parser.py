@@ -242,7 +242,7 @@ class _Reader(WorkflowReader[m.Workflow]):
             self.expression(text, where, scope)
 
     def duration(self, value: JSON, where: str) -> float | None:
-        """A duration text or object (`seconds_of`), which an absent one is not; an expression's is known when it runs."""
+        """A duration text or object (`seconds_of`): an absent one is a problem; an expression is measured when it runs (None)."""
         return None if x.is_expression(value) else self.measured(value, where, seconds_of)
 
     def timeout(self, value: JSON, where: str) -> float | None:
