@@ -1,6 +1,7 @@
 # sfn-emulator: the Step Functions emulator's HTTP endpoint on port 8083.
 #   docker build -t sfn-emulator .
 #   docker run --rm -p 8083:8083 -v "$PWD/config:/config:ro" -e SFN_MOCK_CONFIG=/config/mocks.json sfn-emulator
+#   docker run --rm -p 8083:8083 -v "$PWD:/config:ro" sfn-emulator serve --stack template.yaml
 # Any Debian-based image with Python >= 3.10 and its venv module can be the base (--build-arg BASE_IMAGE=...).
 ARG BASE_IMAGE=python:3.12-slim
 
@@ -12,10 +13,12 @@ COPY plugins ./plugins
 # Behind a proxy or with a private index, give pip its configuration as build secrets (they stay
 # out of the image): --secret id=pip.conf,src=FILE, and --secret id=ca-bundle,src=CA_FILE for a
 # pip.conf that says `cert = /run/secrets/ca-bundle`. Without them pip uses its defaults.
+# The one extra installed, `stacks`, is what `serve --stack` needs to load a SAM/CloudFormation template
+# mounted into the container; the others (parquet, test, docs) stay out of the image.
 RUN --mount=type=secret,id=pip.conf --mount=type=secret,id=ca-bundle \
     python3 -m venv /opt/sfn-emulator \
     && PIP_CONFIG_FILE=/run/secrets/pip.conf \
-       /opt/sfn-emulator/bin/pip install --no-cache-dir --disable-pip-version-check . \
+       /opt/sfn-emulator/bin/pip install --no-cache-dir --disable-pip-version-check ".[stacks]" \
     && find /opt/sfn-emulator -name __pycache__ -prune -exec rm -rf {} +
 
 FROM ${BASE_IMAGE}

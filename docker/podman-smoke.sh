@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Docker image with rootful podman and checks it for real: the health check, boto3
 # calls through a loopback port mapping (a Lambda function and a mock configuration mounted from
-# a volume), a non-root user, and a clean, quick stop on SIGTERM. Exits non-zero on any failure.
+# a volume, and a SAM app's template served by `serve --stack`), a non-root user, and a clean, quick
+# stop on SIGTERM. Exits non-zero on any failure.
 #
 # Machines without a Docker engine or a container registry: podman, debootstrap and runc come from
 # Debian's packages, and the base image is a stand-in built with debootstrap (bookworm with
@@ -18,6 +19,7 @@ BASE_IMAGE=localhost/sfn-base:bookworm
 IMAGE=localhost/sfn-emulator:smoke
 CONTAINER=sfn-emulator-smoke-$$
 STOP_SECONDS_ALLOWED=5
+STACK_STAGE=smoke  # the Stage parameter examples/sam-app/ is served with
 
 say() { printf '==> %s\n' "$*"; }
 fail() { printf 'podman-smoke: %s\n' "$*" >&2; exit 1; }
@@ -111,16 +113,17 @@ podman image inspect --format 'image size: {{.Size}} bytes' "$IMAGE"
 
 trap cleanup EXIT
 PORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-say "running $CONTAINER on 127.0.0.1:$PORT with fixtures/ mounted at /config"
+say "running $CONTAINER on 127.0.0.1:$PORT with fixtures/ mounted at /config, examples/sam-app/ at /stack"
 # No systemd here to run health checks on a timer: the script runs the image's HEALTHCHECK itself.
 podman_without_systemd run --detach --name "$CONTAINER" --publish "127.0.0.1:$PORT:8083" \
     --volume "$ROOT/fixtures:/config:ro" \
+    --volume "$ROOT/examples/sam-app:/stack:ro" \
     --env SFN_EMULATOR_FUNCTIONS=/config/functions/functions.yaml \
     --env SFN_MOCK_CONFIG=/config/mocks/OrderPolling.yaml \
     --env AWS_ACCOUNT_ID=111122223333 \
     --env AWS_DEFAULT_REGION=eu-west-1 \
     --env WAIT_TIME_SCALE=1 \
-    "$IMAGE" >/dev/null
+    "$IMAGE" serve --stack /stack/template.yaml --stack-parameter "Stage=$STACK_STAGE" >/dev/null
 
 say "waiting for the image's HEALTHCHECK to pass"
 for attempt in $(seq 1 60); do
@@ -137,7 +140,7 @@ done
 
 say "boto3 against http://127.0.0.1:$PORT"
 "$PYTHON" "$ROOT/docker/smoke_check.py" "http://127.0.0.1:$PORT" --account 111122223333 --region eu-west-1 \
-    --fixtures "$ROOT/fixtures" || { podman logs "$CONTAINER" >&2; fail "the boto3 check failed"; }
+    --fixtures "$ROOT/fixtures" --stack-stage "$STACK_STAGE" || { podman logs "$CONTAINER" >&2; fail "the boto3 check failed"; }
 
 say "the image runs the other commands too, on files in /config"
 podman_without_systemd run --rm --volume "$ROOT/fixtures:/config:ro" "$IMAGE" validate machines/OrderPolling.asl.json \

@@ -1,10 +1,11 @@
 """Real boto3 calls to an emulator running in a container (docker/podman-smoke.sh starts it).
 
 Expects the container to have fixtures/ mounted at /config, with SFN_EMULATOR_FUNCTIONS naming
-fixtures/functions/functions.yaml and SFN_MOCK_CONFIG fixtures/mocks/OrderPolling.yaml. Exits
+fixtures/functions/functions.yaml and SFN_MOCK_CONFIG fixtures/mocks/OrderPolling.yaml, and, with
+`--stack-stage`, examples/sam-app/ served by `serve --stack ... --stack-parameter Stage=STAGE`. Exits
 non-zero, saying what differed, when an answer is not the expected one.
 
-    python docker/smoke_check.py http://127.0.0.1:8083 --account 111122223333 --region eu-west-1
+    python docker/smoke_check.py http://127.0.0.1:8083 --account 111122223333 --region eu-west-1 --stack-stage smoke
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from botocore.config import Config
 EXECUTION_DEADLINE_SECONDS = 30
 
 
-def client(endpoint: str, region: str) -> Any:
+def client(endpoint: str, region: str, service: str = "stepfunctions") -> Any:
     return boto3.client(
-        "stepfunctions", endpoint_url=endpoint, region_name=region,
+        service, endpoint_url=endpoint, region_name=region,
         aws_access_key_id="test", aws_secret_access_key="test",
         config=Config(inject_host_prefix=False, retries={"max_attempts": 1}),
     )
@@ -56,6 +57,7 @@ def main() -> None:
     parser.add_argument("--account", required=True, help="the container's AWS_ACCOUNT_ID")
     parser.add_argument("--region", required=True, help="the container's AWS_DEFAULT_REGION")
     parser.add_argument("--fixtures", type=Path, default=Path(__file__).resolve().parents[1] / "fixtures")
+    parser.add_argument("--stack-stage", help="the Stage parameter examples/sam-app/ was served with (checks it)")
     arguments = parser.parse_args()
     machines = arguments.fixtures / "machines"
     role = f"arn:aws:iam::{arguments.account}:role/smoke"
@@ -96,6 +98,26 @@ def main() -> None:
     )
     answer = sfn.start_sync_execution(stateMachineArn=express["stateMachineArn"], input='{"echo": 1}')
     expect("StartSyncExecution", (answer["status"], json.loads(answer["output"])), ("SUCCEEDED", {"echo": 1}))
+
+    if arguments.stack_stage is not None:
+        check_sam_app(arguments.endpoint, arguments.region, sfn, arguments.stack_stage)
+
+
+def check_sam_app(endpoint: str, region: str, sfn: Any, stage: str) -> None:
+    """examples/sam-app/ as `serve --stack` loaded it: its state machine, named from the Stage parameter,
+    runs its Python function (with the function's environment) and sends the order to its queue."""
+    [machine] = [machine for machine in sfn.list_state_machines()["stateMachines"]
+                 if machine["name"] == f"order-flow-{stage}"]
+    started = sfn.start_execution(stateMachineArn=machine["stateMachineArn"],
+                                  input=json.dumps({"orderId": "o-1", "items": ["book", "pen"]}))
+    described = finished_execution(sfn, started["executionArn"])
+    reserved = {"orderId": "o-1", "reserved": 2, "warehouse": f"warehouse-{stage}"}
+    expect("the stack's OrderFlow status", described["status"], "SUCCEEDED")
+    expect("the stack's OrderFlow output (its Python function's)", json.loads(described["output"]), reserved)
+    sqs = client(endpoint, region, "sqs")
+    [queue_url] = [url for url in sqs.list_queues().get("QueueUrls", []) if "WarehouseQueue" in url]
+    messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10).get("Messages", [])
+    expect("the stack's WarehouseQueue messages", [json.loads(message["Body"]) for message in messages], [reserved])
 
 
 if __name__ == "__main__":

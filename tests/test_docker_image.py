@@ -7,6 +7,7 @@ import re
 import socket
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -66,3 +67,24 @@ def test_the_health_check_fails_when_nothing_listens():
 
 def test_ci_builds_and_runs_the_image():
     assert "bash docker/podman-smoke.sh" in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
+def _extras(requirement: str) -> set[str]:
+    found = re.fullmatch(r"""["']?\.(?:\[([\w,-]+)\])?["']?""", requirement)
+    assert found, f"the image installs {requirement!r}, not this project"
+    return set(found.group(1).split(",")) if found.group(1) else set()
+
+
+def test_the_image_installs_the_stacks_extra_and_no_other():
+    """`serve --stack` in the container loads a mounted SAM/CloudFormation template (docker/podman-smoke.sh
+    serves examples/sam-app/); the other extras would only make the image heavier."""
+    [install] = [line for line in _instructions() if "pip install" in line]
+    requirement = install.split("pip install", 1)[1].split("&&", 1)[0].split()[-1]
+    defined = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert _extras(requirement) == {"stacks"} and "stacks" in defined
+
+
+def test_the_smoke_test_serves_a_mounted_stack():
+    smoke = (ROOT / "docker" / "podman-smoke.sh").read_text()
+    assert '--volume "$ROOT/examples/sam-app:/stack:ro"' in smoke
+    assert '"$IMAGE" serve --stack /stack/template.yaml' in smoke and '--stack-stage "$STACK_STAGE"' in smoke

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sfn_emulator.cli.callbacks import add_arguments as add_answer_arguments
 from sfn_emulator.cli.callbacks import prompt_on_terminal, wait_answering
+from sfn_emulator.cli.exits import EXIT_OK, EXIT_NOT_OK, EXIT_UNUSABLE, unusable
 from sfn_emulator.cli.stacks import StackProblem, add_stack_arguments, definition_given, stack_machine_arn
 from sfn_emulator.clock.virtual_clock import Clock, format_time
 from sfn_emulator.config import REMOTE_ENDPOINT_FIELDS, Settings, add_arguments
@@ -28,9 +29,6 @@ from sfn_emulator.protocol.definition_files import STDIN, UnreadableDefinition, 
 if TYPE_CHECKING:
     from sfn_emulator.results.execution_result import ExecutionResult
 
-EXIT_OK = 0
-EXIT_NOT_OK = 1
-EXIT_UNUSABLE = 2
 DEFAULT_RUN_TIMEOUT = 60.0  # wall seconds `run` waits for someone to answer (the virtual clock skips the rest)
 
 # The settings that mean something for one execution run in-process (no host or port: nothing is served).
@@ -113,14 +111,12 @@ def validate_command(settings: Settings, arguments: argparse.Namespace) -> int:
 
     problem = definition_given(arguments)
     if problem is not None:
-        print(f"sfn-emulator: {problem}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return unusable(problem)
     try:
         definition = (read_anchored(arguments.definition) if arguments.stack_path is None
                       else _stack_definition(settings, arguments))
     except UnreadableDefinition as error:
-        print(f"sfn-emulator: {error}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return unusable(error)
     except StackProblem as error:
         print(f"sfn-emulator: {error}", file=sys.stderr)
         return EXIT_UNUSABLE if error.unreadable else EXIT_NOT_OK
@@ -175,27 +171,22 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.service.errors import ApiError
 
     if arguments.test_case is not None and settings.mock_config is None:
-        print("sfn-emulator: --test-case needs a mock configuration (--mock-config or SFN_MOCK_CONFIG)",
-              file=sys.stderr)
-        return EXIT_UNUSABLE
+        return unusable("--test-case needs a mock configuration (--mock-config or SFN_MOCK_CONFIG)")
     problem = definition_given(arguments)
     if problem is not None:
-        print(f"sfn-emulator: {problem}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return unusable(problem)
     try:
         definition = read_anchored(arguments.definition) if arguments.stack_path is None else None
         input_text = read_input(arguments.input)
     except (UnreadableDefinition, UnusableInput) as error:
-        print(f"sfn-emulator: {error}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return unusable(error)
     logging.basicConfig(level=settings.log_level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         instance = Emulator(settings, function_hint="map its name or ARN to a Python callable in a functions map and "
                             "add `--functions FILE` to `sfn-emulator run`")
     except (FunctionMapError, MockConfigError) as error:
-        print(f"sfn-emulator: {error}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return unusable(error)
     with instance:
         runner = in_process_runner(instance, role_arn=f"arn:aws:iam::{settings.account}:role/sfn-emulator-run")
         try:
@@ -204,11 +195,9 @@ def run_command(settings: Settings, arguments: argparse.Namespace) -> int:
                                definition, name=machine_name(arguments.definition, arguments.name)))
             execution_arn = runner.start(machine_arn, input_text, test_case=arguments.test_case)
         except ApiError as error:
-            print(f"sfn-emulator: {error.code}: {error.message}", file=sys.stderr)
-            return EXIT_UNUSABLE
+            return unusable(f"{error.code}: {error.message}")
         except StackProblem as error:
-            print(f"sfn-emulator: {error}", file=sys.stderr)
-            return EXIT_UNUSABLE
+            return unusable(error)
         # Nobody else holds the task tokens here: the command answers them (flags, or a terminal's prompt).
         prompt = prompt_on_terminal if sys.stdin.isatty() and arguments.definition != "-" else None
         result = wait_answering(runner, instance.service, execution_arn, arguments.task_answers,

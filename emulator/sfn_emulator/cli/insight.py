@@ -18,12 +18,11 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+from sfn_emulator.cli.exits import EXIT_OK, unusable
 from sfn_emulator.cli.http import EndpointError, request
 from sfn_emulator.config import Settings
 from sfn_emulator.protocol.definition_files import UnreadableDefinition
 
-EXIT_OK = 0
-EXIT_UNUSABLE = 2
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -62,7 +61,7 @@ def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
 
     if arguments.execution:
         if arguments.definition or not arguments.endpoint:
-            return _unusable("--execution needs --endpoint, and no DEFINITION: the graph is of the definition "
+            return unusable("--execution needs --endpoint, and no DEFINITION: the graph is of the definition "
                              "that execution ran")
         # A saved page loads Mermaid from beside it, a printed one from the server.
         script = MERMAID_SCRIPT if arguments.output else f"{arguments.endpoint.rstrip('/')}/_emulator/graph/{MERMAID_SCRIPT}"
@@ -71,17 +70,17 @@ def graph_command(settings: Settings, arguments: argparse.Namespace) -> int:
         try:
             text = request(arguments.endpoint, f"/_emulator/graph?{query}").decode("utf-8")
         except EndpointError as error:
-            return _unusable(str(error))
+            return unusable(str(error))
     else:
         if not arguments.definition:
-            return _unusable("give a DEFINITION file, or --endpoint and --execution")
+            return unusable("give a DEFINITION file, or --endpoint and --execution")
         try:
             title = Path(arguments.definition).name if arguments.definition != "-" else "definition"
             script = MERMAID_SCRIPT if arguments.output else None  # beside the file; printed pages inline it
             text = render(graph_of(read_anchored(arguments.definition)), arguments.format, title=title,
                           script_src=script)
         except (UnreadableDefinition, ValueError) as error:
-            return _unusable(f"cannot draw {arguments.definition}: {error}")
+            return unusable(f"cannot draw {arguments.definition}: {error}")
     _write(text, arguments.output)
     return EXIT_OK
 
@@ -92,7 +91,7 @@ def coverage_command(settings: Settings, arguments: argparse.Namespace) -> int:
     try:
         report: dict[str, Any] = json.loads(request(arguments.endpoint, "/_emulator/coverage"))
     except (EndpointError, ValueError) as error:
-        return _unusable(str(error))
+        return unusable(str(error))
     print(table(report), end="")
     if arguments.json:
         Path(arguments.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
@@ -113,6 +112,3 @@ def _write(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
-def _unusable(message: str) -> int:
-    print(f"sfn-emulator: {message}", file=sys.stderr)
-    return EXIT_UNUSABLE

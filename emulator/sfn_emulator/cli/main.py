@@ -13,6 +13,7 @@ from typing import Sequence
 import sfn_emulator
 from sfn_emulator.process import long_lived
 from sfn_emulator.cli.definitions import add_commands as add_definition_commands
+from sfn_emulator.cli.exits import EXIT_OK, EXIT_UNUSABLE, unusable
 from sfn_emulator.cli.insight import add_commands as add_insight_commands
 from sfn_emulator.cli.replay import add_commands as add_replay_commands
 from sfn_emulator.cli.snapshot import add_commands as add_snapshot_commands
@@ -62,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     if arguments.command is None:
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_UNUSABLE
     try:
         settings = Settings.from_sources(vars(arguments), os.environ)
     except SettingsError as error:
@@ -102,8 +103,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
         instance = Emulator(settings, function_hint="map its name or ARN to a Python callable in a functions map and "
                             "restart with `sfn-emulator serve --functions FILE` (or SFN_EMULATOR_FUNCTIONS)")
     except _start_errors(settings) as error:  # a bad functions map, mock file or store must not serve
-        print(f"sfn-emulator: {error}", file=sys.stderr)
-        return 2
+        return unusable(error)
     log_executions(instance.service, instance.engine)
     with instance:
         if settings.stacks:
@@ -112,8 +112,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
             try:  # a stack that does not load whole must not serve
                 stacks = load_all(instance, settings.stacks, settings.stack_parameters)
             except StackProblem as error:
-                print(f"sfn-emulator: {error}", file=sys.stderr)
-                return 2
+                return unusable(error)
             for path, stack in zip(settings.stacks, stacks):
                 print(f"Loaded {path}: state machines {', '.join(machine.name for machine in stack.state_machines.values())}; "
                       f"{len(stack.functions)} function(s), {len(stack.resources)} resource(s)", flush=True)
@@ -142,7 +141,7 @@ def serve_command(settings: Settings, arguments: argparse.Namespace) -> int:
             for number, handler in previous.items():
                 signal.signal(number, handler)
     print("sfn-emulator stopped.", flush=True)
-    return 0
+    return EXIT_OK
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

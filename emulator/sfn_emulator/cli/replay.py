@@ -18,13 +18,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sfn_emulator.cli.exits import unusable
 from sfn_emulator.config import Settings, add_arguments
 
 REPLAY_SETTINGS = ("account", "region", "functions", "mock_config", "log_level", "seed")
 
 EXIT_MATCHED = 0
 EXIT_DIVERGED = 1
-EXIT_UNUSABLE = 2
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -74,23 +74,23 @@ def replay_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.runtime import Emulator
 
     if arguments.test_case is not None and settings.mock_config is None:
-        return _unusable("--test-case needs --mock-config FILE")
+        return unusable("--test-case needs --mock-config FILE")
     try:
         events = (history_events(_stdin_documents()) if arguments.history == "-"
                   else read_history_file(arguments.history))
         definition = read_definition_file(arguments.definition)
         given = json.loads(arguments.input) if arguments.input is not None else None
     except (HistoryError, UnreadableDefinition) as error:
-        return _unusable(str(error))
+        return unusable(str(error))
     except ValueError as error:
-        return _unusable(f"--input is not JSON: {error}")
+        return unusable(f"--input is not JSON: {error}")
     try:
         with Emulator(settings, function_hint="--functions") as emulator:
             result = emulator.replay(events, definition, given, test_case=arguments.test_case,
                                      until_divergence=arguments.until_divergence,
                                      check_redrive=arguments.check_redrive)
     except (HistoryError, ReplayError, MockConfigError) as error:
-        return _unusable(str(error))
+        return unusable(str(error))
     if arguments.report:
         Path(arguments.report).write_text(json.dumps(result.report(), indent=2, default=str) + "\n", encoding="utf-8")
     print(result.explain())
@@ -105,7 +105,7 @@ def export_command(settings: Settings, arguments: argparse.Namespace) -> int:
     from sfn_emulator.replay.mock_case import write_test_case
 
     if (arguments.execution is None) == (arguments.history is None):
-        return _unusable("give an EXECUTION_ARN (with --endpoint) or --history FILE")
+        return unusable("give an EXECUTION_ARN (with --endpoint) or --history FILE")
     try:
         if arguments.history is not None:
             events = read_history_file(arguments.history)
@@ -115,14 +115,14 @@ def export_command(settings: Settings, arguments: argparse.Namespace) -> int:
             case = arguments.test_case or Path(arguments.history).stem
         else:
             if not arguments.endpoint:
-                return _unusable("an EXECUTION_ARN needs --endpoint URL")
+                return unusable("an EXECUTION_ARN needs --endpoint URL")
             pages, definition, machine, execution = _fetch(arguments.endpoint, arguments.execution, settings)
             events = history_events(pages)
             name, case = arguments.name or machine, arguments.test_case or execution
     except (HistoryError, UnreadableDefinition) as error:
-        return _unusable(str(error))
+        return unusable(str(error))
     except _FetchError as error:
-        return _unusable(str(error))
+        return unusable(str(error))
     for path in write_test_case(Path(arguments.output), events, state_machine=name, test_case=case,
                                 definition=definition):
         print(path)
@@ -161,6 +161,3 @@ def _stdin_documents() -> list[Any]:
     return json_documents(sys.stdin.read(), "standard input")
 
 
-def _unusable(message: str) -> int:
-    print(f"sfn-emulator: {message}", file=sys.stderr)
-    return EXIT_UNUSABLE

@@ -12,10 +12,9 @@ import json
 import sys
 from pathlib import Path
 
+from sfn_emulator.cli.exits import EXIT_OK, unusable
 from sfn_emulator.config import Settings
 
-EXIT_OK = 0
-EXIT_UNUSABLE = 2
 DEFAULT_ENDPOINT = "http://127.0.0.1:8083"
 _PATH = "/_emulator/snapshot"
 
@@ -46,12 +45,12 @@ def snapshot_command(settings: Settings, arguments: argparse.Namespace) -> int:
         try:
             body = sys.stdin.buffer.read() if arguments.file == "-" else Path(arguments.file).read_bytes()
         except OSError as error:
-            return _unusable(f"cannot read {arguments.file}: {error.strerror or error}")
+            return unusable(f"cannot read {arguments.file}: {error.strerror or error}")
         method = "PUT"
     try:
         data = request(arguments.endpoint, _PATH, method=method, body=body, timeout=300)
     except EndpointError as error:
-        return _unusable(str(error))
+        return unusable(str(error))
     if arguments.action == "save":
         try:
             if arguments.file == "-":
@@ -59,7 +58,7 @@ def snapshot_command(settings: Settings, arguments: argparse.Namespace) -> int:
             else:
                 Path(arguments.file).write_bytes(data)
         except OSError as error:
-            return _unusable(f"cannot write {arguments.file}: {error.strerror or error}")
+            return unusable(f"cannot write {arguments.file}: {error.strerror or error}")
         print(f"Saved the state of {arguments.endpoint} to {arguments.file}", file=sys.stderr)
     else:
         loaded = json.loads(data).get("loaded", {})
@@ -67,10 +66,6 @@ def snapshot_command(settings: Settings, arguments: argparse.Namespace) -> int:
               + ", ".join(_counted(count, name) for name, count in loaded.items()), file=sys.stderr)
     return EXIT_OK
 
-
-def _unusable(message: str) -> int:
-    print(f"sfn-emulator: {message}", file=sys.stderr)
-    return EXIT_UNUSABLE
 
 
 # The snapshot endpoint's count keys as words: (one, several).

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sfn_emulator.cli.exits import EXIT_NOT_OK, EXIT_OK, unusable
 from sfn_emulator.config import Settings, add_arguments
 
 if TYPE_CHECKING:
     from sfn_emulator.runtime import Emulator
     from sfn_emulator.stacks import Stack
 
-EXIT_OK = 0
-EXIT_NOT_OK = 1
-EXIT_UNUSABLE = 2
 SHOW_SETTINGS = ("account", "region", "lambda_endpoint", "mock_config", "stack_parameters")
 
 
@@ -67,8 +64,7 @@ def show_command(settings: Settings, arguments: argparse.Namespace) -> int:
         try:
             stack = instance.load_stack(arguments.path, parameters(settings.stack_parameters))
         except StackError as error:
-            print(f"sfn-emulator: {error}", file=sys.stderr)
-            return EXIT_UNUSABLE
+            return unusable(error)
     print(json.dumps(stack.json(), indent=2))
     return EXIT_NOT_OK if stack.unresolved else EXIT_OK
 

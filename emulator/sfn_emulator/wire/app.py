@@ -49,8 +49,7 @@ from sfn_emulator.wire.sigv4 import credential_scope
 from sfn_emulator.protocol.validation import RequestDecoder, compile_request_decoders
 
 if TYPE_CHECKING:
-    from flask import Flask, Response
-    from werkzeug.exceptions import HTTPException
+    from flask import Flask
 
 
 logger = logging.getLogger(__name__)
@@ -138,13 +137,6 @@ class JsonProtocolEndpoint:
     def own_apis(self) -> OwnApis:
         return OwnApis(frozenset(self._apis), frozenset(api.signing_name for api in self._apis.values()))
 
-    def __call__(self) -> Response:
-        """The answer as Flask's view of `POST /`."""
-        from flask import Response, request
-
-        status, headers, body = self.answer(request.environ)
-        return Response(body, status=status, headers=headers)
-
     def wsgi(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         """The answer as a WSGI app (no Flask)."""
         status, headers, body = self.answer(environ)
@@ -197,27 +189,6 @@ def _error_answer(error: ApiError, headers: dict[str, str]) -> tuple[int, dict[s
     return error.status, {**headers, "x-amzn-ErrorType": error_type}, body
 
 
-def error_response(error: ApiError, request_id: str, headers: dict[str, str] | None = None) -> Response:
-    """An error answered in AWS's JSON 1.0 form."""
-    from flask import Response
-
-    status, all_headers, body = _error_answer(error, {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": request_id,
-                                                      **(headers or {})})
-    return Response(body, status=status, headers=all_headers)
-
-
-def _unroutable(error: HTTPException, request_id: str) -> Response:
-    """A method or path the API has no route for: Coral's unknown operation, with the routing's status."""
-    return error_response(UnknownOperationException("", status=error.code or 404), request_id)
-
-
-def health() -> Response:
-    from flask import Response
-
-    body = json.dumps({"status": "ok", "version": sfn_emulator.__version__})
-    return Response(body, status=200, content_type="application/json")
-
-
 def api_endpoint(service: OperationHandler, *, default_account: str, default_region: str,
                  more_apis: Iterable[tuple[str, OperationHandler]] = (), ids: Randomness | None = None) -> JsonProtocolEndpoint:
     """`POST /` for the Step Functions API and the APIs of `more_apis` ((botocore model name, control
@@ -230,16 +201,35 @@ def create_app(service: OperationHandler, *, default_account: str, default_regio
                more_apis: Iterable[tuple[str, OperationHandler]] = (),
                endpoint: JsonProtocolEndpoint | None = None) -> Flask:
     """The WSGI app serving the Step Functions API and those of `more_apis` (on `endpoint` when given)
-    and the emulator's health check."""
-    from flask import Flask
+    and the emulator's health check.
+
+    Its views use the Flask this call imported, never one imported when a request comes: a Flask
+    imported anew later (pytester's inline runs unload what they import) keeps its request context
+    apart, and a view reading it would find no request."""
+    from flask import Flask, Response, request
     from werkzeug.exceptions import HTTPException
 
-    app = Flask(__name__)
     endpoint = endpoint or api_endpoint(service, default_account=default_account, default_region=default_region,
                                         more_apis=more_apis)
+
+    def api() -> Response:
+        status, headers, body = endpoint.answer(request.environ)
+        return Response(body, status=status, headers=headers)
+
+    def health() -> Response:
+        body = json.dumps({"status": "ok", "version": sfn_emulator.__version__})
+        return Response(body, status=200, content_type="application/json")
+
+    def unroutable(error: HTTPException) -> Response:
+        """A method or path the API has no route for: Coral's unknown operation, with the routing's status."""
+        headers = {"Content-Type": CONTENT_TYPE, "x-amzn-RequestId": endpoint.request_id()}
+        status, headers, body = _error_answer(UnknownOperationException("", status=error.code or 404), headers)
+        return Response(body, status=status, headers=headers)
+
+    app = Flask(__name__)
     # No automatic OPTIONS answers: no CORS preflight is served, and every answer is JSON.
-    app.add_url_rule("/", "api", endpoint, methods=["POST"], provide_automatic_options=False)
+    app.add_url_rule("/", "api", api, methods=["POST"], provide_automatic_options=False)
     app.add_url_rule(HEALTH_PATH, "health", health, methods=["GET"], provide_automatic_options=False)
-    app.register_error_handler(HTTPException, lambda error: _unroutable(error, endpoint.request_id()))
+    app.register_error_handler(HTTPException, unroutable)
     app.extensions[OWN_APIS_KEY] = endpoint.own_apis
     return app

@@ -21,6 +21,7 @@ from msgspec import Struct
 
 from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.paths import InvalidPath, JsonPath, PathNotFound, compile_path
+from sfn_emulator.dialects.json_values import map_leaves
 
 JSON = Any
 _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
@@ -90,7 +91,7 @@ class Template(Struct, frozen=True):
     value: JSON
 
     def evaluate(self, data: JSON) -> JSON:
-        return _resolve(self.value, data)
+        return map_leaves(self.value, lambda leaf: _resolved(leaf, data))
 
 
 class _Text(Struct, frozen=True):
@@ -100,41 +101,33 @@ class _Text(Struct, frozen=True):
 
 def compile_template(value: JSON) -> Template:
     """A template of `value`; ExpressionError for the first expression that does not compile."""
-    return Template(_compiled(value))
+    return Template(map_leaves(value, _compiled))
 
 
 def _compiled(value: JSON) -> JSON:
-    if isinstance(value, str):
-        if "{{" not in value:
-            return value
-        pieces: list[str | BracedExpression] = []
-        position = 0
-        for match in _EXPRESSION.finditer(value):
-            if match.start() > position:
-                pieces.append(value[position:match.start()])
-            pieces.append(compile_query(match.group(1)))
-            position = match.end()
-        if position < len(value):
-            pieces.append(value[position:])
-        whole = pieces[0] if len(pieces) == 1 and isinstance(pieces[0], BracedExpression) else None
-        return _Text(tuple(pieces), whole)
-    if isinstance(value, dict):
-        return {key: _compiled(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_compiled(item) for item in value]
-    return value
+    """A string with `{{ }}` expressions as a `_Text`; any other leaf as it is."""
+    if not isinstance(value, str) or "{{" not in value:
+        return value
+    pieces: list[str | BracedExpression] = []
+    position = 0
+    for match in _EXPRESSION.finditer(value):
+        if match.start() > position:
+            pieces.append(value[position:match.start()])
+        pieces.append(compile_query(match.group(1)))
+        position = match.end()
+    if position < len(value):
+        pieces.append(value[position:])
+    whole = pieces[0] if len(pieces) == 1 and isinstance(pieces[0], BracedExpression) else None
+    return _Text(tuple(pieces), whole)
 
 
-def _resolve(value: JSON, data: JSON) -> JSON:
-    if isinstance(value, _Text):
-        if value.whole is not None:
-            return value.whole.select(data)
-        return "".join(piece if isinstance(piece, str) else _shown(piece.select(data)) for piece in value.parts)
-    if isinstance(value, dict):
-        return {key: _resolve(item, data) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_resolve(item, data) for item in value]
-    return value
+def _resolved(value: JSON, data: JSON) -> JSON:
+    """A `_Text` filled from `data`; any other leaf as it is."""
+    if not isinstance(value, _Text):
+        return value
+    if value.whole is not None:
+        return value.whole.select(data)
+    return "".join(piece if isinstance(piece, str) else _shown(piece.select(data)) for piece in value.parts)
 
 
 def _shown(value: JSON) -> str:

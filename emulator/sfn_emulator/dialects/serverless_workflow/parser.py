@@ -17,16 +17,10 @@ from typing import Any, Callable, Mapping
 
 from msgspec import UNSET
 
-from sfn_emulator.asl.validation import (
-    ERROR,
-    MISSING_TRANSITION_TARGET,
-    SCHEMA_VALIDATION_FAILED,
-    DUPLICATE_STATE_NAME,
-    Diagnostic,
-)
-from sfn_emulator.dialects.serverless_workflow.workflow_documents import workflow_object
+from sfn_emulator.asl.validation import MISSING_TRANSITION_TARGET, DUPLICATE_STATE_NAME, Diagnostic
+from sfn_emulator.dialects.serverless_workflow.reading import WorkflowReader
 from sfn_emulator.dialects.serverless_workflow import model as m
-from sfn_emulator.dialects.serverless_workflow.durations import InvalidDuration, duration_seconds, repeating_interval
+from sfn_emulator.dialects.serverless_workflow.durations import repeating_interval
 from sfn_emulator.dialects.serverless_workflow.expressions import (
     ExpressionError,
     compile_condition,
@@ -39,18 +33,12 @@ _ABSENT = object()
 
 
 def read_workflow(text: str, document: Any = UNSET) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    document, refused = workflow_object(text, None, document)
-    if document is None:
-        return None, refused
-    reader = _Reader(document)
-    workflow = reader.workflow()
-    return workflow, reader.problems
+    return _Reader.read(text, document)
 
 
-class _Reader:
+class _Reader(WorkflowReader[m.Workflow]):
     def __init__(self, document: Mapping[str, Any]) -> None:
-        self.document = document
-        self.problems: list[Diagnostic] = []
+        super().__init__(document)
         self.functions: dict[str, m.FunctionDefinition] = {}
         self.events: dict[str, m.EventDefinition] = {}
         self.state_names: set[str] = set()
@@ -58,9 +46,6 @@ class _Reader:
         self.edges: dict[str, set[str]] = {}
 
     # -- reporting -----------------------------------------------------------------------------
-    def problem(self, message: str, where: str, code: str = SCHEMA_VALIDATION_FAILED) -> None:
-        self.problems.append(Diagnostic(ERROR, code, message, where or "/"))
-
     def get(self, obj: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...], *,
             required: bool = False, label: str = "") -> Any:
         value = obj.get(key, _ABSENT)
@@ -79,15 +64,6 @@ class _Reader:
         try:
             return compile_(value)
         except ExpressionError as error:
-            self.problem(str(error), where)
-            return None
-
-    def duration(self, value: Any, where: str) -> float | None:
-        if value is None:
-            return None
-        try:
-            return duration_seconds(value)
-        except InvalidDuration as error:
             self.problem(str(error), where)
             return None
 
@@ -290,10 +266,7 @@ class _Reader:
                                    f"{where}/expression")
         repeats, interval = None, 0.0
         if raw.get("interval") is not None:
-            try:
-                repeats, interval = repeating_interval(raw["interval"])
-            except InvalidDuration as error:
-                self.problem(str(error), f"{where}/interval")
+            repeats, interval = self.measured(raw["interval"], f"{where}/interval", repeating_interval) or (None, 0.0)
         multiplier = self.duration(raw.get("multiplier"), f"{where}/multiplier") or 0.0
         attempts = raw.get("maxAttempts", repeats if repeats is not None else 3)
         if isinstance(attempts, str) and attempts.isdigit():

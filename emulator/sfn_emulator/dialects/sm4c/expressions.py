@@ -20,6 +20,7 @@ from typing import Any
 from msgspec import Struct
 
 from sfn_emulator.asl.errors import QUERY_EVALUATION_ERROR, StatesError
+from sfn_emulator.dialects.json_values import map_leaves
 from sfn_emulator.dialects.sm4c.jq_sandbox import JqEvaluationFailure, evaluate_first
 
 JSON = Any
@@ -80,28 +81,13 @@ class Template(Struct, frozen=True):
     shape: JSON
 
     def evaluate(self, data: JSON) -> JSON:
-        return _fill(self.shape, data)
+        return map_leaves(self.shape, lambda leaf: leaf.evaluate(data) if isinstance(leaf, JqExpression) else leaf)
 
 
 def compile_template(value: JSON) -> Template:
-    return Template(_compiled(value))
+    return Template(map_leaves(value, _compiled))
 
 
 def _compiled(value: JSON) -> JSON:
-    if isinstance(value, str):
-        return compile_expression(value) if unwrap(value) is not None else value
-    if isinstance(value, dict):
-        return {key: _compiled(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_compiled(item) for item in value]
-    return value
-
-
-def _fill(shape: JSON, data: JSON) -> JSON:
-    if isinstance(shape, JqExpression):
-        return shape.evaluate(data)
-    if isinstance(shape, dict):
-        return {key: _fill(item, data) for key, item in shape.items()}
-    if isinstance(shape, list):
-        return [_fill(item, data) for item in shape]
-    return shape
+    """A string that is an expression, compiled; any other leaf as it is."""
+    return compile_expression(value) if isinstance(value, str) and unwrap(value) is not None else value

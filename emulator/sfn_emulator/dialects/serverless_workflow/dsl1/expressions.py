@@ -16,6 +16,7 @@ import re
 from typing import Any, Mapping
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.dialects.json_values import map_leaves
 from sfn_emulator.dialects.sm4c.jq_sandbox import JqEvaluationFailure, evaluate_first
 
 JSON = Any
@@ -74,13 +75,7 @@ def is_expression(value: JSON) -> bool:
 
 def evaluate_value(value: JSON, data: JSON, scope: Mapping[str, JSON]) -> JSON:
     """A value whose `${ }` strings are expressions (see the module docstring)."""
-    if is_expression(value):
-        return evaluate(value, data, scope)
-    if isinstance(value, dict):
-        return {key: evaluate_value(item, data, scope) for key, item in value.items()}
-    if isinstance(value, list):
-        return [evaluate_value(item, data, scope) for item in value]
-    return value
+    return map_leaves(value, lambda leaf: evaluate(leaf, data, scope) if is_expression(leaf) else leaf)
 
 
 def expressions_in(value: JSON) -> list[str]:

@@ -15,14 +15,8 @@ from typing import Any, Mapping
 
 from msgspec import UNSET
 
-from sfn_emulator.asl.validation import (
-    ERROR,
-    MISSING_TRANSITION_TARGET,
-    SCHEMA_VALIDATION_FAILED,
-    DUPLICATE_STATE_NAME,
-    Diagnostic,
-)
-from sfn_emulator.dialects.serverless_workflow.workflow_documents import workflow_object
+from sfn_emulator.asl.validation import MISSING_TRANSITION_TARGET, DUPLICATE_STATE_NAME, Diagnostic
+from sfn_emulator.dialects.serverless_workflow.reading import WorkflowReader
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as x
 from sfn_emulator.dialects.serverless_workflow.dsl1 import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1.durations import seconds_of
@@ -33,23 +27,15 @@ _FLOW = (m.CONTINUE, m.EXIT, m.END)
 
 
 def read_workflow(text: str, document: Any = UNSET) -> tuple[m.Workflow | None, list[Diagnostic]]:
-    document, refused = workflow_object(text, "/", document)
-    if document is None:
-        return None, refused
-    reader = _Reader(document)
-    return reader.workflow(), reader.problems
+    return _Reader.read(text, document)
 
 
-class _Reader:
+class _Reader(WorkflowReader[m.Workflow]):
     def __init__(self, document: Mapping[str, Any]) -> None:
-        self.document = document
-        self.problems: list[Diagnostic] = []
+        super().__init__(document)
         use = document.get("use") if isinstance(document.get("use"), Mapping) else {}
         self.errors = dict(use.get("errors") or {}) if isinstance(use.get("errors"), Mapping) else {}
         self.functions = dict(use.get("functions") or {}) if isinstance(use.get("functions"), Mapping) else {}
-
-    def problem(self, message: str, where: str, code: str = SCHEMA_VALIDATION_FAILED) -> None:
-        self.problems.append(Diagnostic(ERROR, code, message, where or "/"))
 
     def workflow(self) -> m.Workflow:
         head = self.document.get("document")
@@ -258,13 +244,8 @@ class _Reader:
             self.expression(text, where, scope)
 
     def duration(self, value: JSON, where: str) -> float | None:
-        if x.is_expression(value):
-            return None
-        try:
-            return seconds_of(value)
-        except ValueError as error:
-            self.problem(str(error), where)
-            return None
+        """A duration text or object (`seconds_of`): an absent one is a problem; an expression is measured when it runs (None)."""
+        return None if x.is_expression(value) else self.measured(value, where, seconds_of)
 
     def timeout(self, value: JSON, where: str) -> float | None:
         if value is None or isinstance(value, str):  # a string names one of use.timeouts

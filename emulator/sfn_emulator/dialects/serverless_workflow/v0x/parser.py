@@ -20,17 +20,10 @@ from typing import Any, Mapping
 
 from msgspec import UNSET
 
-from sfn_emulator.asl.validation import (
-    DUPLICATE_STATE_NAME,
-    ERROR,
-    MISSING_TRANSITION_TARGET,
-    SCHEMA_VALIDATION_FAILED,
-    Diagnostic,
-)
-from sfn_emulator.dialects.serverless_workflow.workflow_documents import workflow_object
+from sfn_emulator.asl.validation import DUPLICATE_STATE_NAME, MISSING_TRANSITION_TARGET, Diagnostic
+from sfn_emulator.dialects.serverless_workflow.reading import WorkflowReader
 from sfn_emulator.dialects.serverless_workflow import model as m
 from sfn_emulator.dialects.serverless_workflow.dsl1 import expressions as jq
-from sfn_emulator.dialects.serverless_workflow.durations import InvalidDuration, duration_seconds
 from sfn_emulator.dialects.serverless_workflow.v0x.model import LaterDraftWorkflow
 from sfn_emulator.dialects.serverless_workflow.v0x.expressions import (
     ErrorMatch,
@@ -47,12 +40,7 @@ _COMPLETION = {"allOf": m.AND, "atLeast": m.N_OF_M, "and": m.AND, "xor": m.XOR, 
 
 
 def read_workflow(text: str, document: Any = UNSET) -> tuple[LaterDraftWorkflow | None, list[Diagnostic]]:
-    document, refused = workflow_object(text, "/", document)
-    if document is None:
-        return None, refused
-    reader = _Reader(document)
-    workflow = reader.workflow()
-    return workflow, reader.problems
+    return _Reader.read(text, document)
 
 
 def _named(value: JSON) -> list[Mapping[str, JSON]]:
@@ -60,10 +48,9 @@ def _named(value: JSON) -> list[Mapping[str, JSON]]:
     return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
-class _Reader:
+class _Reader(WorkflowReader[LaterDraftWorkflow]):
     def __init__(self, document: Mapping[str, Any]) -> None:
-        self.document = document
-        self.problems: list[Diagnostic] = []
+        super().__init__(document)
         self.constants = dict(document.get("constants") or {}) if isinstance(document.get("constants"), Mapping) else {}
         self.errors = {str(e.get("name")): str(e.get("code", e.get("name"))) for e in _named(document.get("errors"))}
         self.retries = {str(r.get("name")): r for r in _named(document.get("retries"))}
@@ -72,9 +59,6 @@ class _Reader:
         self.functions: dict[str, m.FunctionDefinition] = {}
         self.events: dict[str, m.EventDefinition] = {}
         self.targets: list[tuple[str, str]] = []
-
-    def problem(self, message: str, where: str, code: str = SCHEMA_VALIDATION_FAILED) -> None:
-        self.problems.append(Diagnostic(ERROR, code, message, where or "/"))
 
     # -- expressions ------------------------------------------------------------------------------
     def jq(self, text: JSON, where: str) -> Jq | None:
@@ -95,15 +79,6 @@ class _Reader:
         for text in jq.expressions_in(value):
             self.jq(text, where)
         return JqTemplate(value, self.constants)
-
-    def duration(self, value: JSON, where: str) -> float | None:
-        if value is None:
-            return None
-        try:
-            return duration_seconds(value)
-        except InvalidDuration as error:
-            self.problem(str(error), where)
-            return None
 
     # -- the document ----------------------------------------------------------------------------
     def workflow(self) -> LaterDraftWorkflow | None:
