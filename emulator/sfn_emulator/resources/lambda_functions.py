@@ -145,7 +145,7 @@ class LambdaFunctions:
         ids = request.randomness()
         if request.resource.kind == LAMBDA_FUNCTION:
             invocation = self._invocation(function, arn, qualifier, compact=False, ids=ids)
-            return bound_call(request, invocation.runner(function.handler, request.payload_json()),
+            return bound_call(request, invocation.runner(function.handler, request.payload_json),
                               timeout=invocation.timeout())
         params = request.payload if isinstance(request.payload, dict) else {}
         try:
@@ -157,7 +157,7 @@ class LambdaFunctions:
         if kind != REQUEST_RESPONSE:
             return bound_call(request, lambda: self._queue(request, function, event, arn, qualifier, kind, sdk, ids))
         invocation = self._invocation(function, arn, qualifier, compact=not sdk, ids=ids)
-        run = invocation.runner(function.handler, compact_json(event))
+        run = invocation.runner(function.handler, lambda: compact_json(event))
         if not sdk:
             return bound_call(request, lambda: invoke_response(run(), request, ids=ids),
                               timeout=invocation.timeout())
@@ -181,7 +181,7 @@ class LambdaFunctions:
         hears of its failure, which goes to the function's own destinations."""
         if kind == EVENT:
             invocation = self._invocation(function, arn, qualifier, compact=True, ids=request.randomness())
-            threading.Thread(target=invocation.runner(function.handler, compact_json(event), heard=False),
+            threading.Thread(target=invocation.runner(function.handler, lambda: compact_json(event), heard=False),
                              daemon=True).start()
         return sdk_invoke_response(None, kind, None) if sdk else invoke_response("", request, kind, ids)
 
@@ -229,11 +229,12 @@ class _PreparedInvocation(Struct, frozen=True):
                              log_group_name=f"/aws/lambda/{name}", log_stream_name=self.log_stream_name,
                              timeout_seconds=self.invocation.timeout_seconds)
 
-    def runner(self, handler: Handler, event_text: str, *, heard: bool = True) -> Callable[[], Any]:
-        """Runs the handler on the calling thread; unless `heard`, its failure is dropped (an `Event` invocation)."""
+    def runner(self, handler: Handler, event_text: Callable[[], str], *, heard: bool = True) -> Callable[[], Any]:
+        """Runs the handler on the calling thread, its event decoded from `event_text()` (written there,
+        not on the engine's thread); unless `heard`, its failure is dropped (an `Event` invocation)."""
         def run() -> Any:
             try:
-                return lambda_runtime.run(handler, event_text, self.context(), self.invocation)
+                return lambda_runtime.run(handler, event_text(), self.context(), self.invocation)
             except StatesError:
                 if heard:
                     raise
