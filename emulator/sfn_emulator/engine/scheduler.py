@@ -25,6 +25,8 @@ read best together with the threading rules above.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import math
 import threading
@@ -104,7 +106,7 @@ class _Call(Struct, eq=False):
     as_outcome: bool = False  # the fiber resumes with the TaskOutcome itself (an Invoke), failures included
     timer: Timer | None = None
     deadline: WallDeadline | None = None  # the call's bound in wall time (a Lambda function's timeout)
-    wall_due: float | None = None  # the wall instant `deadline` passes, once the worker has started; guarded by `_cv`
+    wall_key: int | None = None  # its key among the engine's wall deadlines, once its worker has started
     settled: bool = False
 
     def cancel(self) -> None:
@@ -127,7 +129,11 @@ class Engine:
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
         self._calls: dict[int, _Call] = {}  # task resources at work, by id(call)
-        self._bounded: dict[int, _Call] = {}  # those of them with a `WallDeadline`, by id(call)
+        # When the `WallDeadline` of each call passes, counted from its worker's start: a heap of (wall
+        # instant, key), earliest first, and the calls not yet settled by key. Guarded by `_cv`.
+        self._wall_dues: list[tuple[float, int]] = []
+        self._bounded: dict[int, _Call] = {}
+        self._wall_keys = itertools.count()
         self._move_held_since: float | None = None  # wall instant task resources began to hold a move by hand
         # Work of another service on the clock (`outside_call`) with its deadline, by key; guarded by `_cv`.
         self._outside_calls: dict[int, Timer | None] = {}
@@ -424,6 +430,7 @@ class Engine:
     def _loop(self) -> None:
         while True:
             with self._cv:
+                self._expire_wall_deadlines()
                 while not self._commands and not self._fibers.runnable and not self._timers.is_due(self.clock.now()):
                     if self._closed:
                         return
@@ -483,21 +490,19 @@ class Engine:
 
     def _expire_wall_deadlines(self) -> bool:
         """Queue the settling of every call whose wall deadline has passed (held: `_cv`); True if any."""
-        if not self._bounded:
-            return False
-        now = wall_monotonic()
-        expired = [call for call in self._bounded.values() if call.wall_due is not None and call.wall_due <= now]
-        for call in expired:
-            del self._bounded[id(call)]
-            self._commands.append(lambda call=call: self._settle_timed_out(call))  # type: ignore[misc]
-        return bool(expired)
+        expired = False
+        while self._wall_dues and self._wall_dues[0][0] <= wall_monotonic():
+            call = self._bounded.pop(heapq.heappop(self._wall_dues)[1], None)
+            if call is not None:  # else settled already
+                self._commands.append(lambda call=call: self._settle_timed_out(call))  # type: ignore[misc]
+                expired = True
+        return expired
 
     def _within_wall_deadlines(self, seconds: float | None) -> float | None:
         """A wait of `seconds` (None: until woken), cut short at the earliest wall deadline of the calls at work."""
-        dues = [call.wall_due for call in self._bounded.values() if call.wall_due is not None]
-        if not dues:
+        if not self._wall_dues:
             return seconds
-        remaining = max(0.0, min(dues) - wall_monotonic())
+        remaining = max(0.0, self._wall_dues[0][0] - wall_monotonic())
         return remaining if seconds is None else min(seconds, remaining)
 
     def _settle_timed_out(self, call: _Call) -> None:
@@ -575,8 +580,6 @@ class Engine:
         call = _Call(fiber, self._settle, as_outcome, deadline=deadline)
         fiber.waiting = call
         self._calls[id(call)] = call
-        if deadline is not None:
-            self._bounded[id(call)] = call
         if timeout_seconds:
             call.timer = self._timers.set(after(counted_from, timeout_seconds),
                                           lambda: self._settle(call, Failed(StatesError(names.TIMEOUT))), skippable=False)
@@ -585,7 +588,9 @@ class Engine:
         def work() -> None:
             if deadline is not None:
                 with self._cv:  # the engine's wait is cut short at the new deadline
-                    call.wall_due = wall_monotonic() + deadline.seconds
+                    call.wall_key = next(self._wall_keys)
+                    self._bounded[call.wall_key] = call
+                    heapq.heappush(self._wall_dues, (wall_monotonic() + deadline.seconds, call.wall_key))
                     self._cv.notify_all()
             outcome = answer()
             self._post(lambda: self._settle(call, outcome))
@@ -604,7 +609,9 @@ class Engine:
             return
         call.settled = True
         del self._calls[id(call)]
-        self._bounded.pop(id(call), None)
+        if call.wall_key is not None:
+            with self._cv:
+                self._bounded.pop(call.wall_key, None)
         if call.timer:
             call.timer.cancel()
         if call.fiber.done:
