@@ -55,8 +55,8 @@ class TaskRequest(Struct, frozen=True):
         return Randomness(self.seed if self.seed is not None else process_seed(None))
 
     def payload_json(self) -> str:
-        """The payload as JSON text: the Task state's own, else written now (once per call: a Lambda
-        handler's event is decoded from it, so it gets a copy, never the engine's objects)."""
+        """The payload as JSON text: the Task state's own, else written now. A Lambda handler's event
+        is decoded from it: a copy, never the engine's objects."""
         return self.payload_text if self.payload_text is not None else compact_json(self.payload)
 
 

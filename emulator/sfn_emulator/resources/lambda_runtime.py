@@ -88,13 +88,13 @@ def run_within_timeout(handler: Handler, event_text: str, context: Any, invocati
     EventBridge targets): on a daemon thread of its own, abandoned at the timeout, which then
     raises `timed_out`. A hung callable holds nothing another call needs and never keeps the
     process from exiting."""
-    outcome: list[tuple[Any, StatesError | None]] = []
+    outcome: list[tuple[Any, Exception | None]] = []
     finished = threading.Event()
 
     def work() -> None:
         try:
             outcome.append((run(handler, event_text, context, invocation), None))
-        except StatesError as failure:
+        except Exception as failure:  # the function's failure, or a result too deep to marshal: the caller's
             outcome.append((None, failure))
         finally:
             finished.set()

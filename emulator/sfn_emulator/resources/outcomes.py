@@ -4,9 +4,10 @@
 
 A resource answers a request it serves with a `BoundCall`, found once by the router
 (`TaskResources.route`); the engine runs its `invoke` on a worker thread, and keeps its
-`WallDeadline` (a Lambda function's timeout) itself: the worker is never waited on by a second thread. Resources write their
-answer in plain terms (JSON, or a raised `StatesError`) and `bound_call` or `whole_task_call` types
-it once, by the request's pattern, so no caller needs to ask again what an answer means.
+`WallDeadline` (a Lambda function's timeout) itself: no second thread waits on the worker.
+Resources write their answer in plain terms (JSON, or a raised `StatesError`) and `bound_call` or
+`whole_task_call` types it once, by the request's pattern, so no caller needs to ask again what an
+answer means.
 """
 
 from __future__ import annotations
