@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from typing import Any, Callable
 
 import pytest
 
 from sfn_emulator import Emulator, Settings
+from sfn_emulator.resources.function_map import MappedFunction
 
 from helpers.replay_recordings import ACTIVITY, LAMBDA, record, waiting_token
 
@@ -229,6 +231,21 @@ def test_a_new_task_stops_with_no_recorded_answer_unless_mocked(histories: dict,
 
     called = replayer.replay(history, definition, functions={"work": lambda event, context: {"audited": True}})
     assert called.unanswered == [] and called.status == "SUCCEEDED"
+
+
+def test_a_callable_answering_a_new_task_is_still_ended_by_its_function_timeout(histories: dict,
+                                                                              replayer: Emulator) -> None:
+    definition = _edited(FLOW, _add_task_before("Decide", "Pause"))
+    released = threading.Event()
+    stuck = MappedFunction(lambda event, context: released.wait(), timeout_seconds=0.2)
+    try:
+        result = replayer.replay(histories["pass, wait, choice, succeed"], definition, functions={"work": stuck})
+    finally:
+        released.set()
+
+    failed = [event for event in result.history if event["type"] == "LambdaFunctionFailed"]
+    assert result.status == "FAILED" and result.unanswered == []
+    assert [event["lambdaFunctionFailedEventDetails"]["error"] for event in failed] == ["Sandbox.Timedout"]
 
 
 def test_answers_are_matched_to_map_iterations_by_index_not_call_order(replayer: Emulator) -> None:

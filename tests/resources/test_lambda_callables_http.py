@@ -222,6 +222,63 @@ def test_fifty_hung_callables_fail_at_their_function_timeout_and_block_no_other_
         "status": "SUCCEEDED", "output": {"echo": 2}}
 
 
+TIMED_OUT_REPORT = re.escape('{"errorType":"Sandbox.Timedout","errorMessage":"RequestId: ') + UUID + re.escape(
+    ' Error: Task timed out after 0.20 seconds"}')
+
+
+@pytest.mark.parametrize("resource, parameters, ends", [
+    pytest.param(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:stuck", None, "the task fails", id="function ARN"),
+    pytest.param("arn:aws:states:::lambda:invoke", {"FunctionName": "stuck", "Payload": {"n": 1}}, "the task fails",
+                 id="lambda:invoke"),
+    pytest.param("arn:aws:states:::aws-sdk:lambda:invoke", {"FunctionName": "stuck", "Payload": "{}"},
+                 "the call succeeds with FunctionError", id="aws-sdk:lambda:invoke"),
+])
+def test_a_function_past_its_timeout_ends_as_lambda_reports_it_through_each_resource(
+        flow: Flow, resource: str, parameters: dict[str, Any] | None, ends: str) -> None:
+    fields = {"Parameters": parameters} if parameters is not None else {}
+    described = flow.run(task(resource, **fields), {"n": 1})
+
+    if ends == "the task fails":
+        assert (described["status"], described["error"]) == ("FAILED", "Sandbox.Timedout")
+        assert re.fullmatch(TIMED_OUT_REPORT, described["cause"])
+    else:
+        output = json.loads(described["output"])
+        assert described["status"] == "SUCCEEDED"
+        assert (output["FunctionError"], output["StatusCode"]) == ("Unhandled", 200)
+        assert re.fullmatch(TIMED_OUT_REPORT, output["Payload"])
+
+
+def test_a_callable_runs_on_the_thread_that_calls_it(flow: Flow) -> None:
+    """One thread per call: the task's worker runs the handler itself, no second thread waits on it."""
+    flow.server.emulator.functions.register("thread-name", lambda event, context: threading.current_thread().name)
+
+    assert outcome(flow.run(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:thread-name"))) == {
+        "status": "SUCCEEDED", "output": "sfn-task"}
+
+
+def test_the_answer_of_a_callable_past_its_timeout_is_dropped(flow: Flow) -> None:
+    entered, release, workers = threading.Event(), threading.Event(), []
+
+    def late(event: Any, context: Any) -> str:
+        workers.append(threading.current_thread())
+        entered.set()
+        release.wait()
+        return "too late"
+
+    flow.server.emulator.functions.register("late", late, timeout=STUCK_TIMEOUT)
+    arn = flow.start(flow.machine(task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:late")))
+    flow.settle()
+    timed_out, history = outcome(flow.describe(arn)), flow.events(arn)
+    assert entered.wait(60), "the handler never ran"
+    release.set()
+    workers[0].join()
+    flow.settle()
+
+    assert timed_out["error"] == "Sandbox.Timedout"
+    assert (outcome(flow.describe(arn)), flow.events(arn)) == (timed_out, history)
+    assert flow.event_types(arn)[-2:] == ["LambdaFunctionFailed", "ExecutionFailed"]
+
+
 def test_failing_and_printing_callables_leave_the_server_serving(flow: Flow) -> None:
     machine = flow.machine({"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": True, "Branches": [
         task(f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:chatty"),

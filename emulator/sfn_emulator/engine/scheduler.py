@@ -5,7 +5,9 @@
 interpreter yields to the part that serves it, or to a task resource on a thread of its own.
 
 Threads: the engine thread alone steps interpreters and fires timers; task resources run on a
-daemon thread per call (a slow or hanging callable blocks nobody); API threads talk to the engine through a
+daemon thread per call (a slow or hanging callable blocks nobody), and a call with a wall-time
+bound (a Lambda function's timeout: `WallDeadline`) is settled by the engine when it passes, its
+worker's late answer dropped, so no second thread waits on the first; API threads talk to the engine through a
 command queue and the callbacks' lock-guarded tables (task tokens, activity queues). Executions
 take turns (see `scheduling.fibers`): commands are served between turns, so StopExecution, close
 and callbacks reach an execution however busy it is.
@@ -23,6 +25,8 @@ read best together with the threading rules above.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import math
 import threading
@@ -64,7 +68,15 @@ from sfn_emulator.engine.scheduling.time_rule import AutoTime
 from sfn_emulator.engine.scheduling.timers import Timer, Timers, new_timer
 from sfn_emulator.process.randomness import Randomness
 from sfn_emulator.resources.base import TaskResources
-from sfn_emulator.resources.outcomes import Failed, Pending, Succeeded, TaskOutcome, WatchedJob, typed_answer
+from sfn_emulator.resources.outcomes import (
+    Failed,
+    Pending,
+    Succeeded,
+    TaskOutcome,
+    WallDeadline,
+    WatchedJob,
+    typed_answer,
+)
 
 __all__ = ["ActivityTask", "Engine", "InterpreterFor"]
 
@@ -93,6 +105,8 @@ class _Call(Struct, eq=False):
     settle: Callable[[_Call, TaskOutcome | Any], None]
     as_outcome: bool = False  # the fiber resumes with the TaskOutcome itself (an Invoke), failures included
     timer: Timer | None = None
+    deadline: WallDeadline | None = None  # the call's bound in wall time (a Lambda function's timeout)
+    wall_key: int | None = None  # its key among the engine's wall deadlines, once its worker has started
     settled: bool = False
 
     def cancel(self) -> None:
@@ -115,6 +129,11 @@ class Engine:
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
         self._calls: dict[int, _Call] = {}  # task resources at work, by id(call)
+        # When the `WallDeadline` of each call passes, counted from its worker's start: a heap of (wall
+        # instant, key), earliest first, and the calls not yet settled by key. Guarded by `_cv`.
+        self._wall_dues: list[tuple[float, int]] = []
+        self._bounded: dict[int, _Call] = {}
+        self._wall_keys = itertools.count()
         self._move_held_since: float | None = None  # wall instant task resources began to hold a move by hand
         # Work of another service on the clock (`outside_call`) with its deadline, by key; guarded by `_cv`.
         self._outside_calls: dict[int, Timer | None] = {}
@@ -411,15 +430,18 @@ class Engine:
     def _loop(self) -> None:
         while True:
             with self._cv:
+                self._expire_wall_deadlines()
                 while not self._commands and not self._fibers.runnable and not self._timers.is_due(self.clock.now()):
                     if self._closed:
                         return
+                    if self._expire_wall_deadlines():
+                        continue
                     if self.clock.moving:
                         held_for = self._move_held_for()
                         if held_for is None:
                             self.clock.step_towards(self._timers.next_wake())
                         else:
-                            self._cv.wait(None if held_for == math.inf else held_for)
+                            self._cv.wait(self._within_wall_deadlines(None if held_for == math.inf else held_for))
                         continue
                     if self._time.when_idle(self._timers.next_due(), in_flight=len(self._calls) + len(self._outside_calls),
                                             starting=self._starting, live=self._lifecycle.live):
@@ -427,7 +449,8 @@ class Engine:
                     self._busy = False
                     self._cv.notify_all()
                     wake = self._timers.next_wake()
-                    self._cv.wait(self.clock.wall_seconds_until(wake) if wake is not None else None)
+                    self._cv.wait(self._within_wall_deadlines(
+                        self.clock.wall_seconds_until(wake) if wake is not None else None))
                 if self._closed:  # however busy: executions stop where they are
                     return
                 self._busy = True
@@ -464,6 +487,27 @@ class Engine:
             self._move_held_since = None
             return None
         return remaining
+
+    def _expire_wall_deadlines(self) -> bool:
+        """Queue the settling of every call whose wall deadline has passed (held: `_cv`); True if any."""
+        expired = False
+        while self._wall_dues and self._wall_dues[0][0] <= wall_monotonic():
+            call = self._bounded.pop(heapq.heappop(self._wall_dues)[1], None)
+            if call is not None:  # else settled already
+                self._commands.append(lambda call=call: self._settle_timed_out(call))  # type: ignore[misc]
+                expired = True
+        return expired
+
+    def _within_wall_deadlines(self, seconds: float | None) -> float | None:
+        """A wait of `seconds` (None: until woken), cut short at the earliest wall deadline of the calls at work."""
+        if not self._wall_dues:
+            return seconds
+        remaining = max(0.0, self._wall_dues[0][0] - wall_monotonic())
+        return remaining if seconds is None else min(seconds, remaining)
+
+    def _settle_timed_out(self, call: _Call) -> None:
+        if not call.settled and call.deadline is not None:
+            self._settle(call, call.deadline.outcome())
 
     def _waiting_outside(self) -> list[str]:
         return [*self._callbacks.waiting_outside(), *self._events.waiting_outside()]
@@ -512,7 +556,8 @@ class Engine:
             return
         if request.task_token:
             self._callbacks.register(request.task_token, fiber.run)
-        self._call_on_thread(fiber, effect.timeout_seconds, self.clock.now(), bound.invoke, as_outcome=True)
+        self._call_on_thread(fiber, effect.timeout_seconds, self.clock.now(), bound.invoke, as_outcome=True,
+                             deadline=bound.deadline)
 
     def _find_activity_mock(self, fiber: Fiber, effect: FindActivityMock) -> None:
         request = effect.request
@@ -526,11 +571,13 @@ class Engine:
             self._fibers.resume(fiber, None)
 
     def _call_on_thread(self, fiber: Fiber, timeout_seconds: float | None, counted_from: datetime,
-                        answer: Callable[[], Any], *, as_outcome: bool = False) -> None:
+                        answer: Callable[[], Any], *, as_outcome: bool = False,
+                        deadline: WallDeadline | None = None) -> None:
         """Have `answer` (a resource at work) run on a thread of its own for `fiber`, which resumes with what
         it returns (its `Failed` outcome thrown in, unless `as_outcome`), or with States.Timeout when
-        `timeout_seconds` from `counted_from` pass first."""
-        call = _Call(fiber, self._settle, as_outcome)
+        `timeout_seconds` from `counted_from` pass first, or with the `deadline`'s outcome when its wall
+        seconds, counted from the moment the thread starts, pass first."""
+        call = _Call(fiber, self._settle, as_outcome, deadline=deadline)
         fiber.waiting = call
         self._calls[id(call)] = call
         if timeout_seconds:
@@ -539,6 +586,12 @@ class Engine:
         self.clock.release()  # time follows the wall clock while a task resource works
 
         def work() -> None:
+            if deadline is not None:
+                with self._cv:  # the engine's wait is cut short at the new deadline
+                    call.wall_key = next(self._wall_keys)
+                    self._bounded[call.wall_key] = call
+                    heapq.heappush(self._wall_dues, (wall_monotonic() + deadline.seconds, call.wall_key))
+                    self._cv.notify_all()
             outcome = answer()
             self._post(lambda: self._settle(call, outcome))
 
@@ -556,6 +609,9 @@ class Engine:
             return
         call.settled = True
         del self._calls[id(call)]
+        if call.wall_key is not None:
+            with self._cv:
+                self._bounded.pop(call.wall_key, None)
         if call.timer:
             call.timer.cancel()
         if call.fiber.done:

@@ -18,7 +18,7 @@ from sfn_emulator.asl.errors import StatesError
 from sfn_emulator.replay.comparison import same_value
 from sfn_emulator.replay.recording import Answer, AnswerKey, Place
 from sfn_emulator.resources.base import TaskRequest, TaskResource
-from sfn_emulator.resources.outcomes import BoundCall, whole_task_answer, whole_task_call
+from sfn_emulator.resources.outcomes import BoundCall, WallDeadline, typed_answer, whole_task_answer, whole_task_call
 
 JSON = Any
 
@@ -41,16 +41,22 @@ class RecordedAnswers:
         self.unanswered: list[str] = []  # why tasks got no recorded answer, in order
 
     def bind(self, request: TaskRequest) -> BoundCall:
-        return whole_task_call(request, lambda: self._answer(request))
-
-    def _answer(self, request: TaskRequest) -> JSON:
+        """The recorded answer's call; else the first fallback's, taken as the whole task's answer (its
+        wall deadline kept: a callable's timeout still ends it); else a call that fails."""
         key = self._key(request)
         if request.task_token is not None:
             with self._lock:
                 self.task_tokens.add(request.task_token)
         answer = self._answers.get(key) if request.state_machine_name == self._machine_name else None
-        if answer is None:
-            return self._without_answer(request, key)
+        if answer is not None:
+            return whole_task_call(request, lambda: self._recorded(request, key, answer))
+        for fallback in self._fallbacks:
+            call = fallback.bind(request)
+            if call is not None:
+                return _whole_task_fallback(request, call)
+        return whole_task_call(request, lambda: self._without_answer(request, key))
+
+    def _recorded(self, request: TaskRequest, key: AnswerKey, answer: Answer) -> JSON:
         if self._stop is not None and not same_value(request.payload, answer.parameters, self.task_tokens):
             self._stop(f"the replay called state {key.state!r} with other parameters than the recording "
                        f"(recorded event {answer.scheduled_event_id})")
@@ -59,10 +65,6 @@ class RecordedAnswers:
         return answer.result
 
     def _without_answer(self, request: TaskRequest, key: AnswerKey) -> JSON:
-        for fallback in self._fallbacks:
-            call = fallback.bind(request)
-            if call is not None:
-                return whole_task_answer(call.invoke())
         where = "".join(f" in {name} {'iteration' if isinstance(index, int) else 'branch'} {index}"
                         for name, index in key.place)
         visit = f", entry {key.visit}" if key.visit > 1 else ""
@@ -83,6 +85,14 @@ class RecordedAnswers:
             visit = self._visits.get((place, request.state_name), 0) + (request.attempt == 0)
             self._visits[(place, request.state_name)] = visit
         return AnswerKey(place, request.state_name, max(visit, 1), request.attempt)
+
+
+def _whole_task_fallback(request: TaskRequest, call: BoundCall) -> BoundCall:
+    """A fallback's call, its answer (also the one its deadline gives) taken as the whole task's."""
+    bound = call.deadline
+    deadline = None if bound is None else WallDeadline(
+        bound.seconds, lambda: typed_answer(request, lambda: whole_task_answer(bound.outcome())))
+    return whole_task_call(request, lambda: whole_task_answer(call.invoke()), deadline)
 
 
 def named_place(definition: Mapping[str, Any], place: Sequence[tuple[str, int]]) -> Place:

@@ -17,6 +17,7 @@ from msgspec import Struct, field
 
 from sfn_emulator.asl.arns import split_arn
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.task_targets import LAMBDA_FUNCTION, ResourceArn
 from sfn_emulator.protocol.partitions import partition_for
 from sfn_emulator.process.randomness import Randomness, process_seed
@@ -45,12 +46,18 @@ class TaskRequest(Struct, frozen=True):
     seed: str | None = None  # what the ids in the answer are drawn from (`randomness`)
     # where in the execution the Task runs: (Parallel or Map state, branch or iteration index), outermost first
     place: tuple[tuple[str, int], ...] = ()
+    payload_text: str | None = None  # the payload's JSON text, when the Task state wrote it already (for its history)
 
     def randomness(self) -> Randomness:
         """The source of the ids this request's answer carries (request ids, trace ids): seeded from
         the execution's seed and the request's place in its history, so a run started with `--seed`
         answers alike every time; fresh when the request has no seed. Call it once per answer."""
         return Randomness(self.seed if self.seed is not None else process_seed(None))
+
+    def payload_json(self) -> str:
+        """The payload as JSON text: the Task state's own, else written now. A Lambda handler's event
+        is decoded from it: a copy, never the engine's objects."""
+        return self.payload_text if self.payload_text is not None else compact_json(self.payload)
 
 
 class TaskResource(Protocol):

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from msgspec import Struct, field
 
 from sfn_emulator.asl.errors import StatesError
+from sfn_emulator.asl.json_text import compact_json
 from sfn_emulator.asl.task_targets import LAMBDA_FUNCTION
 from sfn_emulator.process.randomness import Randomness, process_seed
 from sfn_emulator.resources import lambda_runtime
@@ -30,7 +31,7 @@ from sfn_emulator.resources.lambda_invoke import (
     is_invoke,
     sdk_invoke_response,
 )
-from sfn_emulator.resources.outcomes import BoundCall, bound_call
+from sfn_emulator.resources.outcomes import BoundCall, bound_call, failed_call
 from sfn_emulator.resources.lambda_runtime import DEFAULT_FUNCTION_TIMEOUT, Handler, Invocation, check_timeout
 
 _LOG_TAIL = "Tail"
@@ -121,51 +122,68 @@ class LambdaFunctions:
 
     def call(self, reference: str, event: Any, *, region: str, account: str) -> Any:
         """Run the function `reference` names with `event` as Lambda's Invoke would (Amazon SWF's
-        ScheduleLambdaFunction): its JSON result, or its failure as a `StatesError`. LookupError
-        when nothing is registered for it."""
+        ScheduleLambdaFunction, an EventBridge target), bounded by its timeout here (no engine keeps
+        it): its JSON result, or its failure as a `StatesError`. LookupError when nothing is
+        registered for it."""
         found = self.lookup(reference, region, account)
         if found is None:
             raise LookupError(reference)
         function, arn, qualifier = found
-        return self._run(function, event, arn, qualifier, compact=True, ids=Randomness(process_seed(None)))
+        invocation = self._invocation(function, arn, qualifier, compact=True, ids=Randomness(process_seed(None)))
+        return lambda_runtime.run_within_timeout(function.handler, compact_json(event), invocation.context(),
+                                                 invocation.invocation)
 
     # -- the TaskResource interface ------------------------------------------------------------
     def bind(self, request: TaskRequest) -> BoundCall | None:
-        """The call of the function the request names, looked up once; None when none is registered."""
+        """The call of the function the request names, looked up once; None when none is registered.
+        A call that runs the function carries its timeout as the call's `WallDeadline`."""
         reference = self._reference(request)
         found = self.lookup(reference, request.region, request.account) if reference is not None else None
         if found is None:
             return None
         function, arn, qualifier = found
-        return bound_call(request, lambda: self._invoke(request, function, arn, qualifier))
-
-    def _invoke(self, request: TaskRequest, function: MappedFunction, arn: str, qualifier: str | None) -> Any:
         ids = request.randomness()
         if request.resource.kind == LAMBDA_FUNCTION:
-            return self._run(function, request.payload, arn, qualifier, compact=False, ids=ids)
+            invocation = self._invocation(function, arn, qualifier, compact=False, ids=ids)
+            return bound_call(request, invocation.runner(function.handler, request.payload_json),
+                              timeout=invocation.timeout())
         params = request.payload if isinstance(request.payload, dict) else {}
-        check_parameters(params, request_shape("lambda", "Invoke"))
+        try:
+            check_parameters(params, request_shape("lambda", "Invoke"))
+        except StatesError as error:
+            return failed_call(error)
         event, kind = invoke_event(params), invocation_type(params)
         sdk = request.resource.service == SDK_SERVICE
-        if kind == EVENT:  # queued: the function runs, but nobody waits for it or hears of its failure
-            threading.Thread(target=self._run_unheard, args=(function, event, arn, qualifier, request.randomness()),
-                             daemon=True).start()
         if kind != REQUEST_RESPONSE:
-            return sdk_invoke_response(None, kind, None) if sdk else invoke_response("", request, kind, ids)
+            return bound_call(request, lambda: self._queue(request, function, event, arn, qualifier, kind, sdk, ids))
+        invocation = self._invocation(function, arn, qualifier, compact=not sdk, ids=ids)
+        run = invocation.runner(function.handler, lambda: compact_json(event))
         if not sdk:
-            return invoke_response(self._run(function, event, arn, qualifier, compact=True, ids=ids), request, ids=ids)
-        outcome: Any
-        try:
-            outcome = self._run(function, event, arn, qualifier, compact=False, ids=ids)
-        except StatesError as failure:  # the function failed; the call to Lambda did not
-            outcome = failure
-        return sdk_invoke_response(outcome, kind, _log_tail(ids.uuid()) if _wants_tail(params) else None)
+            return bound_call(request, lambda: invoke_response(run(), request, ids=ids),
+                              timeout=invocation.timeout())
 
-    def _run_unheard(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None, ids: Randomness) -> None:
-        try:
-            self._run(function, event, arn, qualifier, compact=True, ids=ids)
-        except StatesError:
-            pass  # an Event invocation's failure goes to the function's own destinations, not to the caller
+        def answered(outcome: Callable[[], Any]) -> Callable[[], Any]:
+            def answer() -> Any:
+                try:
+                    result = outcome()
+                except StatesError as failure:  # the function failed; the call to Lambda did not
+                    result = failure
+                return sdk_invoke_response(result, kind, _log_tail(ids.uuid()) if _wants_tail(params) else None)
+            return answer
+
+        seconds, timed_out = invocation.timeout()
+        return bound_call(request, answered(run), timeout=(seconds, answered(timed_out)))
+
+    def _queue(self, request: TaskRequest, function: MappedFunction, event: Any, arn: str, qualifier: str | None,
+               kind: str, sdk: bool, ids: Randomness) -> Any:
+        """An `Event` or `DryRun` invocation: answered at once, without the function's result. An
+        `Event` one still runs the function (queued, on a thread of its own): nobody waits for it or
+        hears of its failure, which goes to the function's own destinations."""
+        if kind == EVENT:
+            invocation = self._invocation(function, arn, qualifier, compact=True, ids=request.randomness())
+            threading.Thread(target=invocation.runner(function.handler, lambda: compact_json(event), heard=False),
+                             daemon=True).start()
+        return sdk_invoke_response(None, kind, None) if sdk else invoke_response("", request, kind, ids)
 
     @staticmethod
     def _reference(request: TaskRequest) -> str | None:
@@ -184,24 +202,50 @@ class LambdaFunctions:
             return reference
         return None
 
-    def _run(self, function: MappedFunction, event: Any, arn: str, qualifier: str | None, *, compact: bool,
-             ids: Randomness) -> Any:
-        request_id = ids.uuid()
+    def _invocation(self, function: MappedFunction, arn: str, qualifier: str | None, *, compact: bool,
+                    ids: Randomness) -> _PreparedInvocation:
+        """One invocation of `function`, its ids drawn now (so a timeout's report names the same request)."""
         name = arn.rsplit(":", 1)[-1]
         timeout = function.timeout_seconds if function.timeout_seconds is not None else self.default_timeout
-        context = LambdaContext(
-            function_name=name,
-            function_version="$LATEST",
-            invoked_function_arn=f"{arn}:{qualifier}" if qualifier else arn,
-            memory_limit_in_mb=128,
-            aws_request_id=request_id,
-            log_group_name=f"/aws/lambda/{name}",
-            log_stream_name=f"{(self._now() if self._now else datetime.now(timezone.utc)):%Y/%m/%d}/[$LATEST]{ids.hex_token(32)}",
-            timeout_seconds=timeout,
-        )
-        invocation = Invocation(function_name=name, request_id=request_id, timeout_seconds=timeout, now=self._now,
+        invocation = Invocation(function_name=name, request_id=ids.uuid(), timeout_seconds=timeout, now=self._now,
                                 compact=compact)
-        return lambda_runtime.invoke(function.handler, event, context, invocation)
+        day = self._now() if self._now else datetime.now(timezone.utc)
+        return _PreparedInvocation(invocation, f"{arn}:{qualifier}" if qualifier else arn,
+                                   f"{day:%Y/%m/%d}/[$LATEST]{ids.hex_token(32)}")
+
+
+class _PreparedInvocation(Struct, frozen=True):
+    """An invocation with its ids drawn: what runs the handler, and what answers once its timeout passes."""
+
+    invocation: Invocation
+    invoked_arn: str
+    log_stream_name: str
+
+    def context(self) -> LambdaContext:
+        """The handler's `context`, its remaining time counted from now."""
+        name = self.invocation.function_name
+        return LambdaContext(function_name=name, function_version="$LATEST", invoked_function_arn=self.invoked_arn,
+                             memory_limit_in_mb=128, aws_request_id=self.invocation.request_id,
+                             log_group_name=f"/aws/lambda/{name}", log_stream_name=self.log_stream_name,
+                             timeout_seconds=self.invocation.timeout_seconds)
+
+    def runner(self, handler: Handler, event_text: Callable[[], str], *, heard: bool = True) -> Callable[[], Any]:
+        """Runs the handler on the calling thread, its event decoded from `event_text()` (written there,
+        not on the engine's thread); unless `heard`, its failure is dropped (an `Event` invocation)."""
+        def run() -> Any:
+            try:
+                return lambda_runtime.run(handler, event_text(), self.context(), self.invocation)
+            except StatesError:
+                if heard:
+                    raise
+                return None
+        return run
+
+    def timeout(self) -> tuple[float, Callable[[], Any]]:
+        """The function's timeout, with the answer once it passes: Lambda's Sandbox.Timedout."""
+        def timed_out() -> Any:
+            raise lambda_runtime.timed_out(self.invocation)
+        return self.invocation.timeout_seconds, timed_out
 
 
 def invoke_response(payload: Any, request: TaskRequest, kind: str = REQUEST_RESPONSE,

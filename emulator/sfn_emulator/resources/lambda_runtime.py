@@ -15,8 +15,10 @@ What Lambda guarantees its function, and so what a callable can rely on here:
   which Lambda's 3 s default for new functions would turn into Sandbox.Timedout. So the default is
   Lambda's largest timeout, 900 s.
 
-Each invocation runs on its own daemon thread: a hung callable is abandoned at its timeout and
-holds nothing another task needs, and it never keeps the process from exiting.
+The handler runs on the thread that calls it: a Step Functions task's worker thread, one per
+call, whose wall-time deadline the engine keeps (a hung callable is abandoned at its timeout and
+holds nothing another task needs; its late answer is dropped). Callers without an engine (Amazon
+SWF, EventBridge) bound it with `run_within_timeout`.
 
 Error causes are the Invoke payload as its author wrote it: the Python runtime's own reports with
 `json.dumps` spacing, Lambda's service errors (exit, timeout) compact, as its Go code writes them;
@@ -61,35 +63,55 @@ def check_timeout(value: Any, what: str) -> float:
     return float(value)
 
 
-def invoke(handler: Handler, event: Any, context: Any, invocation: Invocation) -> Any:
-    """Run `handler(copy of event, context)` and return its JSON result, or raise its failure as a
-    `StatesError` in the shape Step Functions reports for a Lambda function."""
-    outcome: list[tuple[Any, BaseException | None]] = []
-    finished = threading.Event()
-    event = json.loads(json.dumps(event))
+def run(handler: Handler, event_text: str, context: Any, invocation: Invocation) -> Any:
+    """Run `handler(event, context)` on the calling thread, `event` decoded from `event_text` (the
+    fresh copy Lambda's runtime gives), and return its JSON result, or raise its failure as a
+    `StatesError` in the shape Step Functions reports for a Lambda function. The function's timeout
+    is its caller's to keep: the Step Functions engine keeps it as the call's `WallDeadline`, the
+    callers without an engine run this through `run_within_timeout`."""
+    event = json.loads(event_text)
+    try:
+        if invocation.now is not None:
+            with clock_time(invocation.now):
+                result = handler(event, context)
+        else:
+            result = handler(event, context)
+    except Exception as exc:
+        raise handler_error(exc, invocation.request_id, compact=invocation.compact) from None
+    except BaseException as failure:  # noqa: BLE001 - every way a handler can end is the invocation's outcome
+        raise service_error("Runtime.ExitError", exit_reason(failure), invocation) from None
+    return marshal(result, invocation)
 
-    def run() -> None:
+
+def run_within_timeout(handler: Handler, event_text: str, context: Any, invocation: Invocation) -> Any:
+    """`run` for a caller with no engine to keep the function's timeout (Amazon SWF's Lambda tasks,
+    EventBridge targets): on a daemon thread of its own, abandoned at the timeout, which then
+    raises `timed_out`. A hung callable holds nothing another call needs and never keeps the
+    process from exiting."""
+    outcome: list[tuple[Any, Exception | None]] = []
+    finished = threading.Event()
+
+    def work() -> None:
         try:
-            if invocation.now is not None:
-                with clock_time(invocation.now):
-                    outcome.append((handler(event, context), None))
-            else:
-                outcome.append((handler(event, context), None))
-        except BaseException as exc:  # noqa: BLE001 - every way a handler can end is the invocation's outcome
-            outcome.append((None, exc))
+            outcome.append((run(handler, event_text, context, invocation), None))
+        except Exception as failure:  # the function's failure, or a result too deep to marshal: the caller's
+            outcome.append((None, failure))
         finally:
             finished.set()
 
-    threading.Thread(target=run, name=f"sfn-lambda-{invocation.function_name}", daemon=True).start()
+    threading.Thread(target=work, name=f"sfn-lambda-{invocation.function_name}", daemon=True).start()
     if not finished.wait(invocation.timeout_seconds):
-        raise service_error("Sandbox.Timedout", f"Task timed out after {invocation.timeout_seconds:.2f} seconds",
-                            invocation)
+        raise timed_out(invocation)
     result, failure = outcome[0]
-    if isinstance(failure, Exception):
-        raise handler_error(failure, invocation.request_id, compact=invocation.compact)
     if failure is not None:
-        raise service_error("Runtime.ExitError", exit_reason(failure), invocation)
-    return marshal(result, invocation)
+        raise failure
+    return result
+
+
+def timed_out(invocation: Invocation) -> StatesError:
+    """What Lambda reports for an invocation its function's timeout ended."""
+    return service_error("Sandbox.Timedout", f"Task timed out after {invocation.timeout_seconds:.2f} seconds",
+                         invocation)
 
 
 def exit_reason(failure: BaseException) -> str:

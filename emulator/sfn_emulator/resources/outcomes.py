@@ -3,9 +3,11 @@
 `.sync` job started, with how to follow the job).
 
 A resource answers a request it serves with a `BoundCall`, found once by the router
-(`TaskResources.route`); the engine runs its `invoke` on a worker thread. Resources write their
-answer in plain terms (JSON, or a raised `StatesError`) and `bound_call` or `whole_task_call` types
-it once, by the request's pattern, so no caller needs to ask again what an answer means.
+(`TaskResources.route`); the engine runs its `invoke` on a worker thread, and keeps its
+`WallDeadline` (a Lambda function's timeout) itself: no second thread waits on the worker.
+Resources write their answer in plain terms (JSON, or a raised `StatesError`) and `bound_call` or
+`whole_task_call` types it once, by the request's pattern, so no caller needs to ask again what an
+answer means.
 """
 
 from __future__ import annotations
@@ -71,33 +73,52 @@ class Pending(Struct, frozen=True):
 TaskOutcome = Succeeded | Failed | Pending
 
 
+class WallDeadline(Struct, frozen=True):
+    """How long the call may run in wall time (a Lambda function's timeout, counted from the moment
+    its worker starts), and its outcome when that time passes first: the engine then settles the
+    call with `outcome()` and drops whatever the worker answers later."""
+
+    seconds: float
+    outcome: Callable[[], TaskOutcome]
+
+
 class BoundCall(Struct, frozen=True):
     """One resource's call for one request, as the router found it: `invoke` makes the call (on a
     worker thread: it may block) and types its answer; `follow`, for a `.sync` job, gives the `Job`
     from what the call submitted (also for a job submitted before a restart); `answers_whole_task`:
-    the answer is the whole task's result (a mock), with no callback, job or activity worker to wait for."""
+    the answer is the whole task's result (a mock), with no callback, job or activity worker to wait
+    for; `deadline`: the wall time the call may take, kept by its caller."""
 
     invoke: Callable[[], TaskOutcome]
     follow: Callable[[object], Job] | None = None
     answers_whole_task: bool = False
+    deadline: WallDeadline | None = None
 
 
 def bound_call(request: TaskRequest, answer: Callable[[], object],
-               follow: Callable[[object], Job] | None = None) -> BoundCall:
+               follow: Callable[[object], Job] | None = None, *,
+               timeout: tuple[float, Callable[[], object]] | None = None) -> BoundCall:
     """A resource's call, `answer()`, typed by the request's pattern: a callback or `.sync` request is
-    still pending after the call (with the job `follow` gives), a request-response one settled."""
-    def invoke() -> TaskOutcome:
+    still pending after the call (with the job `follow` gives), a request-response one settled.
+    `timeout`: the call's wall-time bound in seconds, with its answer once that passes (typed alike)."""
+    def typed(answer: Callable[[], object]) -> TaskOutcome:
         outcome = typed_answer(request, answer)
         if isinstance(outcome, Succeeded) and request.resource.pattern in WAITING_PATTERNS:
             return Pending(outcome.result, follow(outcome.result) if follow is not None else None)
         return outcome
 
-    return BoundCall(invoke, follow)
+    deadline = None
+    if timeout is not None:
+        seconds, timed_out = timeout
+        deadline = WallDeadline(seconds, lambda: typed(timed_out))
+    return BoundCall(lambda: typed(answer), follow, deadline=deadline)
 
 
-def whole_task_call(request: TaskRequest, answer: Callable[[], object]) -> BoundCall:
-    """A call whose answer is the whole task's result, whatever the request's pattern (a mock)."""
-    return BoundCall(lambda: typed_answer(request, answer), answers_whole_task=True)
+def whole_task_call(request: TaskRequest, answer: Callable[[], object],
+                    deadline: WallDeadline | None = None) -> BoundCall:
+    """A call whose answer is the whole task's result, whatever the request's pattern (a mock, or a
+    replay's fallback, which keeps the `deadline` of the call it falls back on)."""
+    return BoundCall(lambda: typed_answer(request, answer), answers_whole_task=True, deadline=deadline)
 
 
 def failed_call(error: StatesError) -> BoundCall:

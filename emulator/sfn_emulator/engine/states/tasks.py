@@ -63,6 +63,7 @@ def run_task(state: TaskState, raw: JSON, frame: Frame) -> Interpreter:
         account=role_account(role) or run.execution.account, region=resource.region or run.execution.region,
         attempt=frame.retry_count, task_token=frame.task_token, timeout_seconds=timeout, now=run.now(),
         test_case=run.execution.test_case, seed=run.request_seed(), place=frame.place,
+        payload_text=to_json_text(payload),  # what the Scheduled event records and a Lambda handler decodes
     )
     if resource.kind == ACTIVITY:
         result = yield from _run_activity(resource, request, frame, timeout, heartbeat, attempt)
@@ -105,7 +106,7 @@ def _checked_size(result: JSON, resource: ResourceArn) -> str:
 def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
                          role: str | None) -> Interpreter:
     events = LambdaFunctionEvents()
-    scheduled = events.scheduled(resource.arn, to_json_text(request.payload), timeout, role)
+    scheduled = events.scheduled(resource.arn, request.payload_json(), timeout, role)
 
     def invoke(attempt: Attempt) -> Interpreter:
         return settled_result((yield Invoke(request, timeout)))
@@ -117,7 +118,7 @@ def _run_lambda_function(resource: ResourceArn, request: TaskRequest, frame: Fra
 def _run_integration(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
                      heartbeat: float | None, role: str | None, attempt: dict[str, Any]) -> Interpreter:
     events = TaskEvents(resource.resource_type, resource.resource)
-    scheduled = events.scheduled(request.region, to_json_text(request.payload), timeout, heartbeat, role)
+    scheduled = events.scheduled(request.region, request.payload_json(), timeout, heartbeat, role)
 
     def invoke(task: Attempt) -> Interpreter:
         submitted = attempt.get(TASK_SUBMITTED)
@@ -151,7 +152,7 @@ def _await_job(resource: ResourceArn, request: TaskRequest, pending: Pending, ti
 
 def _run_activity(resource: ResourceArn, request: TaskRequest, frame: Frame, timeout: float | None,
                   heartbeat: float | None, attempt: dict[str, Any]) -> Interpreter:
-    text = to_json_text(request.payload)
+    text = request.payload_json()
     mock = yield FindActivityMock(request)
     events = ActivityEvents()
     token = frame.task_token or ""
