@@ -34,7 +34,7 @@ import json
 import threading
 from collections.abc import Mapping
 from datetime import timedelta
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, cast
@@ -62,7 +62,10 @@ from sfn_emulator.resources.http_task import HttpTask
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.nested_executions import StartExecution
 from sfn_emulator.resources.outcomes import BoundCall
+from sfn_emulator.resources.control_plane import ControlPlane
 from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.activities import RegisteredActivities
+from sfn_emulator.service.registry import Registry
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -120,29 +123,74 @@ class _ApiOnFirstRequest:
 
 
 class _CurrentMocks(EngineObserver):
-    """The control plane's view of the emulator's mock configuration, whichever is loaded now
-    (`use_mock_config` replaces it); told of finished executions, it forgets their test cases."""
+    """The mock configuration in use, whichever is loaded now (`use_mock_config` replaces it): the
+    first task resource of the chain, the control plane's view of the test cases, and, told of
+    finished executions, what forgets their test cases."""
 
-    def __init__(self, emulator: Emulator) -> None:
-        self._emulator = emulator
+    def __init__(self, config: MockConfig | None) -> None:
+        self._config = config
+
+    @property
+    def config(self) -> MockConfig | None:
+        return self._config
+
+    def use(self, config: MockConfig | None) -> None:
+        """Answer from `config` from now on (None: no mocks)."""
+        self._config = config
 
     def loaded(self) -> bool:
-        return self._emulator.mocks is not None
+        return self._config is not None
 
     def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
-        mocks = self._emulator.mocks
-        return mocks.start_problem(machine, case, definition) if mocks is not None else None
+        config = self._config
+        return config.start_problem(machine, case, definition) if config is not None else None
+
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        config = self._config
+        return config.bind(request) if config is not None else None
 
     def execution_finished(self, execution: Execution) -> None:
-        mocks = self._emulator.mocks
-        if mocks is not None:
-            mocks.forget_execution(execution.arn)
+        config = self._config
+        if config is not None:
+            config.forget_execution(execution.arn)
+
+
+class _ControlPlaneLink:
+    """The control plane as nested executions and the `aws-sdk:sfn` integration call it
+    (`resources.control_plane.ControlPlane`). They are task resources, which the engine takes by
+    constructor, while the control plane is built over the engine: the one cycle of the composition,
+    closed by `connect` as soon as the control plane exists (before any execution can start)."""
+
+    def __init__(self) -> None:
+        self._service: ControlPlane | None = None
+
+    def connect(self, service: ControlPlane) -> None:
+        self._service = service
+
+    def _connected(self) -> ControlPlane:
+        if self._service is None:
+            raise RuntimeError("the control plane is not built yet")
+        return self._service
+
+    def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
+        return self._connected().handle(operation, params, account=account, region=region)
+
+    def start_nested_execution(self, params: dict[str, Any], *, parent_execution_arn: str, account: str,
+                               region: str) -> dict[str, Any]:
+        return self._connected().start_nested_execution(params, parent_execution_arn=parent_execution_arn,
+                                                        account=account, region=region)
 
 
 def _aws_service_integrations() -> TaskResource:
     from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 
     return AwsServiceIntegrations()
+
+
+def _step_functions_sdk(control_plane: ControlPlane) -> TaskResource:
+    from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
+
+    return StepFunctionsSdk(control_plane)
 
 
 def _remote_endpoints(settings: Settings) -> list[TaskResource]:
@@ -235,26 +283,28 @@ class Emulator:
         self.functions = LambdaFunctions(self.clock.now, default_timeout=settings.function_timeout)
         if settings.functions is not None:
             self.functions.update(load_function_map(settings.functions))
-        self.mocks = _load_mocks(settings.mock_config)
+        self._mocks = _CurrentMocks(_load_mocks(settings.mock_config))
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         seed = process_seed(settings.seed)
         self.seed = seed  # what every id the emulator draws comes from (`--seed`)
-        mock_cases = _CurrentMocks(self)
         self.coverage = CoverageRecorder()
-        self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines,
-                             interpreter_for=dialects.interpreter_for, observers=(mock_cases, self.coverage))
-        self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
+        control_plane = _ControlPlaneLink()
+        chain: list[TaskResource] = [self._mocks, self.functions, *_remote_endpoints(settings),
+                                     StartExecution(control_plane),
+                                     _BuiltOnFirstUse(partial(_step_functions_sdk, control_plane)), HttpTask(),
+                                     AwsJobs(lambda: self.aws.resource), self.aws]
+        resources = TaskResources(chain, function_hint) if function_hint else TaskResources(chain)
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
-        self.service = StepFunctionsService(
-            self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
-            execution_retention=retention, mock_cases=mock_cases,
-            log_groups=CloudWatchLogGroups(self._moto_clients),
-        )
-        self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
-                                                StartExecution(self.service),
-                                                _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(),
-                                                AwsJobs(lambda: self.aws.resource), self.aws]
-        self.engine.resources = self._task_resources()
+        registry = Registry(self.clock.now, default_account=settings.account, default_region=settings.region,
+                            execution_retention=retention)
+        self.engine = Engine(self.clock, resources, seed=seed,
+                             skip_external_deadlines=settings.clock_skip_external_deadlines,
+                             interpreter_for=dialects.interpreter_for, activities=RegisteredActivities(registry),
+                             observers=(self._mocks, self.coverage))
+        self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
+        self.service = StepFunctionsService(self.engine, registry, seed=seed, mock_cases=self._mocks,
+                                            log_groups=CloudWatchLogGroups(self._moto_clients))
+        control_plane.connect(self.service)
         # Status changes on the default event bus; rules and schedules on this emulator's clock.
         self.eventbridge = EventBridge(engine=self.engine, service=self.service, functions=self.functions)
         self.engine.observe(self.eventbridge)
@@ -263,6 +313,11 @@ class Emulator:
         self._stack_exports: dict[tuple[str, str], dict[str, Any]] = {}  # (account, region) -> Outputs' exports
         if self.state is not None:
             self.state.attach(self.service, self.engine, self.clock)
+
+    @property
+    def mocks(self) -> MockConfig | None:
+        """The mock configuration in use (`--mock-config`, `use_mock_config`), if any."""
+        return self._mocks.config
 
     def load_stack(self, path: str | Path, parameters: Mapping[str, str] | None = None, *,
                    account: str | None = None, region: str | None = None,
@@ -363,11 +418,6 @@ class Emulator:
                 api.built.reset(account)
         reset_moto_backends(account)
 
-    def _step_functions_sdk(self) -> TaskResource:
-        from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
-
-        return StepFunctionsSdk(self.service)
-
     def replay(self, history: Any, definition: Mapping[str, Any] | str | Path, input: Any = None, *,
                test_case: str | None = None, mock_config: str | Path | None = None,
                functions: Mapping[str, Callable[..., Any]] | None = None, until_divergence: bool = False,
@@ -400,12 +450,7 @@ class Emulator:
         messages name it `shown_as` (default: its path).
 
         A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
-        self.mocks = _load_mocks(path, shown_as)
-        self.engine.resources = self._task_resources()
-
-    def _task_resources(self) -> TaskResources:
-        chain = ([self.mocks] if self.mocks is not None else []) + self._resources
-        return TaskResources(chain, self.function_hint) if self.function_hint else TaskResources(chain)
+        self._mocks.use(_load_mocks(path, shown_as))
 
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are (with a state directory,
