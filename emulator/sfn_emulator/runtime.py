@@ -155,6 +155,21 @@ class _CurrentMocks(EngineObserver):
             config.forget_execution(execution.arn)
 
 
+class _AnswersFirst:
+    """The first task resource of the chain: what answers Tasks before every other resource when set
+    (`Emulator.answer_tasks_with`: a replay's recorded answers)."""
+
+    def __init__(self) -> None:
+        self._answers: TaskResource | None = None
+
+    def use(self, answers: TaskResource | None) -> None:
+        self._answers = answers
+
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        answers = self._answers
+        return answers.bind(request) if answers is not None else None
+
+
 class _ControlPlaneLink:
     """The control plane as nested executions and the `aws-sdk:sfn` integration call it
     (`resources.control_plane.ControlPlane`). They are task resources, which the engine takes by
@@ -289,7 +304,8 @@ class Emulator:
         self.seed = seed  # what every id the emulator draws comes from (`--seed`)
         self.coverage = CoverageRecorder()
         control_plane = _ControlPlaneLink()
-        chain: list[TaskResource] = [self._mocks, self.functions, *_remote_endpoints(settings),
+        self._answers_first = _AnswersFirst()
+        chain: list[TaskResource] = [self._answers_first, self._mocks, self.functions, *_remote_endpoints(settings),
                                      StartExecution(control_plane),
                                      _BuiltOnFirstUse(partial(_step_functions_sdk, control_plane)), HttpTask(),
                                      AwsJobs(lambda: self.aws.resource), self.aws]
@@ -451,6 +467,11 @@ class Emulator:
 
         A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
         self._mocks.use(_load_mocks(path, shown_as))
+
+    def answer_tasks_with(self, answers: TaskResource | None) -> None:
+        """Have `answers` answer Tasks before every other resource from now on (None: the chain
+        alone): a replay's recorded answers, which answer every Task of the replay themselves."""
+        self._answers_first.use(answers)
 
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are (with a state directory,
