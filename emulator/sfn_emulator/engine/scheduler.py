@@ -116,7 +116,11 @@ class _Call(Struct, eq=False):
 
 
 class Engine:
-    """Runs executions. Thread-safe entry points for the control plane; everything else is internal."""
+    """Runs executions. Thread-safe entry points for the control plane; everything else is internal.
+
+    Composed by constructor: what it needs from outside (task resources, the dialects' choice of
+    interpreter, the activity directory, observers) is given here; the parts it builds get each
+    other's bound methods, and the lifecycle reaches the fibers as their `Endings`."""
 
     def __init__(self, clock: Clock, resources: TaskResources | None = None, *, seed: int = 0,
                  skip_external_deadlines: bool = False, interpreter_for: InterpreterFor = asl_only,
@@ -143,7 +147,8 @@ class Engine:
         self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed,
                                     began=self._observers.execution_started, closed=self._execution_closed,
                                     interpreter_for=interpreter_for)
-        self._fibers.report_endings_to(self._lifecycle)  # the one cycle: each resumes the other's fibers
+        # The one cycle of the parts: the lifecycle resumes and cancels fibers; the fibers tell it how executions end.
+        self._fibers.report_endings_to(self._lifecycle)
         self._map_runs = MapRuns(fibers=self._fibers, now=clock.now, start=self._lifecycle.start,
                                  abort=self._lifecycle.abort, began=self._observers.map_run_began,
                                  child_started=self._observers.map_run_child_started)
