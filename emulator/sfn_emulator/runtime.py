@@ -16,16 +16,18 @@ Each extension plugs in through one small interface, given by constructor or reg
 - a state directory (`persistence.StateDirectory`), attached when `--state-dir` is given.
 
 Task resources answer a Task state in this order (the first that serves it wins):
-1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
-2. Python callables registered for Lambda functions (`--functions`, `sfn_emulator.functions.register`);
-3. the real endpoints of services given one (`--lambda-endpoint`, `SQS_ENDPOINT`, ...: see
+1. in a replay's emulator, the recording's answers (`answer_tasks_with`), which answer every Task;
+2. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
+3. Python callables registered for Lambda functions (`--functions`, `sfn_emulator.functions.register`);
+4. the real endpoints of services given one (`--lambda-endpoint`, `SQS_ENDPOINT`, ...: see
    `sfn_emulator.resources.remote_endpoints`), for every integration of those services;
-4. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
+5. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
    Step Functions actions through the AWS SDK integration (`arn:aws:states:::aws-sdk:sfn:*`);
-5. the HTTP Task (`arn:aws:states:::http:invoke`), real HTTP requests (`sfn_emulator.resources.http_task`);
-6. AWS service integrations answered by moto's in-memory backends (and the `.sync` jobs of Athena, Glue,
+6. the HTTP Task (`arn:aws:states:::http:invoke`), real HTTP requests (`sfn_emulator.resources.http_task`);
+7. AWS service integrations answered by moto's in-memory backends (and the `.sync` jobs of Athena, Glue,
    Batch, CodeBuild and ECS started there: `sfn_emulator.resources.aws_jobs`);
-and otherwise a clear error naming the resource and how to map it.
+and otherwise a clear error naming the resource and how to map it. The chain is built before the
+engine, which takes it by constructor; the slots of 1 and 2 change what they hold, not the chain.
 """
 
 from __future__ import annotations
@@ -57,12 +59,12 @@ from sfn_emulator.resources.aws.cloudwatch_logs import CloudWatchLogGroups
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.aws_jobs import AwsJobs
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
+from sfn_emulator.resources.control_plane import ControlPlane
 from sfn_emulator.resources.function_map import load_function_map
 from sfn_emulator.resources.http_task import HttpTask
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.nested_executions import StartExecution
 from sfn_emulator.resources.outcomes import BoundCall
-from sfn_emulator.resources.control_plane import ControlPlane
 from sfn_emulator.service import StepFunctionsService
 from sfn_emulator.service.activities import RegisteredActivities
 from sfn_emulator.service.registry import Registry
