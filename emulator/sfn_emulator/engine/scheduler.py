@@ -28,8 +28,8 @@ import math
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from functools import partial
 from datetime import datetime
+from functools import partial
 from typing import Any, Callable, Protocol
 
 from msgspec import Struct
@@ -605,9 +605,9 @@ class Engine:
                                                                         "is not an execution of this emulator"))
             return
         stopped = effect.stopped_when_cancelled
-        waiter = CompletionWait(fiber, job.completed,
-                                token=self._callbacks.find(effect.request.task_token),  # its own token answers it too
-                                stop_awaited=partial(self._lifecycle.abort, awaited, *stopped) if stopped is not None else None)
+        stop_awaited = partial(self._lifecycle.abort, awaited, *stopped) if stopped is not None else None
+        waiter = CompletionWait(fiber, job.completed, stop_awaited=stop_awaited,
+                                token=self._callbacks.find(effect.request.task_token))  # its own token answers it too
         fiber.waiting = waiter
         if waiter.token is not None and waiter.token.early is not None:
             self._answer_completion(waiter, *waiter.token.early)
