@@ -16,16 +16,18 @@ Each extension plugs in through one small interface, given by constructor or reg
 - a state directory (`persistence.StateDirectory`), attached when `--state-dir` is given.
 
 Task resources answer a Task state in this order (the first that serves it wins):
-1. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
-2. Python callables registered for Lambda functions (`--functions`, `sfn_emulator.functions.register`);
-3. the real endpoints of services given one (`--lambda-endpoint`, `SQS_ENDPOINT`, ...: see
+1. in a replay's emulator, the recording's answers (`answer_tasks_with`), which answer every Task;
+2. the mock configuration (`--mock-config`), for executions started with `stateMachineArn#CASE`;
+3. Python callables registered for Lambda functions (`--functions`, `sfn_emulator.functions.register`);
+4. the real endpoints of services given one (`--lambda-endpoint`, `SQS_ENDPOINT`, ...: see
    `sfn_emulator.resources.remote_endpoints`), for every integration of those services;
-4. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
+5. nested executions of this emulator (`arn:aws:states:::states:startExecution...`), and the other
    Step Functions actions through the AWS SDK integration (`arn:aws:states:::aws-sdk:sfn:*`);
-5. the HTTP Task (`arn:aws:states:::http:invoke`), real HTTP requests (`sfn_emulator.resources.http_task`);
-6. AWS service integrations answered by moto's in-memory backends (and the `.sync` jobs of Athena, Glue,
+6. the HTTP Task (`arn:aws:states:::http:invoke`), real HTTP requests (`sfn_emulator.resources.http_task`);
+7. AWS service integrations answered by moto's in-memory backends (and the `.sync` jobs of Athena, Glue,
    Batch, CodeBuild and ECS started there: `sfn_emulator.resources.aws_jobs`);
-and otherwise a clear error naming the resource and how to map it.
+and otherwise a clear error naming the resource and how to map it. The chain is built before the
+engine, which takes it by constructor; the slots of 1 and 2 change what they hold, not the chain.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import json
 import threading
 from collections.abc import Mapping
 from datetime import timedelta
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, cast
@@ -57,12 +59,15 @@ from sfn_emulator.resources.aws.cloudwatch_logs import CloudWatchLogGroups
 from sfn_emulator.resources.aws.reset import reset_moto_backends
 from sfn_emulator.resources.aws_jobs import AwsJobs
 from sfn_emulator.resources.base import TaskRequest, TaskResource, TaskResources
+from sfn_emulator.resources.control_plane import ControlPlane
 from sfn_emulator.resources.function_map import load_function_map
 from sfn_emulator.resources.http_task import HttpTask
 from sfn_emulator.resources.lambda_functions import LambdaFunctions
 from sfn_emulator.resources.nested_executions import StartExecution
 from sfn_emulator.resources.outcomes import BoundCall
 from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.activities import RegisteredActivities
+from sfn_emulator.service.registry import Registry
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -120,29 +125,89 @@ class _ApiOnFirstRequest:
 
 
 class _CurrentMocks(EngineObserver):
-    """The control plane's view of the emulator's mock configuration, whichever is loaded now
-    (`use_mock_config` replaces it); told of finished executions, it forgets their test cases."""
+    """The mock configuration in use, whichever is loaded now (`use_mock_config` replaces it): the
+    first task resource of the chain, the control plane's view of the test cases, and, told of
+    finished executions, what forgets their test cases."""
 
-    def __init__(self, emulator: Emulator) -> None:
-        self._emulator = emulator
+    def __init__(self, config: MockConfig | None) -> None:
+        self._config = config
+
+    @property
+    def config(self) -> MockConfig | None:
+        return self._config
+
+    def use(self, config: MockConfig | None) -> None:
+        """Answer from `config` from now on (None: no mocks)."""
+        self._config = config
 
     def loaded(self) -> bool:
-        return self._emulator.mocks is not None
+        return self._config is not None
 
     def start_problem(self, machine: str, case: str, definition: Any) -> str | None:
-        mocks = self._emulator.mocks
-        return mocks.start_problem(machine, case, definition) if mocks is not None else None
+        config = self._config
+        return config.start_problem(machine, case, definition) if config is not None else None
+
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        config = self._config
+        return config.bind(request) if config is not None else None
 
     def execution_finished(self, execution: Execution) -> None:
-        mocks = self._emulator.mocks
-        if mocks is not None:
-            mocks.forget_execution(execution.arn)
+        config = self._config
+        if config is not None:
+            config.forget_execution(execution.arn)
+
+
+class _AnswersFirst:
+    """The first task resource of the chain: what answers Tasks before every other resource when set
+    (`Emulator.answer_tasks_with`: a replay's recorded answers)."""
+
+    def __init__(self) -> None:
+        self._answers: TaskResource | None = None
+
+    def use(self, answers: TaskResource | None) -> None:
+        self._answers = answers
+
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        answers = self._answers
+        return answers.bind(request) if answers is not None else None
+
+
+class _ControlPlaneLink:
+    """The control plane as nested executions and the `aws-sdk:sfn` integration call it
+    (`resources.control_plane.ControlPlane`). They are task resources, which the engine takes by
+    constructor, while the control plane is built over the engine: the one cycle of the composition,
+    closed by `connect` as soon as the control plane exists (before any execution can start)."""
+
+    def __init__(self) -> None:
+        self._service: ControlPlane | None = None
+
+    def connect(self, service: ControlPlane) -> None:
+        self._service = service
+
+    def _connected(self) -> ControlPlane:
+        if self._service is None:
+            raise RuntimeError("the control plane is not built yet")
+        return self._service
+
+    def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
+        return self._connected().handle(operation, params, account=account, region=region)
+
+    def start_nested_execution(self, params: dict[str, Any], *, parent_execution_arn: str, account: str,
+                               region: str) -> dict[str, Any]:
+        return self._connected().start_nested_execution(params, parent_execution_arn=parent_execution_arn,
+                                                        account=account, region=region)
 
 
 def _aws_service_integrations() -> TaskResource:
     from sfn_emulator.resources.aws_services import AwsServiceIntegrations
 
     return AwsServiceIntegrations()
+
+
+def _step_functions_sdk(control_plane: ControlPlane) -> TaskResource:
+    from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
+
+    return StepFunctionsSdk(control_plane)
 
 
 def _remote_endpoints(settings: Settings) -> list[TaskResource]:
@@ -235,26 +300,29 @@ class Emulator:
         self.functions = LambdaFunctions(self.clock.now, default_timeout=settings.function_timeout)
         if settings.functions is not None:
             self.functions.update(load_function_map(settings.functions))
-        self.mocks = _load_mocks(settings.mock_config)
+        self._mocks = _CurrentMocks(_load_mocks(settings.mock_config))
         self.aws = _BuiltOnFirstUse(_aws_service_integrations)
         seed = process_seed(settings.seed)
         self.seed = seed  # what every id the emulator draws comes from (`--seed`)
-        mock_cases = _CurrentMocks(self)
         self.coverage = CoverageRecorder()
-        self.engine = Engine(self.clock, seed=seed, skip_external_deadlines=settings.clock_skip_external_deadlines,
-                             interpreter_for=dialects.interpreter_for, observers=(mock_cases, self.coverage))
-        self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
+        control_plane = _ControlPlaneLink()
+        self._answers_first = _AnswersFirst()
+        chain: list[TaskResource] = [self._answers_first, self._mocks, self.functions, *_remote_endpoints(settings),
+                                     StartExecution(control_plane),
+                                     _BuiltOnFirstUse(partial(_step_functions_sdk, control_plane)), HttpTask(),
+                                     AwsJobs(lambda: self.aws.resource), self.aws]
+        resources = TaskResources(chain, function_hint) if function_hint else TaskResources(chain)
         retention = timedelta(days=settings.execution_retention_days) if settings.execution_retention_days else None
-        self.service = StepFunctionsService(
-            self.engine, default_account=settings.account, default_region=settings.region, seed=seed,
-            execution_retention=retention, mock_cases=mock_cases,
-            log_groups=CloudWatchLogGroups(self._moto_clients),
-        )
-        self._resources: list[TaskResource] = [self.functions, *_remote_endpoints(settings),
-                                                StartExecution(self.service),
-                                                _BuiltOnFirstUse(self._step_functions_sdk), HttpTask(),
-                                                AwsJobs(lambda: self.aws.resource), self.aws]
-        self.engine.resources = self._task_resources()
+        registry = Registry(self.clock.now, default_account=settings.account, default_region=settings.region,
+                            execution_retention=retention)
+        self.engine = Engine(self.clock, resources, seed=seed,
+                             skip_external_deadlines=settings.clock_skip_external_deadlines,
+                             interpreter_for=dialects.interpreter_for, activities=RegisteredActivities(registry),
+                             observers=(self._mocks, self.coverage))
+        self.events = EventBus(self.engine)  # CloudEvents to the executions waiting for them
+        self.service = StepFunctionsService(self.engine, registry, seed=seed, mock_cases=self._mocks,
+                                            log_groups=CloudWatchLogGroups(self._moto_clients))
+        control_plane.connect(self.service)
         # Status changes on the default event bus; rules and schedules on this emulator's clock.
         self.eventbridge = EventBridge(engine=self.engine, service=self.service, functions=self.functions)
         self.engine.observe(self.eventbridge)
@@ -263,6 +331,11 @@ class Emulator:
         self._stack_exports: dict[tuple[str, str], dict[str, Any]] = {}  # (account, region) -> Outputs' exports
         if self.state is not None:
             self.state.attach(self.service, self.engine, self.clock)
+
+    @property
+    def mocks(self) -> MockConfig | None:
+        """The mock configuration in use (`--mock-config`, `use_mock_config`), if any."""
+        return self._mocks.config
 
     def load_stack(self, path: str | Path, parameters: Mapping[str, str] | None = None, *,
                    account: str | None = None, region: str | None = None,
@@ -363,11 +436,6 @@ class Emulator:
                 api.built.reset(account)
         reset_moto_backends(account)
 
-    def _step_functions_sdk(self) -> TaskResource:
-        from sfn_emulator.resources.sfn_sdk import StepFunctionsSdk
-
-        return StepFunctionsSdk(self.service)
-
     def replay(self, history: Any, definition: Mapping[str, Any] | str | Path, input: Any = None, *,
                test_case: str | None = None, mock_config: str | Path | None = None,
                functions: Mapping[str, Callable[..., Any]] | None = None, until_divergence: bool = False,
@@ -400,12 +468,12 @@ class Emulator:
         messages name it `shown_as` (default: its path).
 
         A file that cannot be used raises `MockConfigError` and leaves the current one in place."""
-        self.mocks = _load_mocks(path, shown_as)
-        self.engine.resources = self._task_resources()
+        self._mocks.use(_load_mocks(path, shown_as))
 
-    def _task_resources(self) -> TaskResources:
-        chain = ([self.mocks] if self.mocks is not None else []) + self._resources
-        return TaskResources(chain, self.function_hint) if self.function_hint else TaskResources(chain)
+    def answer_tasks_with(self, answers: TaskResource | None) -> None:
+        """Have `answers` answer Tasks before every other resource from now on (None: the chain
+        alone): a replay's recorded answers, which answer every Task of the replay themselves."""
+        self._answers_first.use(answers)
 
     def close(self) -> None:
         """Stop the engine's thread; running executions stop where they are (with a state directory,

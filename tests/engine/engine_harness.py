@@ -142,6 +142,16 @@ def matches(expected: Any, actual: Any) -> bool:
 
 # -- the harness -----------------------------------------------------------------------------------
 
+class _Activities:
+    """The scenario's activities as the engine's directory: every one exists but those marked deleted."""
+
+    def __init__(self, behaviours: Mapping[str, str]) -> None:
+        self._behaviours = behaviours
+
+    def exists_for(self, activity_arn: str, execution_arn: str) -> bool:
+        return self._behaviours.get(activity_arn, DELETED) != DELETED
+
+
 class Harness:
     """One virtual clock and one engine; close it (or use `with`) to stop the engine and free workers."""
 
@@ -156,14 +166,13 @@ class Harness:
             self.aws = AwsServiceIntegrations()
             resources.append(self.aws)
             self._put_objects()
-        self.engine = Engine(self.clock, TaskResources(resources))
+        activities = dict(activities or {})
+        self.engine = Engine(self.clock, TaskResources(resources), activities=_Activities(activities))
         self.released = threading.Event()  # lets `block` handlers return once the test is done
         self._count = 0
         self._workers: list[threading.Thread] = []
         for name, behaviour in (functions or {}).items():
             self.functions.register(name, self.behaviour(behaviour))
-        activities = dict(activities or {})
-        self.engine.activity_exists = lambda arn, execution_arn: activities.get(arn, DELETED) != DELETED
         for arn, behaviour in activities.items():
             if behaviour not in (DELETED, NO_WORKER):
                 self.start_activity_worker(arn, ACTIVITY_WORKERS[behaviour])

@@ -10,6 +10,8 @@ from helpers.service_world import ACCOUNT, REGION, START
 from sfn_emulator.clock.virtual_clock import Clock
 from sfn_emulator.engine import Engine
 from sfn_emulator.service import StepFunctionsService
+from sfn_emulator.service.activities import RegisteredActivities
+from sfn_emulator.service.registry import Registry
 
 
 @pytest.fixture
@@ -18,12 +20,17 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def engine(clock: Clock) -> Iterator[Engine]:
-    engine = Engine(clock)
+def registry(clock: Clock) -> Registry:
+    return Registry(clock.now, default_account=ACCOUNT, default_region=REGION)
+
+
+@pytest.fixture
+def engine(clock: Clock, registry: Registry) -> Iterator[Engine]:
+    engine = Engine(clock, activities=RegisteredActivities(registry))
     yield engine
     engine.close()
 
 
 @pytest.fixture
-def service(engine: Engine) -> StepFunctionsService:
-    return StepFunctionsService(engine, default_account=ACCOUNT, default_region=REGION)
+def service(engine: Engine, registry: Registry) -> StepFunctionsService:
+    return StepFunctionsService(engine, registry)

@@ -33,7 +33,8 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, Callable
+from functools import partial
+from typing import Any, Callable, Protocol
 
 from msgspec import Struct
 
@@ -56,13 +57,12 @@ from sfn_emulator.engine.effects import (
 )
 from sfn_emulator.engine.execution import Execution, MapRun
 from sfn_emulator.engine.frame import Run
-from sfn_emulator.engine.interpreter import run_execution
 from sfn_emulator.engine.observers import EngineObserver, Observers
 from sfn_emulator.engine.outstanding import Outstanding
 from sfn_emulator.engine.scheduling.callbacks import ActivityTask, Callbacks
 from sfn_emulator.engine.scheduling.event_waits import EventWaits
 from sfn_emulator.engine.scheduling.fibers import Fiber, Fibers
-from sfn_emulator.engine.scheduling.lifecycle import CompletionWait, Lifecycle
+from sfn_emulator.engine.scheduling.lifecycle import CompletionWait, Lifecycle, asl_only
 from sfn_emulator.engine.scheduling.map_runs import MapRuns
 from sfn_emulator.engine.scheduling.time_rule import AutoTime
 from sfn_emulator.engine.scheduling.timers import Timer, Timers, new_timer
@@ -78,10 +78,26 @@ from sfn_emulator.resources.outcomes import (
     typed_answer,
 )
 
-__all__ = ["ActivityTask", "Engine", "InterpreterFor"]
+__all__ = ["ActivityDirectory", "ActivityTask", "Engine", "EveryActivity", "InterpreterFor"]
 
 InterpreterFor = Callable[[Execution], Callable[[Run], Interpreter]]
 """Which interpreter runs an execution (its dialect's); the runtime wires the dialects' choice in."""
+
+
+class ActivityDirectory(Protocol):
+    """Which activities exist, as the control plane knows them: asked when an execution schedules
+    an activity task (on the engine thread)."""
+
+    def exists_for(self, activity_arn: str, execution_arn: str) -> bool:
+        """May the execution `execution_arn` use the activity `activity_arn`?"""
+        ...
+
+
+class EveryActivity:
+    """The activity directory of an engine run without a control plane: every activity exists."""
+
+    def exists_for(self, activity_arn: str, execution_arn: str) -> bool:
+        return True
 
 log = logging.getLogger(__name__)
 
@@ -114,17 +130,20 @@ class _Call(Struct, eq=False):
 
 
 class Engine:
-    """Runs executions. Thread-safe entry points for the control plane; everything else is internal."""
+    """Runs executions. Thread-safe entry points for the control plane; everything else is internal.
+
+    Composed by constructor: what it needs from outside (task resources, the dialects' choice of
+    interpreter, the activity directory, observers) is given here; the parts it builds get each
+    other's bound methods, and the lifecycle reaches the fibers as their `Endings`."""
 
     def __init__(self, clock: Clock, resources: TaskResources | None = None, *, seed: int = 0,
-                 skip_external_deadlines: bool = False, interpreter_for: InterpreterFor | None = None,
-                 observers: Iterable[EngineObserver] = ()) -> None:
+                 skip_external_deadlines: bool = False, interpreter_for: InterpreterFor = asl_only,
+                 activities: ActivityDirectory = EveryActivity(), observers: Iterable[EngineObserver] = ()) -> None:
         self.clock = clock
         self.resources = resources or TaskResources()
         # Ids the engine draws outside any execution (TestState's ephemeral execution), from the seed.
         self.ids = Randomness(f"{seed}:engine")
-        # (activity ARN, ARN of the execution that schedules it) -> may the execution use the activity?
-        self.activity_exists: Callable[[str, str], bool] = lambda activity_arn, execution_arn: True
+        self._activities = activities
         self._observers = Observers(observers)  # told of executions, map runs and rounds (`engine.observers`)
         self._cv = threading.Condition()
         self._commands: list[Callable[[], None]] = []
@@ -141,14 +160,14 @@ class Engine:
         self._busy = False
         self._closed = False
         self._timers = Timers()
-        self._fibers = Fibers(dispatch=self._dispatch, ended=lambda *ending: self._lifecycle.ended(*ending),
-                              history_full=lambda fiber: self._lifecycle.history_full(fiber))
+        self._fibers = Fibers(dispatch=self._dispatch)
         self._callbacks = Callbacks(self._cv, fibers=self._fibers, timers=self._timers, now=clock.now,
-                                    post=self._post, closed=lambda: self._closed)
+                                    post=self._post, closed=self._is_closed)
         self._lifecycle = Lifecycle(fibers=self._fibers, timers=self._timers, now=clock.now, seed=seed,
-                                    began=self._observers.execution_started,
-                                    closed=self._execution_closed,
-                                    interpreter_for=interpreter_for or (lambda execution: run_execution))
+                                    began=self._observers.execution_started, closed=self._execution_closed,
+                                    interpreter_for=interpreter_for)
+        # The one cycle of the parts: the lifecycle resumes and cancels fibers; the fibers tell it how executions end.
+        self._fibers.report_endings_to(self._lifecycle)
         self._map_runs = MapRuns(fibers=self._fibers, now=clock.now, start=self._lifecycle.start,
                                  abort=self._lifecycle.abort, began=self._observers.map_run_began,
                                  child_started=self._observers.map_run_child_started)
@@ -423,6 +442,9 @@ class Engine:
         if failure:
             raise failure[0]
 
+    def _is_closed(self) -> bool:
+        return self._closed
+
     def _is_idle(self) -> bool:
         return (not self._busy and not self._commands and not self._calls and not self._outside_calls
                 and not self.clock.moving)
@@ -564,7 +586,7 @@ class Engine:
         bound = (fiber.run.resources or self.resources).bind(request)
         if bound is not None and bound.answers_whole_task:
             self._fibers.resume(fiber, bound)
-        elif not self.activity_exists(request.resource.arn, fiber.run.execution.arn):
+        elif not self._activities.exists_for(request.resource.arn, fiber.run.execution.arn):
             self._fibers.resume(fiber, error=StatesError(names.RUNTIME,
                                                          f"The activity {request.resource.arn} does not exist."))
         else:
@@ -638,17 +660,16 @@ class Engine:
             self._fibers.resume(fiber, error=StatesError(names.RUNTIME, f"the job submitted by '{effect.request.resource.arn}' "
                                                                         "is not an execution of this emulator"))
             return
-        waiter = CompletionWait(fiber, job.completed)
-        if effect.stopped_when_cancelled is not None:
-            error, cause = effect.stopped_when_cancelled
-            waiter.stop_awaited = lambda: self._lifecycle.abort(awaited, error, cause)
+        stopped = effect.stopped_when_cancelled
+        stop_awaited = partial(self._lifecycle.abort, awaited, *stopped) if stopped is not None else None
+        waiter = CompletionWait(fiber, job.completed, stop_awaited=stop_awaited,
+                                token=self._callbacks.find(effect.request.task_token))  # its own token answers it too
         fiber.waiting = waiter
-        waiter.token = self._callbacks.find(effect.request.task_token)  # the task's own token answers it too
         if waiter.token is not None and waiter.token.early is not None:
             self._answer_completion(waiter, *waiter.token.early)
             return
         if waiter.token is not None:
-            waiter.token.answered = lambda output, error: self._answer_completion(waiter, output, error)
+            waiter.token.answered = partial(self._answer_completion, waiter)
         if effect.timeout_seconds and not awaited.finished.is_set():
             started = effect.counted_from or self.clock.now()
             waiter.timeout = self._timers.set(after(started, effect.timeout_seconds),

@@ -15,7 +15,7 @@ from sfn_emulator.protocol.history_events import EXECUTION_END_STATUS
 from sfn_emulator.replay.answers import RecordedAnswers
 from sfn_emulator.replay.comparison import Divergence, StepComparison, compare
 from sfn_emulator.replay.recording import Recording, read_recording
-from sfn_emulator.resources.base import TaskResource, TaskResources
+from sfn_emulator.resources.base import TaskResource
 
 JSON = Any
 MACHINE_NAME = "Replay"
@@ -32,10 +32,12 @@ class ReplayHost(Protocol):
 
     service: Any
     clock: Any
-    engine: Any
     coverage: Any
     mocks: TaskResource | None
     functions: TaskResource
+
+    def answer_tasks_with(self, answers: TaskResource | None) -> None:
+        """Have `answers` answer Tasks before every other resource (`Emulator.answer_tasks_with`)."""
 
 
 class RedriveCheck(Struct, frozen=True):
@@ -130,7 +132,7 @@ def replay(host: ReplayHost, events: Sequence[Mapping[str, Any]], definition: st
     fallbacks = [resource for resource in (host.mocks if options.test_case else None, host.functions) if resource]
     answers = RecordedAnswers(recording.answers, parsed, MACHINE_NAME, fallbacks=fallbacks,
                               stop_at_divergence=_stopper(host, execution_arn) if options.until_divergence else None)
-    host.engine.resources = TaskResources([answers])
+    host.answer_tasks_with(answers)
     target = f"{machine_arn}#{options.test_case}" if options.test_case else machine_arn
     text_input = json.dumps(recording.input if input is None else input)
     try:

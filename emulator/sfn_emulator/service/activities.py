@@ -28,6 +28,22 @@ def _activity(store: Store, activity_arn: str) -> ActivityRecord:
     return record
 
 
+class RegisteredActivities:
+    """The activities the registry's stores hold, as the engine asks of them when an execution
+    schedules an activity task (`engine.ActivityDirectory`). Built over the registry before the
+    engine, which takes it by constructor; the service is then built over the same registry."""
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+
+    def exists_for(self, activity_arn: str, execution_arn: str) -> bool:
+        """Called on the engine's thread: reads only, without the service lock. Only an activity of
+        the execution's own account and region exists for it (`ownership`)."""
+        execution = split_arn(execution_arn)
+        store = self._registry.existing_store(execution.account, execution.region) if execution is not None else None
+        return store is not None and activity_arn in store.activities
+
+
 class Activities:
     """The activity operations, over the registry's stores and the engine's activity queues."""
 
@@ -75,14 +91,6 @@ class Activities:
         if store.activities.pop(activityArn, None) is not None:  # deleting what is not there succeeds (AWS)
             self._queues.forget_activity(activityArn)
         return {}
-
-    def exists_for(self, activity_arn: str, execution_arn: str) -> bool:
-        """For the engine, when an execution schedules an activity task (called on the engine's
-        thread: reads only, without the service lock). Only an activity of the execution's own
-        account and region exists for it (`ownership`)."""
-        execution = split_arn(execution_arn)
-        store = self.registry.existing_store(execution.account, execution.region) if execution is not None else None
-        return store is not None and activity_arn in store.activities
 
     @unlocked_operation
     def get_activity_task(self, store: Store, *, activityArn: str, workerName: str | None = None) -> dict[str, Any]:

@@ -21,8 +21,8 @@ EXECUTION_RETENTION = timedelta(days=90)  # AWS's, for closed STANDARD execution
 class Registry:
     """The stores of every (account, region) an operation has named, under one lock."""
 
-    def __init__(self, now: Callable[[], datetime], *, default_account: str, default_region: str,
-                 execution_retention: timedelta | None) -> None:
+    def __init__(self, now: Callable[[], datetime], *, default_account: str = "123456789012",
+                 default_region: str = "us-east-1", execution_retention: timedelta | None = EXECUTION_RETENTION) -> None:
         self.now = now  # the clock's time: every date an answer carries
         self.default_account = default_account
         self.default_region = default_region

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import threading
-from datetime import timedelta
 from typing import Any, Callable
 
 from botocore import xform_name
@@ -24,7 +23,7 @@ from sfn_emulator.service.map_runs import MapRuns
 from sfn_emulator.service.mock_cases import MockCases, NoMockConfig
 from sfn_emulator.service.observers import ServiceObserver
 from sfn_emulator.service.operation_table import OPERATIONS
-from sfn_emulator.service.registry import EXECUTION_RETENTION, Registry
+from sfn_emulator.service.registry import Registry
 from sfn_emulator.service.state_machines import StateMachines
 from sfn_emulator.service.store import Store
 from sfn_emulator.service.tags import Tags
@@ -46,12 +45,12 @@ class StepFunctionsService:
     components' (`service.executions.start_execution`), reached from here by `OPERATIONS`.
     """
 
-    def __init__(self, engine: Engine, *, default_account: str = "123456789012",
-                 default_region: str = "us-east-1", seed: int = 0,
-                 execution_retention: timedelta | None = EXECUTION_RETENTION,
+    def __init__(self, engine: Engine, registry: Registry | None = None, *, seed: int = 0,
                  mock_cases: MockCases | None = None, log_groups: LogGroups | None = None) -> None:
-        self.registry = Registry(engine.clock.now, default_account=default_account, default_region=default_region,
-                                 execution_retention=execution_retention)
+        """`registry`: the stores, default account and region and execution retention (default: a new
+        one on the engine's clock); an engine that checks activities was given them over it
+        (`RegisteredActivities`)."""
+        self.registry = registry if registry is not None else Registry(engine.clock.now)
         ids = Randomness(f"{seed}:ids")  # execution names and ids, revision ids: from the seed
         execution_logs = ExecutionLogs(log_groups)  # where executions log, by their machine's configuration
         self.state_machines = StateMachines(self.registry, log_groups, ids)
@@ -69,7 +68,6 @@ class StepFunctionsService:
             xform_name(name): getattr(getattr(self, component), xform_name(name))
             for name, component in OPERATIONS.items()
         }
-        engine.activity_exists = self.activities.exists_for
         engine.observe(execution_logs)  # executions log when they end
         engine.observe(self.map_runs)  # map runs and their children are filed as the engine starts them
 

@@ -71,8 +71,7 @@ class SwfService:
                 self.workflows.forget_tokens(gone)
 
     def close(self) -> None:
-        self.tasks.closed = True
-        self.tasks.wake_all()
+        self.tasks.close()
 
     def _registry(self, account: str, region: str) -> Registry:
         with self._lock:

@@ -30,7 +30,7 @@ class TaskLists:
         self._sequence = 0
         self._waiters: dict[Hashable, set[threading.Event]] = {}
         self._waiters_lock = threading.Lock()
-        self.closed = False
+        self._closed = False
         clock.watch(self.wake_all)
 
     def offer(self, key: Hashable, task: Any, priority: str | None) -> None:
@@ -62,7 +62,7 @@ class TaskLists:
                     answer = take(task)
                     if answer is not None:
                         return answer
-                if self.closed or self._clock.now() >= deadline or wall_monotonic() >= wall_end:
+                if self._closed or self._clock.now() >= deadline or wall_monotonic() >= wall_end:
                     return None
                 with self._waiters_lock:
                     waiting = self._waiters.setdefault(key, set())
@@ -81,6 +81,11 @@ class TaskLists:
         """How many polls wait now (a test that must know its poll began asks this)."""
         with self._waiters_lock:
             return sum(len(waiting) for waiting in self._waiters.values())
+
+    def close(self) -> None:
+        """The service closes: every poll under way ends now, empty, and none waits from now on."""
+        self._closed = True
+        self.wake_all()
 
     def wake_all(self) -> None:
         """Time moved (or the service closes): every poll looks at its deadline again."""

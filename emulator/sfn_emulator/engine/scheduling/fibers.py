@@ -37,6 +37,27 @@ class Waiting(Protocol):
         """The fiber is cancelled: let go of whatever the wait holds."""
 
 
+class Endings(Protocol):
+    """Who hears how an execution's top-level fiber ends: the executions' lifecycle, which itself
+    resumes and cancels fibers, so it is handed to `Fibers` once both exist (`report_endings_to`)."""
+
+    def ended(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
+        """The top-level fiber returned `result` or raised `error`."""
+
+    def history_full(self, fiber: Fiber) -> None:
+        """A fiber of the execution wrote AWS's last allowed history event."""
+
+
+class _NoEndings:
+    """`Fibers` before the lifecycle is handed to it: no execution can have started yet."""
+
+    def ended(self, fiber: Fiber, result: Any, error: StatesError | None) -> None:
+        raise RuntimeError("no lifecycle hears of the fibers' ends")
+
+    def history_full(self, fiber: Fiber) -> None:
+        raise RuntimeError("no lifecycle hears of the fibers' ends")
+
+
 class Fiber(Struct, eq=False):
     """One running interpreter: an execution's top level, a Parallel branch or a Map iteration."""
 
@@ -68,16 +89,18 @@ Ready = deque[tuple[Fiber, Any, BaseException | None]]
 
 class Fibers:
     """Steps interpreters. Effects other than `EnterState`, `Reschedule` and `Fork` go to `dispatch`;
-    a top-level fiber's end goes to `ended` (the execution's lifecycle), a full history to `history_full`."""
+    a top-level fiber's end and a full history go to the `Endings` (the executions' lifecycle)."""
 
-    def __init__(self, *, dispatch: Callable[[Fiber, Effect], None],
-                 ended: Callable[[Fiber, Any, StatesError | None], None],
-                 history_full: Callable[[Fiber], None]) -> None:
+    def __init__(self, *, dispatch: Callable[[Fiber, Effect], None]) -> None:
         self._dispatch = dispatch
-        self._ended = ended
-        self._history_full = history_full
+        self._endings: Endings = _NoEndings()
         self._ready: dict[Run, Ready] = {}  # per execution, in order
         self._turns: deque[Run] = deque()  # executions with ready fibers, in the order they get their turn
+
+    def report_endings_to(self, endings: Endings) -> None:
+        """Tell `endings` how top-level fibers end from now on: once, when whoever composes the
+        engine has built the lifecycle over these fibers."""
+        self._endings = endings
 
     @property
     def runnable(self) -> bool:
@@ -148,7 +171,7 @@ class Fibers:
         except StatesError as failure:
             self._finished(fiber, None, failure)
         except HistoryLimitReached:
-            self._history_full(fiber)
+            self._endings.history_full(fiber)
         except Exception as exc:  # an emulator bug: fail this execution only, and say so
             log.exception("interpreter error in %s", fiber.run.execution.arn)
             self._finished(fiber, None, StatesError(names.RUNTIME, f"sfn-emulator internal error: {type(exc).__name__}: {exc}"))
@@ -169,7 +192,7 @@ class Fibers:
             fiber.on_done(result, error)
             return
         if join is None:
-            self._ended(fiber, result, error)
+            self._endings.ended(fiber, result, error)
             return
         index = join.running.pop(fiber, None)
         if join.failed or index is None:

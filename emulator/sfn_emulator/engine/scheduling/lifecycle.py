@@ -66,6 +66,11 @@ def resumed_attempt(history: list[HistoryEvent], entered_event_id: int) -> dict[
     return attempt
 
 
+def asl_only(execution: Execution) -> Callable[[Run], Interpreter]:
+    """Which interpreter runs an execution when no dialects are composed in: ASL's."""
+    return run_execution
+
+
 class CompletionWait(Struct, eq=False):
     """A `.sync` task waiting for an execution of this emulator to end (or for its own task token
     to be answered, or for its TimeoutSeconds)."""
@@ -96,7 +101,7 @@ class Lifecycle:
 
     def __init__(self, *, fibers: Fibers, timers: Timers, now: Callable[[], datetime], seed: int,
                  began: Callable[[Execution], None], closed: Callable[[Execution], None],
-                 interpreter_for: Callable[[Execution], Callable[[Run], Interpreter]] = lambda execution: run_execution) -> None:
+                 interpreter_for: Callable[[Execution], Callable[[Run], Interpreter]]) -> None:
         self._fibers = fibers
         self._timers = timers
         self._now = now
