@@ -39,7 +39,7 @@ from datetime import timedelta
 from functools import cached_property, partial
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, cast
 
 import msgspec
 
@@ -80,48 +80,55 @@ if TYPE_CHECKING:
     from sfn_emulator.wire.app import ApiExtension, JsonProtocolEndpoint
     from sfn_emulator.wire.front import Front
 
+T = TypeVar("T")
 
-class _BuiltOnFirstUse:
-    """A task resource made, and its modules imported, the first time a Task reaches it: the AWS
-    integrations bring botocore's service models and moto, which most runs never call."""
 
-    def __init__(self, build: Callable[[], TaskResource]) -> None:
+class _OnFirstUse(Generic[T]):
+    """A part made, and its modules imported, the first time it is asked for (`_get`), once whatever
+    the threads; `built` is it if made by now. `kept_for_life`: what its build loaded stays out of the
+    garbage collector's full passes (`process.long_lived`)."""
+
+    def __init__(self, build: Callable[[], T], *, kept_for_life: bool = False) -> None:
         self._build = build
-        self._built: TaskResource | None = None
+        self._kept_for_life = kept_for_life
+        self.built: T | None = None
         self._lock = threading.Lock()
 
-    @property
-    def resource(self) -> TaskResource:
-        if self._built is None:
-            with self._lock:
-                if self._built is None:
-                    self._built = self._build()
-                    long_lived.loaded()  # the modules and models it brought stay for the process's life
-        return self._built
-
-    def bind(self, request: TaskRequest) -> BoundCall | None:
-        return self.resource.bind(request)
-
-
-class _ApiOnFirstRequest:
-    """An extension's AWS API (`wire.app.ApiExtension`) as the HTTP endpoint sees it: made, and its
-    package imported, on its first request (or when the emulator is asked for it)."""
-
-    def __init__(self, build: Callable[[], ApiExtension]) -> None:
-        self._build = build
-        self.built: ApiExtension | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def api(self) -> ApiExtension:
+    def _get(self) -> T:
         if self.built is None:
             with self._lock:
                 if self.built is None:
                     self.built = self._build()
+                    if self._kept_for_life:
+                        long_lived.loaded()
         return self.built
 
+
+class _BuiltOnFirstUse(_OnFirstUse[TaskResource]):
+    """A task resource made the first time a Task reaches it: the AWS integrations bring botocore's
+    service models and moto, which most runs never call (kept for the process's life once loaded)."""
+
+    def __init__(self, build: Callable[[], TaskResource]) -> None:
+        super().__init__(build, kept_for_life=True)
+
+    @property
+    def resource(self) -> TaskResource:
+        return self._get()
+
+    def bind(self, request: TaskRequest) -> BoundCall | None:
+        return self._get().bind(request)
+
+
+class _ApiOnFirstRequest(_OnFirstUse["ApiExtension"]):
+    """An extension's AWS API (`wire.app.ApiExtension`) as the HTTP endpoint sees it: made, and its
+    package imported, on its first request (or when the emulator is asked for it)."""
+
+    @property
+    def api(self) -> ApiExtension:
+        return self._get()
+
     def handle(self, operation: str, params: dict[str, Any], *, account: str, region: str) -> dict[str, Any]:
-        return self.api.handle(operation, params, account=account, region=region)
+        return self._get().handle(operation, params, account=account, region=region)
 
 
 class _CurrentMocks(EngineObserver):
