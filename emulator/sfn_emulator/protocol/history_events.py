@@ -224,6 +224,11 @@ def _with_details(event_type: str, details: dict[str, JSON]) -> EventBody:
     return EventBody(event_type, details_key(event_type), details)
 
 
+def _text(member: str, text: str) -> dict[str, JSON]:
+    """A payload member (`input`, `output`) and its details: the emulator never truncates one."""
+    return {member: text, f"{member}Details": dict(_NOT_TRUNCATED)}
+
+
 def _error(error: str | None, cause: str | None) -> dict[str, str]:
     """`error` and `cause`, each only when there is one (as AWS leaves out a missing cause)."""
     return {key: value for key, value in (("error", error), ("cause", cause)) if value is not None}
@@ -245,7 +250,7 @@ def _credentials(role: str | None) -> dict[str, JSON]:
 # Execution events
 def execution_started(input_text: str, role_arn: str, alias_arn: str | None = None,
                       version_arn: str | None = None) -> EventBody:
-    details: dict[str, JSON] = {"input": input_text, "inputDetails": dict(_NOT_TRUNCATED), "roleArn": role_arn}
+    details: dict[str, JSON] = {**_text("input", input_text), "roleArn": role_arn}
     if alias_arn:
         details["stateMachineAliasArn"] = alias_arn
     if version_arn:
@@ -254,7 +259,7 @@ def execution_started(input_text: str, role_arn: str, alias_arn: str | None = No
 
 
 def execution_succeeded(output_text: str) -> EventBody:
-    return _with_details(EXECUTION_SUCCEEDED, {"output": output_text, "outputDetails": dict(_NOT_TRUNCATED)})
+    return _with_details(EXECUTION_SUCCEEDED, _text("output", output_text))
 
 
 def execution_failed(error: str | None, cause: str | None) -> EventBody:
@@ -276,13 +281,13 @@ def execution_redriven(redrive_count: int) -> EventBody:
 # State events
 def state_entered(state_type: str, name: str, input_text: str) -> EventBody:
     return EventBody(state_entered_type(state_type), STATE_ENTERED_DETAILS,
-                     {"name": name, "input": input_text, "inputDetails": dict(_NOT_TRUNCATED)})
+                     {"name": name, **_text("input", input_text)})
 
 
 def state_exited(state_type: str, name: str, output_text: str,
                  assigned_variables: dict[str, str] | None = None) -> EventBody:
     """`assigned_variables`: each variable the state's Assign bound, as JSON text (none: not listed)."""
-    details: dict[str, JSON] = {"name": name, "output": output_text, "outputDetails": dict(_NOT_TRUNCATED)}
+    details: dict[str, JSON] = {"name": name, **_text("output", output_text)}
     if assigned_variables:
         details["assignedVariables"] = assigned_variables
         details["assignedVariablesDetails"] = dict(_NOT_TRUNCATED)
@@ -359,10 +364,10 @@ class TaskEvents(Struct, frozen=True):
         return _with_details(TASK_STARTED, self._ids())
 
     def submitted(self, output_text: str) -> EventBody:
-        return _with_details(TASK_SUBMITTED, {**self._ids(), "output": output_text, "outputDetails": dict(_NOT_TRUNCATED)})
+        return _with_details(TASK_SUBMITTED, {**self._ids(), **_text("output", output_text)})
 
     def succeeded(self, output_text: str) -> EventBody:
-        return _with_details(TASK_SUCCEEDED, {**self._ids(), "output": output_text, "outputDetails": dict(_NOT_TRUNCATED)})
+        return _with_details(TASK_SUCCEEDED, {**self._ids(), **_text("output", output_text)})
 
     def ended(self, timed_out: bool, error: str | None, cause: str | None) -> EventBody:
         return _with_details(TASK_TIMED_OUT if timed_out else TASK_FAILED, {**self._ids(), **_error(error, cause)})
@@ -373,15 +378,14 @@ class LambdaFunctionEvents(Struct, frozen=True):
 
     def scheduled(self, resource: str, input_text: str, timeout: float | None = None,
                   role: str | None = None) -> EventBody:
-        return _with_details(LAMBDA_FUNCTION_SCHEDULED, {"resource": resource, "input": input_text,
-                                                         "inputDetails": dict(_NOT_TRUNCATED),
+        return _with_details(LAMBDA_FUNCTION_SCHEDULED, {"resource": resource, **_text("input", input_text),
                                                          **_timeouts(timeout, None), **_credentials(role)})
 
     def started(self, worker: str | None = None) -> EventBody:
         return EventBody(LAMBDA_FUNCTION_STARTED)
 
     def succeeded(self, output_text: str) -> EventBody:
-        return _with_details(LAMBDA_FUNCTION_SUCCEEDED, {"output": output_text, "outputDetails": dict(_NOT_TRUNCATED)})
+        return _with_details(LAMBDA_FUNCTION_SUCCEEDED, _text("output", output_text))
 
     def ended(self, timed_out: bool, error: str | None, cause: str | None) -> EventBody:
         return _with_details(LAMBDA_FUNCTION_TIMED_OUT if timed_out else LAMBDA_FUNCTION_FAILED, _error(error, cause))
@@ -392,14 +396,14 @@ class ActivityEvents(Struct, frozen=True):
 
     def scheduled(self, resource: str, input_text: str, timeout: float | None = None,
                   heartbeat: float | None = None) -> EventBody:
-        return _with_details(ACTIVITY_SCHEDULED, {"resource": resource, "input": input_text,
-                                                  "inputDetails": dict(_NOT_TRUNCATED), **_timeouts(timeout, heartbeat)})
+        return _with_details(ACTIVITY_SCHEDULED, {"resource": resource, **_text("input", input_text),
+                                                  **_timeouts(timeout, heartbeat)})
 
     def started(self, worker: str | None = None) -> EventBody:
         return _with_details(ACTIVITY_STARTED, {"workerName": worker} if worker else {})
 
     def succeeded(self, output_text: str) -> EventBody:
-        return _with_details(ACTIVITY_SUCCEEDED, {"output": output_text, "outputDetails": dict(_NOT_TRUNCATED)})
+        return _with_details(ACTIVITY_SUCCEEDED, _text("output", output_text))
 
     def ended(self, timed_out: bool, error: str | None, cause: str | None) -> EventBody:
         return _with_details(ACTIVITY_TIMED_OUT if timed_out else ACTIVITY_FAILED, _error(error, cause))
